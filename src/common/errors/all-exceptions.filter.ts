@@ -1,0 +1,87 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { resolveLocale } from '../i18n/locale';
+import { Translator } from '../i18n/translator.service';
+import { AppError } from './app-error';
+import { isDatabaseUnavailable } from './database-unavailable';
+import type { ErrorBody } from './error-body';
+import { ERROR_CODES, type ErrorCode } from './error-codes';
+
+const CODE_BY_STATUS: Record<number, ErrorCode> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'ROUTE_NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  422: 'VALIDATION_FAILED',
+  429: 'RATE_LIMITED',
+  503: 'DATABASE_UNAVAILABLE',
+};
+
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'INVALID_JSON',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'INVALID_JSON',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'BAD_REQUEST',
+};
+
+/** Turns whatever was thrown into an AppError; anything unrecognised is a bug (500). */
+export function toAppError(exception: unknown): AppError {
+  if (exception instanceof AppError) return exception;
+  if (isDatabaseUnavailable(exception)) return new AppError('DATABASE_UNAVAILABLE');
+  if (exception instanceof HttpException) {
+    const code = CODE_BY_STATUS[exception.getStatus()];
+    return code ? new AppError(code) : new AppError('INTERNAL_ERROR', { status: exception.getStatus() });
+  }
+  const fastifyError = exception as { code?: unknown; statusCode?: unknown; name?: unknown };
+  if (typeof fastifyError?.code === 'string' && FASTIFY_CODES[fastifyError.code]) {
+    return new AppError(FASTIFY_CODES[fastifyError.code]);
+  }
+  if (exception instanceof SyntaxError && fastifyError.statusCode === 400) return new AppError('INVALID_JSON');
+  if (typeof fastifyError?.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+    return new AppError(CODE_BY_STATUS[fastifyError.statusCode] ?? 'BAD_REQUEST', { status: fastifyError.statusCode });
+  }
+  return new AppError('INTERNAL_ERROR');
+}
+
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly translator: Translator,
+  ) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const request = http.getRequest<FastifyRequest>();
+    const reply = http.getResponse<FastifyReply>();
+    const error = toAppError(exception);
+    const locale = resolveLocale(request, this.config.defaultLocale);
+
+    const body: ErrorBody = {
+      success: false,
+      error: this.translator.translate(error.messageKey, locale, error.params),
+      code: error.code,
+      statusCode: error.status,
+    };
+    if (error.validationErrors) body.validationErrors = error.validationErrors;
+    if (error.fieldResults !== undefined) body.fieldResults = error.fieldResults;
+    if (error.details !== undefined) body.details = error.details;
+    const stack = exception instanceof Error ? exception.stack : undefined;
+    if (this.config.nodeEnv === 'development' && stack) body.stack = stack;
+
+    const log = { statusCode: error.status, code: error.code, err: exception instanceof Error ? exception : undefined };
+    if (error.status >= 500) request.log?.error(log, exception instanceof Error ? exception.message : 'error');
+    else request.log?.info({ statusCode: error.status, code: error.code }, error.code);
+
+    if (error.status === ERROR_CODES.RATE_LIMITED && !reply.hasHeader('retry-after')) {
+      reply.header('retry-after', Math.ceil(this.config.throttleTtlMs / 1000));
+    }
+    void reply.status(error.status).header('content-type', 'application/json; charset=utf-8').send(body);
+  }
+}

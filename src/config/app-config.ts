@@ -1,0 +1,190 @@
+import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
+
+/** The typed, validated configuration of the whole service (DESIGN.md section 2). */
+export interface AppConfig {
+  port: number;
+  host: string;
+  nodeEnv: 'development' | 'production' | 'test';
+  databaseUrl: string | null;
+  databasePoolSize: number;
+  dataDir: string;
+  redisUrl: string | null;
+  redisPrefix: string;
+  jwtSecret: string;
+  jwtSecretGenerated: boolean;
+  jwtExpiresIn: string;
+  adminEmail: string;
+  adminPassword: string;
+  adminName: string;
+  adminDefaultsUsed: boolean;
+  corsOrigins: string[];
+  trustProxy: boolean;
+  throttleTtlMs: number;
+  throttleLimit: number;
+  throttleAuthLimit: number;
+  cacheEnabled: boolean;
+  smtpUrl: string | null;
+  mailFrom: string;
+  adminNotifyEmail: string | null;
+  workflowEnvAllowlist: string[];
+  workflowApiAllowedHosts: string[];
+  workflowApiTimeoutMs: number;
+  bodyLimit: number;
+  timezone: string;
+  defaultLocale: 'en' | 'hu';
+  logLevel: string;
+}
+
+export const APP_CONFIG = Symbol('APP_CONFIG');
+
+export const SUPPORTED_LOCALES = ['en', 'hu'] as const;
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const DEFAULT_ADMIN = { email: 'admin@example.com', password: 'admin12345', name: 'Administrator' };
+
+export class ConfigValidationError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * Reads and validates every variable at once, so a bad deployment fails at boot with the whole list
+ * of problems instead of the first one.
+ */
+export function loadConfig(env: Env = process.env): AppConfig {
+  const problems: string[] = [];
+  const read = (name: string): string | undefined => {
+    const value = env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  };
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      problems.push(`${name} must be an integer between ${min} and ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return Number(raw);
+  };
+  const bool = (name: string, fallback: boolean): boolean => {
+    const raw = read(name)?.toLowerCase();
+    if (raw === undefined) return fallback;
+    if (['true', '1', 'yes'].includes(raw)) return true;
+    if (['false', '0', 'no'].includes(raw)) return false;
+    problems.push(`${name} must be true or false (got "${raw}")`);
+    return fallback;
+  };
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    if (!allowed.includes(raw as T)) {
+      problems.push(`${name} must be one of ${allowed.join(', ')} (got "${raw}")`);
+      return fallback;
+    }
+    return raw as T;
+  };
+  const url = (name: string, protocols: string[]): string | null => {
+    const raw = read(name);
+    if (raw === undefined) return null;
+    try {
+      const parsed = new URL(raw);
+      if (!protocols.includes(parsed.protocol)) throw new Error('protocol');
+      return raw;
+    } catch {
+      problems.push(`${name} must be a URL with protocol ${protocols.join(' or ')}`);
+      return null;
+    }
+  };
+  const list = (name: string): string[] =>
+    (read(name) ?? '')
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean);
+  const email = (name: string, fallback: string): string => {
+    const raw = read(name) ?? fallback;
+    if (!/^[^\s@]+@[^\s@]+$/.test(raw)) problems.push(`${name} must be an e-mail address`);
+    return raw.toLowerCase();
+  };
+
+  const nodeEnv = oneOf('NODE_ENV', ['development', 'production', 'test'] as const, 'development');
+  const host = read('HOST') ?? '0.0.0.0';
+  if (isIP(host) === 0 && host !== 'localhost') problems.push(`HOST must be an IP address or localhost`);
+
+  let jwtSecret = read('JWT_SECRET');
+  let jwtSecretGenerated = false;
+  if (jwtSecret === undefined) {
+    if (nodeEnv === 'production') problems.push('JWT_SECRET is required when NODE_ENV=production');
+    jwtSecret = randomBytes(32).toString('hex');
+    jwtSecretGenerated = true;
+  } else if (jwtSecret.length < 16) {
+    problems.push('JWT_SECRET must be at least 16 characters');
+  }
+  const jwtExpiresIn = read('JWT_EXPIRES_IN') ?? '8h';
+  if (!/^\d+[smhd]?$/.test(jwtExpiresIn)) problems.push('JWT_EXPIRES_IN must look like 3600, 30m, 8h or 7d');
+
+  const adminPassword = read('ADMIN_PASSWORD') ?? DEFAULT_ADMIN.password;
+  if (adminPassword.length < 8) problems.push('ADMIN_PASSWORD must be at least 8 characters');
+
+  const timezone = read('TIMEZONE') ?? 'UTC';
+  if (!isValidTimeZone(timezone)) problems.push(`TIMEZONE must be an IANA time zone (got "${timezone}")`);
+
+  const corsOrigins = list('CORS_ORIGINS');
+  for (const origin of corsOrigins) {
+    if (origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin)) {
+      problems.push(`CORS_ORIGINS entry "${origin}" must be * or an origin like https://app.example.com`);
+    }
+  }
+  const envAllowlist = list('WORKFLOW_ENV_ALLOWLIST');
+  for (const name of envAllowlist) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      problems.push(`WORKFLOW_ENV_ALLOWLIST entry "${name}" is not a variable name`);
+  }
+
+  const config: AppConfig = {
+    port: int('PORT', 3000, 0, 65535),
+    host,
+    nodeEnv,
+    databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
+    databasePoolSize: int('DATABASE_POOL_SIZE', 10, 1, 1000),
+    dataDir: read('DATA_DIR') ?? './data',
+    redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
+    redisPrefix: read('REDIS_PREFIX') ?? 'fdws:',
+    jwtSecret,
+    jwtSecretGenerated,
+    jwtExpiresIn,
+    adminEmail: email('ADMIN_EMAIL', DEFAULT_ADMIN.email),
+    adminPassword,
+    adminName: read('ADMIN_NAME') ?? DEFAULT_ADMIN.name,
+    adminDefaultsUsed: read('ADMIN_EMAIL') === undefined || read('ADMIN_PASSWORD') === undefined,
+    corsOrigins,
+    trustProxy: bool('TRUST_PROXY', false),
+    throttleTtlMs: int('THROTTLE_TTL_MS', 60000, 1, 86_400_000),
+    throttleLimit: int('THROTTLE_LIMIT', 100, 1, 10_000_000),
+    throttleAuthLimit: int('THROTTLE_AUTH_LIMIT', 10, 1, 10_000_000),
+    cacheEnabled: bool('CACHE_ENABLED', false),
+    smtpUrl: url('SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom: read('MAIL_FROM') ?? 'no-reply@localhost',
+    adminNotifyEmail: read('ADMIN_NOTIFY_EMAIL') ?? null,
+    workflowEnvAllowlist: envAllowlist,
+    workflowApiAllowedHosts: list('WORKFLOW_API_ALLOWED_HOSTS').map((h) => h.toLowerCase()),
+    workflowApiTimeoutMs: int('WORKFLOW_API_TIMEOUT_MS', 10000, 1, 60000),
+    bodyLimit: int('BODY_LIMIT', 1_048_576, 1024, 1_073_741_824),
+    timezone,
+    defaultLocale: oneOf('DEFAULT_LOCALE', SUPPORTED_LOCALES, 'en'),
+    logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+  };
+  if (problems.length > 0) throw new ConfigValidationError(problems);
+  return config;
+}
+
+export function isValidTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,32 @@
+import { sql } from 'drizzle-orm';
+import { boolean, index, jsonb, pgTable, uuid } from 'drizzle-orm/pg-core';
+import { createdAt, primaryId, updatedAt } from './columns';
+import { formConfigs } from './form-configs.table';
+import { sites } from './sites.table';
+
+export const dataRecords = pgTable(
+  'data_records',
+  {
+    id: primaryId(),
+    configId: uuid('config_id')
+      .notNull()
+      .references(() => formConfigs.id),
+    userId: uuid('user_id'),
+    siteId: uuid('site_id').references(() => sites.id),
+    data: jsonb('data').$type<Record<string, unknown>>().notNull(),
+    computedResults: jsonb('computed_results').$type<Record<string, unknown> | null>(),
+    workflow: jsonb('workflow').$type<unknown[]>().notNull().default([]),
+    isActive: boolean('is_active').notNull().default(true),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [
+    index('data_records_config_created_idx')
+      .on(table.configId, table.createdAt.desc())
+      .where(sql`${table.isActive}`),
+    index('data_records_config_user_idx')
+      .on(table.configId, table.userId)
+      .where(sql`${table.isActive}`),
+    index('data_records_data_gin_idx').using('gin', sql`${table.data} jsonb_path_ops`),
+  ],
+);

@@ -1,0 +1,44 @@
+import { boolean, index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { createdAt, primaryId, updatedAt } from './columns';
+import { sites } from './sites.table';
+
+export interface FormPreferences {
+  saveLimit: number | null;
+  allowEdit: boolean;
+  allowDelete: boolean;
+  storeComputedResults: boolean;
+}
+
+export interface ValidationRuleDefinition {
+  name: string;
+  rule: unknown;
+  field?: string;
+  message: string | Record<string, string>;
+}
+
+export interface ComputedRuleDefinition {
+  field: string;
+  expression: unknown;
+}
+
+export const formConfigs = pgTable(
+  'form_configs',
+  {
+    id: primaryId(),
+    title: text('title').notNull(),
+    type: text('type').notNull(),
+    tags: jsonb('tags').$type<string[]>().notNull().default([]),
+    siteId: uuid('site_id').references(() => sites.id),
+    description: text('description'),
+    schema: jsonb('schema').$type<Record<string, unknown> | null>(),
+    validationRules: jsonb('validation_rules').$type<ValidationRuleDefinition[]>().notNull().default([]),
+    computedRules: jsonb('computed_rules').$type<ComputedRuleDefinition[]>().notNull().default([]),
+    preferences: jsonb('preferences').$type<FormPreferences>().notNull(),
+    definition: jsonb('definition'),
+    isActive: boolean('is_active').notNull().default(true),
+    createdBy: uuid('created_by'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [index('form_configs_type_idx').on(table.type), index('form_configs_site_idx').on(table.siteId)],
+);

@@ -1,0 +1,65 @@
+import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { PGlite } from '@electric-sql/pglite';
+import { sql } from 'drizzle-orm';
+import { Client, Pool } from 'pg';
+import { DatabaseClient } from '../../src/database/database-client';
+import { snapshotPath, templateDatabaseName, withDatabase } from './snapshot';
+
+const TABLES = [
+  'workflow_runs',
+  'workflows',
+  'data_records',
+  'form_permissions',
+  'form_configs',
+  'revoked_tokens',
+  'users',
+  'roles',
+  'sites',
+];
+
+export interface TestDatabase {
+  client: DatabaseClient;
+  /** Empties every table (seeded rows too); ~15 ms. */
+  truncate(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * A private, migrated database for one test file: an in-memory PGlite loaded from the snapshot, or,
+ * when TEST_DATABASE_URL is set, a fresh database cloned from the migrated template on that server.
+ */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const serverUrl = process.env.TEST_DATABASE_URL;
+  let client: DatabaseClient;
+  let dispose: () => Promise<void>;
+  if (serverUrl) {
+    const name = `t_${process.env.JEST_WORKER_ID ?? '0'}_${randomBytes(4).toString('hex')}`;
+    const admin = new Client({ connectionString: serverUrl });
+    await admin.connect();
+    await admin.query(`create database "${name}" template "${templateDatabaseName(serverUrl)}"`);
+    await admin.end();
+    const pool = new Pool({ connectionString: withDatabase(serverUrl, name), max: 10 });
+    pool.on('error', () => undefined);
+    client = DatabaseClient.forPool(pool, false);
+    dispose = async () => {
+      await pool.end();
+      const drop = new Client({ connectionString: serverUrl });
+      await drop.connect();
+      await drop.query(`drop database if exists "${name}" with (force)`);
+      await drop.end();
+    };
+  } else {
+    const snapshot = readFileSync(snapshotPath());
+    const pglite = await PGlite.create({ loadDataDir: new Blob([snapshot]) });
+    client = DatabaseClient.forPglite(pglite, false);
+    dispose = () => pglite.close();
+  }
+  return {
+    client,
+    truncate: async () => {
+      await client.db.execute(sql.raw(`truncate ${TABLES.join(', ')} restart identity cascade`));
+    },
+    close: dispose,
+  };
+}
