@@ -30,12 +30,18 @@ export class DatabaseClient {
   ) {}
 
   static forPool(pool: Pool, ownsConnection = true): DatabaseClient {
-    return new DatabaseClient(drizzlePg(pool, { schema }) as unknown as Database, 'postgres', pool, null, ownsConnection);
+    return new DatabaseClient(
+      drizzlePg(pool, { schema }),
+      'postgres',
+      pool,
+      null,
+      ownsConnection,
+    );
   }
 
   static forPglite(pglite: PGlite, ownsConnection = true): DatabaseClient {
     return new DatabaseClient(
-      drizzlePglite(pglite, { schema }) as unknown as Database,
+      drizzlePglite(pglite, { schema }),
       'pglite',
       null,
       pglite,
@@ -44,7 +50,11 @@ export class DatabaseClient {
   }
 
   /** PGlite under `dataDir/pglite` when no URL is given, otherwise a node-postgres pool. */
-  static async open(options: { databaseUrl: string | null; dataDir: string; poolSize: number }): Promise<DatabaseClient> {
+  static async open(options: {
+    databaseUrl: string | null;
+    dataDir: string;
+    poolSize: number;
+  }): Promise<DatabaseClient> {
     if (options.databaseUrl) {
       const pool = new Pool({ connectionString: options.databaseUrl, max: options.poolSize });
       // An idle client losing its server must not crash the process; the next query reports it.

@@ -25,8 +25,14 @@ export default async function globalSetup(): Promise<void> {
     try {
       const exists = await admin.query('select 1 from pg_database where datname = $1', [template]);
       if (exists.rowCount === 0) {
-        await admin.query(`create database "${template}" encoding 'UTF8' lc_ctype 'C.UTF-8' lc_collate 'C.UTF-8' template template0`);
-        const client = await DatabaseClient.open({ databaseUrl: withDatabase(serverUrl, template), dataDir: '', poolSize: 1 });
+        await admin.query(
+          `create database "${template}" encoding 'UTF8' lc_ctype 'C.UTF-8' lc_collate 'C.UTF-8' template template0`,
+        );
+        const client = await DatabaseClient.open({
+          databaseUrl: withDatabase(serverUrl, template),
+          dataDir: '',
+          poolSize: 1,
+        });
         await client.migrate();
         await client.close();
       }

@@ -9,7 +9,9 @@ export const CACHE_DIR = resolve(__dirname, '../../.jest-cache');
 export function migrationsHash(): string {
   const hash = createHash('sha256');
   const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
+      a.name.localeCompare(b.name),
+    )) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
       else hash.update(entry.name).update(readFileSync(path));

@@ -6,7 +6,7 @@ import { Translator } from '../i18n/translator.service';
 import { AppError } from './app-error';
 import { isDatabaseUnavailable } from './database-unavailable';
 import type { ErrorBody } from './error-body';
-import { ERROR_CODES, type ErrorCode } from './error-codes';
+import type { ErrorCode } from './error-codes';
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: 'BAD_REQUEST',
@@ -35,6 +35,10 @@ export function toAppError(exception: unknown): AppError {
   if (exception instanceof AppError) return exception;
   if (isDatabaseUnavailable(exception)) return new AppError('DATABASE_UNAVAILABLE');
   if (exception instanceof HttpException) {
+    // Nest re-throws Fastify's body-parser errors as plain HttpExceptions carrying Fastify's message.
+    if (exception.getStatus() === 400 && /valid JSON|Body cannot be empty/i.test(exception.message)) {
+      return new AppError('INVALID_JSON');
+    }
     const code = CODE_BY_STATUS[exception.getStatus()];
     return code ? new AppError(code) : new AppError('INTERNAL_ERROR', { status: exception.getStatus() });
   }
@@ -42,9 +46,16 @@ export function toAppError(exception: unknown): AppError {
   if (typeof fastifyError?.code === 'string' && FASTIFY_CODES[fastifyError.code]) {
     return new AppError(FASTIFY_CODES[fastifyError.code]);
   }
-  if (exception instanceof SyntaxError && fastifyError.statusCode === 400) return new AppError('INVALID_JSON');
-  if (typeof fastifyError?.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
-    return new AppError(CODE_BY_STATUS[fastifyError.statusCode] ?? 'BAD_REQUEST', { status: fastifyError.statusCode });
+  if (exception instanceof SyntaxError && fastifyError.statusCode === 400)
+    return new AppError('INVALID_JSON');
+  if (
+    typeof fastifyError?.statusCode === 'number' &&
+    fastifyError.statusCode >= 400 &&
+    fastifyError.statusCode < 500
+  ) {
+    return new AppError(CODE_BY_STATUS[fastifyError.statusCode] ?? 'BAD_REQUEST', {
+      status: fastifyError.statusCode,
+    });
   }
   return new AppError('INTERNAL_ERROR');
 }
@@ -75,11 +86,16 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const stack = exception instanceof Error ? exception.stack : undefined;
     if (this.config.nodeEnv === 'development' && stack) body.stack = stack;
 
-    const log = { statusCode: error.status, code: error.code, err: exception instanceof Error ? exception : undefined };
-    if (error.status >= 500) request.log?.error(log, exception instanceof Error ? exception.message : 'error');
+    const log = {
+      statusCode: error.status,
+      code: error.code,
+      err: exception instanceof Error ? exception : undefined,
+    };
+    if (error.status >= 500)
+      request.log?.error(log, exception instanceof Error ? exception.message : 'error');
     else request.log?.info({ statusCode: error.status, code: error.code }, error.code);
 
-    if (error.status === ERROR_CODES.RATE_LIMITED && !reply.hasHeader('retry-after')) {
+    if (error.code === 'RATE_LIMITED' && !reply.hasHeader('retry-after')) {
       reply.header('retry-after', Math.ceil(this.config.throttleTtlMs / 1000));
     }
     void reply.status(error.status).header('content-type', 'application/json; charset=utf-8').send(body);

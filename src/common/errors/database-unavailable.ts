@@ -15,16 +15,26 @@ const CONNECTION_ERROR_CODES = new Set([
   '08006',
   '53300', // too_many_connections
 ]);
-const CONNECTION_ERROR_MESSAGES = [/Connection terminated/i, /PGlite is closed/i, /Client has encountered a connection error/i];
+const CONNECTION_ERROR_MESSAGES = [
+  /Connection terminated/i,
+  /PGlite is closed/i,
+  /Client has encountered a connection error/i,
+];
 
 /** True when the error (or one it wraps) says the database cannot be reached, which is a 503, not a bug. */
 export function isDatabaseUnavailable(error: unknown): boolean {
   let current: any = error;
   for (let depth = 0; current && depth < 5; depth++) {
     if (typeof current.code === 'string' && CONNECTION_ERROR_CODES.has(current.code)) return true;
-    if (typeof current.message === 'string' && CONNECTION_ERROR_MESSAGES.some((re) => re.test(current.message)))
+    if (
+      typeof current.message === 'string' &&
+      CONNECTION_ERROR_MESSAGES.some((re) => re.test(current.message))
+    )
       return true;
-    if (Array.isArray(current.errors) && current.errors.some((inner: unknown) => isDatabaseUnavailable(inner)))
+    if (
+      Array.isArray(current.errors) &&
+      current.errors.some((inner: unknown) => isDatabaseUnavailable(inner))
+    )
       return true;
     current = current.cause;
   }

@@ -13,7 +13,11 @@ export class Translator {
   }
 
   /** A message given either as an i18n key or as an inline `{en, hu}` object. */
-  translateMessage(message: string | Record<string, string>, locale: Locale, params: Record<string, unknown> = {}) {
+  translateMessage(
+    message: string | Record<string, string>,
+    locale: Locale,
+    params: Record<string, unknown> = {},
+  ) {
     if (typeof message === 'string') return this.translate(message, locale, params);
     return message[locale] ?? message.en ?? Object.values(message)[0] ?? '';
   }

@@ -25,7 +25,7 @@ CREATE TABLE "users" (
 	"role" text DEFAULT 'user' NOT NULL,
 	"site_id" uuid,
 	"is_active" boolean DEFAULT true NOT NULL,
-	"tokens_valid_after" timestamp with time zone DEFAULT 'epoch' NOT NULL,
+	"token_version" integer DEFAULT 0 NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
 );

@@ -1,5 +1,4 @@
-import { sql } from 'drizzle-orm';
-import { boolean, index, pgTable, text, timestamp, uuid, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, pgTable, text, uuid, uniqueIndex } from 'drizzle-orm/pg-core';
 import { createdAt, primaryId, updatedAt } from './columns';
 import { sites } from './sites.table';
 
@@ -15,10 +14,8 @@ export const users = pgTable(
     role: text('role').notNull().default('user'),
     siteId: uuid('site_id').references(() => sites.id),
     isActive: boolean('is_active').notNull().default(true),
-    /** Tokens issued before this instant are rejected (password change, deactivation). */
-    tokensValidAfter: timestamp('tokens_valid_after', { withTimezone: true, mode: 'date' })
-      .notNull()
-      .default(sql`'epoch'`),
+    /** Embedded in every token as `ver`; raising it revokes every token issued before (password change). */
+    tokenVersion: integer('token_version').notNull().default(0),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -1,0 +1,53 @@
+import { join } from 'node:path';
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { AcceptLanguageResolver, I18nModule, QueryResolver } from 'nestjs-i18n';
+import { AuthModule } from './auth/auth.module';
+import { AppCacheModule } from './common/cache/app-cache.module';
+import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
+import { createValidationPipe } from './common/http/validation.pipe';
+import { I18nSupportModule } from './common/i18n/i18n-support.module';
+import { RedisModule } from './common/redis/redis.module';
+import { ThrottlingModule } from './common/throttling/throttling.module';
+import type { AppConfig } from './config/app-config';
+import { AppConfigModule } from './config/config.module';
+import { DatabaseClient } from './database/database-client';
+import { DatabaseModule } from './database/database.module';
+import { HealthModule } from './health/health.module';
+
+export interface AppModuleOptions {
+  config: AppConfig;
+  /** An open database to use instead of opening one from the configuration (tests). */
+  database?: DatabaseClient;
+}
+
+@Module({})
+export class AppModule {
+  static forRoot(options: AppModuleOptions): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        AppConfigModule.forRoot(options.config),
+        DatabaseModule.forRoot(options.database),
+        RedisModule,
+        AppCacheModule,
+        I18nModule.forRoot({
+          fallbackLanguage: 'en',
+          // From the working directory so `dist/` finds the same files (DESIGN.md gotcha).
+          loaderOptions: { path: join(process.cwd(), 'i18n'), watch: false },
+          resolvers: [new QueryResolver(['lang', 'locale']), AcceptLanguageResolver],
+          logging: false,
+        }),
+        I18nSupportModule,
+        // Throttling first: its guard counts a request before authentication looks at it.
+        ThrottlingModule,
+        AuthModule,
+        HealthModule,
+      ],
+      providers: [
+        { provide: APP_FILTER, useClass: AllExceptionsFilter },
+        { provide: APP_PIPE, useFactory: createValidationPipe },
+      ],
+    };
+  }
+}

@@ -1,0 +1,35 @@
+import { Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { JwtModule } from '@nestjs/jwt';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { RolesModule } from '../roles/roles.module';
+import { UsersModule } from '../users/users.module';
+import { AccessGuard } from './access.guard';
+import { AuthController } from './auth.controller';
+import { AuthService } from './auth.service';
+import { TokenRevocationStore } from './token-revocation.store';
+import { TokenService } from './token.service';
+
+@Module({
+  imports: [
+    UsersModule,
+    RolesModule,
+    JwtModule.registerAsync({
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => ({
+        secret: config.jwtSecret,
+        signOptions: {
+          algorithm: 'HS256',
+          expiresIn: (/^\d+$/.test(config.jwtExpiresIn)
+            ? Number(config.jwtExpiresIn)
+            : config.jwtExpiresIn) as any,
+        },
+        verifyOptions: { algorithms: ['HS256'] },
+      }),
+    }),
+  ],
+  controllers: [AuthController],
+  providers: [AuthService, TokenService, TokenRevocationStore, { provide: APP_GUARD, useClass: AccessGuard }],
+  exports: [TokenService],
+})
+export class AuthModule {}

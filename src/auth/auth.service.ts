@@ -1,0 +1,89 @@
+import { Injectable } from '@nestjs/common';
+import { AppError } from '../common/errors/app-error';
+import type { RequestContext } from '../common/context/request-context';
+import { dummyPasswordHash, hashPassword, verifyPassword } from '../common/security/password-hasher';
+import { toUserResponse, type UserResponse } from '../users/user.mapper';
+import { UserSessionCache } from '../users/user-session.cache';
+import { UsersRepository, type UserRow } from '../users/users.repository';
+import { TokenService, type TokenClaims } from './token.service';
+
+export interface AuthResult {
+  token: string;
+  user: { id: string; email: string; name: string; role: string };
+}
+
+@Injectable()
+export class AuthService {
+  constructor(
+    private readonly users: UsersRepository,
+    private readonly sessions: UserSessionCache,
+    private readonly tokens: TokenService,
+  ) {}
+
+  /** A user registered through a site's host belongs to that site. */
+  async register(
+    ctx: RequestContext,
+    input: { email: string; password: string; name: string },
+  ): Promise<AuthResult> {
+    const user = await this.users.insertUnlessEmailTaken({
+      email: input.email,
+      name: input.name,
+      passwordHash: await hashPassword(input.password),
+      role: 'user',
+      siteId: ctx.siteId,
+    });
+    if (!user) throw new AppError('EMAIL_TAKEN');
+    return this.authResult(user);
+  }
+
+  async login(_ctx: RequestContext, input: { email: string; password: string }): Promise<AuthResult> {
+    const user = await this.users.findByEmail(input.email);
+    // Same work and same answer for an unknown e-mail and a wrong password.
+    const valid = await verifyPassword(user?.passwordHash ?? (await dummyPasswordHash()), input.password);
+    if (!user || !valid) throw new AppError('INVALID_CREDENTIALS');
+    if (!user.isActive) throw new AppError('USER_INACTIVE');
+    return this.authResult(user);
+  }
+
+  async me(ctx: RequestContext): Promise<UserResponse> {
+    const user = await this.users.findById(requireUser(ctx).userId);
+    if (!user) throw new AppError('TOKEN_INVALID');
+    return toUserResponse(user);
+  }
+
+  async logout(_ctx: RequestContext, claims: TokenClaims): Promise<{ success: true }> {
+    await this.tokens.revoke(claims);
+    return { success: true };
+  }
+
+  async changePassword(
+    ctx: RequestContext,
+    input: { currentPassword: string; newPassword: string },
+  ): Promise<AuthResult> {
+    const userId = requireUser(ctx).userId;
+    const user = await this.users.findById(userId);
+    if (!user) throw new AppError('TOKEN_INVALID');
+    if (!(await verifyPassword(user.passwordHash, input.currentPassword))) {
+      throw new AppError('CURRENT_PASSWORD_INVALID');
+    }
+    const updated = await this.users.replacePasswordAndRevokeTokens(
+      userId,
+      await hashPassword(input.newPassword),
+    );
+    if (!updated) throw new AppError('TOKEN_INVALID');
+    await this.sessions.invalidate(userId);
+    return this.authResult(updated);
+  }
+
+  private async authResult(user: UserRow): Promise<AuthResult> {
+    return {
+      token: await this.tokens.issue(user),
+      user: { id: user.id, email: user.email, name: user.name, role: user.role },
+    };
+  }
+}
+
+export function requireUser(ctx: RequestContext) {
+  if (!ctx.user) throw new AppError('UNAUTHORIZED');
+  return ctx.user;
+}

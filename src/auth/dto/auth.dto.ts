@@ -1,0 +1,73 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsEmail, IsString, Length, MaxLength } from 'class-validator';
+
+const normalizeEmail = ({ value }: { value: unknown }) =>
+  typeof value === 'string' ? value.trim().toLowerCase() : value;
+
+export class LoginDto {
+  @ApiProperty({ example: 'admin@example.com' })
+  @Transform(normalizeEmail)
+  @IsEmail()
+  @MaxLength(254)
+  email: string;
+
+  @ApiProperty({ example: 'admin12345' })
+  @IsString()
+  @Length(1, 128)
+  password: string;
+}
+
+export class RegisterDto {
+  @ApiProperty({ example: 'jane@example.com' })
+  @Transform(normalizeEmail)
+  @IsEmail()
+  @MaxLength(254)
+  email: string;
+
+  @ApiProperty({ minLength: 8, maxLength: 128, example: 'correct horse battery' })
+  @IsString()
+  @Length(8, 128)
+  password: string;
+
+  @ApiProperty({ example: 'Jane Doe', maxLength: 200 })
+  @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
+  @IsString()
+  @Length(1, 200)
+  name: string;
+}
+
+export class ChangePasswordDto {
+  @ApiProperty()
+  @IsString()
+  @Length(1, 128)
+  currentPassword: string;
+
+  @ApiProperty({ minLength: 8, maxLength: 128 })
+  @IsString()
+  @Length(8, 128)
+  newPassword: string;
+}
+
+export class AuthUserDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty() email: string;
+  @ApiProperty() name: string;
+  @ApiProperty({ example: 'user' }) role: string;
+}
+
+export class AuthTokenResponseDto {
+  @ApiProperty({ description: 'Bearer access token (JWT, HS256)' }) token: string;
+  @ApiProperty({ type: AuthUserDto }) user: AuthUserDto;
+}
+
+export class UserResponseDto extends AuthUserDto {
+  @ApiProperty({ format: 'uuid', nullable: true, type: String }) siteId: string | null;
+  @ApiProperty() isActive: boolean;
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt: string;
+}
+
+export class LogoutResponseDto {
+  @ApiProperty({ example: true }) success: boolean;
+}

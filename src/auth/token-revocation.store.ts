@@ -1,0 +1,46 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { and, eq, gt, lt } from 'drizzle-orm';
+import { DATABASE, type Database } from '../database/database.types';
+import { revokedTokens } from '../database/schema';
+import { REDIS, type RedisClient } from '../common/redis/redis.module';
+
+/**
+ * The logout blacklist: in Redis when configured (shared by every process, expiring by itself),
+ * otherwise in the database so a restart does not forget it.
+ */
+@Injectable()
+export class TokenRevocationStore {
+  private lastPurge = 0;
+
+  constructor(
+    @Inject(REDIS) private readonly redis: RedisClient,
+    @Inject(DATABASE) private readonly db: Database,
+  ) {}
+
+  async revoke(jti: string, expiresAt: Date): Promise<void> {
+    const remainingMs = expiresAt.getTime() - Date.now();
+    if (remainingMs <= 0) return;
+    if (this.redis) {
+      await this.redis.set(`revoked:${jti}`, '1', 'PX', remainingMs);
+      return;
+    }
+    await this.db.insert(revokedTokens).values({ jti, expiresAt }).onConflictDoNothing();
+    await this.purgeExpiredNowAndThen();
+  }
+
+  async isRevoked(jti: string): Promise<boolean> {
+    if (this.redis) return (await this.redis.exists(`revoked:${jti}`)) === 1;
+    const rows = await this.db
+      .select({ jti: revokedTokens.jti })
+      .from(revokedTokens)
+      .where(and(eq(revokedTokens.jti, jti), gt(revokedTokens.expiresAt, new Date())))
+      .limit(1);
+    return rows.length > 0;
+  }
+
+  private async purgeExpiredNowAndThen(): Promise<void> {
+    if (Date.now() - this.lastPurge < 60_000) return;
+    this.lastPurge = Date.now();
+    await this.db.delete(revokedTokens).where(lt(revokedTokens.expiresAt, new Date()));
+  }
+}

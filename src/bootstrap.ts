@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import helmet from '@fastify/helmet';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { AppModule } from './app.module';
+import { PinoNestLogger } from './common/http/pino-nest-logger';
+import { resolveLocale } from './common/i18n/locale';
+import type { AppConfig } from './config/app-config';
+import type { DatabaseClient } from './database/database-client';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Reuses a caller's well-formed x-request-id so logs can be correlated across services. */
+function requestIdOf(request: IncomingMessage): string {
+  const header = request.headers['x-request-id'];
+  return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
+}
+
+export function buildOpenApiDocument(app: NestFastifyApplication) {
+  const config = new DocumentBuilder()
+    .setTitle('Form Data and Workflow Service')
+    .setDescription(
+      'Form configurations, validated submissions, listing (paging and grid-library forms), export, statistics, ' +
+        'workflows, users, roles, form permissions and sites. Errors share one body: ' +
+        '`{success:false, error, code, statusCode, validationErrors?, details?}`.',
+    )
+    .setVersion('1.0')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
+    .build();
+  return SwaggerModule.createDocument(app, config);
+}
+
+/** Creates the fully configured application; main.ts listens on it, tests call `inject` on it. */
+export async function createApp(
+  config: AppConfig,
+  database?: DatabaseClient,
+): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    bodyLimit: config.bodyLimit,
+    trustProxy: config.trustProxy,
+    genReqId: requestIdOf,
+    logger: {
+      level: config.logLevel,
+      redact: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.token'],
+    },
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule.forRoot({ config, database }),
+    adapter,
+    {
+      bufferLogs: true,
+      abortOnError: false,
+    },
+  );
+  const fastify = app.getHttpAdapter().getInstance();
+  app.useLogger(new PinoNestLogger(fastify.log));
+
+  fastify.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    request.locale = resolveLocale(request, config.defaultLocale);
+  });
+
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        // Swagger UI at /api-docs uses inline scripts and styles.
+        scriptSrc: ["'self'", "'unsafe-inline'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:'],
+      },
+    },
+  });
+
+  const wildcard = config.corsOrigins.includes('*');
+  app.enableCors({
+    origin: wildcard ? true : config.corsOrigins.length > 0 ? config.corsOrigins : false,
+    credentials: !wildcard,
+    exposedHeaders: ['x-request-id', 'content-disposition', 'retry-after'],
+  });
+
+  SwaggerModule.setup('api-docs', app, () => buildOpenApiDocument(app), {
+    jsonDocumentUrl: 'api-docs-json',
+    yamlDocumentUrl: 'api-docs-yaml',
+  });
+
+  app.enableShutdownHooks();
+  await app.init();
+  await fastify.ready();
+  return app;
+}

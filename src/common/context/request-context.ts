@@ -1,0 +1,27 @@
+import type { Locale } from '../i18n/locale';
+
+/** Who is calling, as the access guard established it from the bearer token. */
+export interface AuthUser {
+  userId: string;
+  role: string;
+  email: string;
+  /** The site the user belongs to; null for global users (admins, users registered without a site). */
+  siteId: string | null;
+}
+
+/** Passed first to every service call: who, for which tenant, in which language. */
+export interface RequestContext {
+  requestId: string;
+  user: AuthUser | null;
+  /** The site chosen by the Host header; null when the host matches no site. */
+  siteId: string | null;
+  locale: Locale;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    user?: AuthUser;
+    siteId?: string | null;
+    locale?: Locale;
+  }
+}

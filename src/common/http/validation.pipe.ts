@@ -1,0 +1,20 @@
+import { ValidationPipe, type ValidationError } from '@nestjs/common';
+import { AppError, type FieldError } from '../errors/app-error';
+
+function flatten(errors: ValidationError[], prefix = ''): FieldError[] {
+  return errors.flatMap((error) => {
+    const field = prefix ? `${prefix}.${error.property}` : error.property;
+    const own = Object.entries(error.constraints ?? {}).map(([rule, message]) => ({ field, rule, message }));
+    return [...own, ...flatten(error.children ?? [], field)];
+  });
+}
+
+/** DTO validation for bodies and queries: unknown properties are refused, failures are a 422. */
+export function createValidationPipe(): ValidationPipe {
+  return new ValidationPipe({
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    transform: true,
+    exceptionFactory: (errors) => new AppError('VALIDATION_FAILED', { validationErrors: flatten(errors) }),
+  });
+}

@@ -1,0 +1,37 @@
+import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
+import Redis from 'ioredis';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+
+/** The shared ioredis connection, or null when REDIS_URL is unset (everything then stays in process). */
+export const REDIS = Symbol('REDIS');
+export type RedisClient = Redis | null;
+
+class RedisLifecycle implements OnApplicationShutdown {
+  constructor(@Inject(REDIS) private readonly redis: RedisClient) {}
+  async onApplicationShutdown(): Promise<void> {
+    if (this.redis && this.redis.status !== 'end') await this.redis.quit().catch(() => undefined);
+  }
+}
+
+@Global()
+@Module({
+  providers: [
+    {
+      provide: REDIS,
+      inject: [APP_CONFIG],
+      useFactory: async (config: AppConfig): Promise<RedisClient> => {
+        if (!config.redisUrl) return null;
+        const redis = new Redis(config.redisUrl, {
+          keyPrefix: config.redisPrefix,
+          lazyConnect: true,
+          maxRetriesPerRequest: 2,
+        });
+        await redis.connect();
+        return redis;
+      },
+    },
+    RedisLifecycle,
+  ],
+  exports: [REDIS],
+})
+export class RedisModule {}

@@ -1,0 +1,53 @@
+import type { ThrottlerStorage } from '@nestjs/throttler';
+import type Redis from 'ioredis';
+
+interface ThrottlerStorageRecord {
+  totalHits: number;
+  timeToExpire: number;
+  isBlocked: boolean;
+  timeToBlockExpire: number;
+}
+
+// One round trip, atomic: count the hit, start the window on the first hit, block when over the limit.
+const INCREMENT_SCRIPT = `
+local hits = redis.call('INCR', KEYS[1])
+if hits == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local ttl = redis.call('PTTL', KEYS[1])
+local blockTtl = redis.call('PTTL', KEYS[2])
+if blockTtl <= 0 and hits > tonumber(ARGV[2]) then
+  redis.call('SET', KEYS[2], '1', 'PX', ARGV[3])
+  blockTtl = tonumber(ARGV[3])
+end
+return {hits, ttl, blockTtl}
+`;
+
+/** Rate-limit counters shared by every app process through Redis. */
+export class RedisThrottlerStorage implements ThrottlerStorage {
+  constructor(private readonly redis: Redis) {}
+
+  async increment(
+    key: string,
+    ttl: number,
+    limit: number,
+    blockDuration: number,
+    throttlerName: string,
+  ): Promise<ThrottlerStorageRecord> {
+    const base = `throttle:${throttlerName}:${key}`;
+    const [hits, timeToExpire, blockTtl] = (await this.redis.eval(
+      INCREMENT_SCRIPT,
+      2,
+      `${base}:hits`,
+      `${base}:block`,
+      ttl,
+      limit,
+      blockDuration > 0 ? blockDuration : ttl,
+    )) as [number, number, number];
+    const isBlocked = blockTtl > 0;
+    return {
+      totalHits: hits,
+      timeToExpire: Math.max(0, Math.ceil(timeToExpire / 1000)),
+      isBlocked,
+      timeToBlockExpire: isBlocked ? Math.ceil(blockTtl / 1000) : 0,
+    };
+  }
+}

@@ -1,0 +1,37 @@
+import { Module } from '@nestjs/common';
+import { APP_GUARD, Reflector } from '@nestjs/core';
+import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { REDIS, type RedisClient } from '../redis/redis.module';
+import { AUTH_RATE_LIMITED } from './auth-rate-limit.decorator';
+import { RedisThrottlerStorage } from './redis-throttler.storage';
+
+/**
+ * Two throttlers per client IP: `default` on every route, `auth` only on routes marked
+ * @AuthRateLimit(). Health checks opt out with @SkipThrottle().
+ */
+@Module({
+  imports: [
+    ThrottlerModule.forRootAsync({
+      inject: [APP_CONFIG, REDIS, Reflector],
+      useFactory: (config: AppConfig, redis: RedisClient, reflector: Reflector) => ({
+        throttlers: [
+          { name: 'default', ttl: config.throttleTtlMs, limit: config.throttleLimit },
+          {
+            name: 'auth',
+            ttl: config.throttleTtlMs,
+            limit: config.throttleAuthLimit,
+            skipIf: (context) =>
+              !reflector.getAllAndOverride<boolean>(AUTH_RATE_LIMITED, [
+                context.getHandler(),
+                context.getClass(),
+              ]),
+          },
+        ],
+        storage: redis ? new RedisThrottlerStorage(redis) : undefined,
+      }),
+    }),
+  ],
+  providers: [{ provide: APP_GUARD, useClass: ThrottlerGuard }],
+})
+export class ThrottlingModule {}

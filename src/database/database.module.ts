@@ -1,0 +1,48 @@
+import { DynamicModule, Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { DatabaseClient } from './database-client';
+import { DATABASE } from './database.types';
+import { SeedService } from './seed.service';
+
+class DatabaseLifecycle implements OnApplicationShutdown {
+  constructor(@Inject(DatabaseClient) private readonly client: DatabaseClient) {}
+  async onApplicationShutdown(): Promise<void> {
+    await this.client.close();
+  }
+}
+
+/**
+ * Opens the database (PGlite under DATA_DIR, or PostgreSQL when DATABASE_URL is set), applies the
+ * committed migrations, checks Unicode case folding and seeds. Tests hand in their own client.
+ */
+@Global()
+@Module({})
+export class DatabaseModule {
+  static forRoot(existingClient?: DatabaseClient): DynamicModule {
+    return {
+      module: DatabaseModule,
+      providers: [
+        {
+          provide: DatabaseClient,
+          inject: [APP_CONFIG],
+          useFactory: async (config: AppConfig) => {
+            const client =
+              existingClient ??
+              (await DatabaseClient.open({
+                databaseUrl: config.databaseUrl,
+                dataDir: config.dataDir,
+                poolSize: config.databasePoolSize,
+              }));
+            await client.migrate();
+            await client.assertUnicodeCaseFolding();
+            return client;
+          },
+        },
+        { provide: DATABASE, inject: [DatabaseClient], useFactory: (client: DatabaseClient) => client.db },
+        DatabaseLifecycle,
+        SeedService,
+      ],
+      exports: [DatabaseClient, DATABASE, SeedService],
+    };
+  }
+}

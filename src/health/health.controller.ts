@@ -1,0 +1,35 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { SkipThrottle } from '@nestjs/throttler';
+import { Public } from '../common/auth/auth-decision.decorators';
+import { AppError } from '../common/errors/app-error';
+import { DatabaseClient } from '../database/database-client';
+
+@ApiTags('health')
+@SkipThrottle()
+@Controller('health')
+export class HealthController {
+  constructor(private readonly database: DatabaseClient) {}
+
+  @Get()
+  @Public()
+  @ApiOperation({ summary: 'Liveness: the process is up' })
+  @ApiOkResponse({ schema: { example: { status: 'ok' } } })
+  live() {
+    return { status: 'ok' };
+  }
+
+  @Get('ready')
+  @Public()
+  @ApiOperation({ summary: 'Readiness: the database answers' })
+  @ApiOkResponse({ schema: { example: { status: 'ok', database: 'pglite' } } })
+  @ApiServiceUnavailableResponse({ description: 'The database is unreachable' })
+  async ready() {
+    try {
+      await this.database.ping();
+    } catch {
+      throw new AppError('DATABASE_UNAVAILABLE');
+    }
+    return { status: 'ok', database: this.database.driver };
+  }
+}

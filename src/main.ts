@@ -1,0 +1,30 @@
+import 'reflect-metadata';
+import { createApp } from './bootstrap';
+import { ConfigValidationError, loadConfig } from './config/app-config';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigValidationError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const app = await createApp(config);
+  const log = app.getHttpAdapter().getInstance().log;
+  if (config.jwtSecretGenerated) {
+    log.warn('JWT_SECRET is not set: using a random secret, so tokens stop working at every restart');
+  }
+  await app.listen({ port: config.port, host: config.host });
+  log.info(
+    `Listening on http://${config.host}:${config.port} (database: ${config.databaseUrl ? 'PostgreSQL' : 'embedded PGlite'}, API docs at /api-docs)`,
+  );
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

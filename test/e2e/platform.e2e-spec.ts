@@ -1,0 +1,244 @@
+import { createTestApp, type TestApp } from '../utils/test-app';
+import { createUser } from '../factories/user.factory';
+
+describe('platform: health, docs, error body, localization, headers', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ env: { CORS_ORIGINS: 'https://app.example.com' } });
+  });
+  afterAll(() => t.close());
+
+  it('GET /health answers 200 and /health/ready names the database', async () => {
+    expect((await t.request({ method: 'GET', url: '/health' })).json()).toEqual({ status: 'ok' });
+    const ready = await t.request({ method: 'GET', url: '/health/ready' });
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json()).toEqual({ status: 'ok', database: t.database.client.driver });
+  });
+
+  it('serves Swagger UI and the OpenAPI document with the bearer scheme', async () => {
+    expect((await t.request({ method: 'GET', url: '/api-docs' })).statusCode).toBe(200);
+    const doc = (await t.request({ method: 'GET', url: '/api-docs-json' })).json();
+    expect(doc.components.securitySchemes.bearer).toEqual({
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+    });
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/auth/login', '/api/auth/login', '/health']),
+    );
+  });
+
+  it('an unknown route is a 404 in the error body, without stack outside development', async () => {
+    const response = await t.request({ method: 'GET', url: '/no-such-route' });
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toEqual({
+      success: false,
+      error: 'No such route.',
+      code: 'ROUTE_NOT_FOUND',
+      statusCode: 404,
+    });
+  });
+
+  it('localizes messages by ?lang=, ?locale= and Accept-Language, falling back to en', async () => {
+    const hu = 'Nincs ilyen útvonal.';
+    expect((await t.request({ method: 'GET', url: '/nope?lang=hu' })).json().error).toBe(hu);
+    expect((await t.request({ method: 'GET', url: '/nope?locale=hu-HU' })).json().error).toBe(hu);
+    const byHeader = await t.request({
+      method: 'GET',
+      url: '/nope',
+      headers: { 'accept-language': 'de;q=0.9, hu;q=0.8' },
+    });
+    expect(byHeader.json().error).toBe(hu);
+    expect((await t.request({ method: 'GET', url: '/nope?lang=xx' })).json().error).toBe('No such route.');
+  });
+
+  it('DTO validation failures are 422 with validationErrors naming the fields', async () => {
+    const response = await t.request({
+      method: 'POST',
+      url: '/auth/register',
+      payload: { email: 'bad', name: '', extra: 1 },
+    });
+    expect(response.statusCode).toBe(422);
+    const body = response.json();
+    expect(body).toMatchObject({
+      success: false,
+      code: 'VALIDATION_FAILED',
+      statusCode: 422,
+      error: 'The request is not valid.',
+    });
+    const fields = body.validationErrors.map((e: { field: string }) => e.field);
+    expect(fields).toEqual(expect.arrayContaining(['email', 'password', 'name', 'extra']));
+    expect(body.validationErrors[0]).toEqual({
+      field: expect.any(String),
+      rule: expect.any(String),
+      message: expect.any(String),
+    });
+  });
+
+  it('malformed JSON is a 400 INVALID_JSON', async () => {
+    const response = await t.request({
+      method: 'POST',
+      url: '/auth/login',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"email":',
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ success: false, code: 'INVALID_JSON', statusCode: 400 });
+  });
+
+  it('401 without a token, 401 with a garbage token, 403 for a role that may not', async () => {
+    expect((await t.request({ method: 'GET', url: '/auth/me' })).json()).toEqual({
+      success: false,
+      error: 'Authentication is required.',
+      code: 'UNAUTHORIZED',
+      statusCode: 401,
+    });
+    const garbage = await t.request({ method: 'GET', url: '/auth/me', token: 'not.a.jwt' });
+    expect(garbage.statusCode).toBe(401);
+    expect(garbage.json().code).toBe('TOKEN_INVALID');
+    const { token } = await createUser(t);
+    expect((await t.request({ method: 'GET', url: '/auth/me', token })).statusCode).toBe(200);
+  });
+
+  it('409 for a duplicate e-mail', async () => {
+    const payload = { email: 'dup@example.com', password: 'password-123', name: 'Dup' };
+    expect((await t.request({ method: 'POST', url: '/auth/register', payload })).statusCode).toBe(201);
+    const again = await t.request({
+      method: 'POST',
+      url: '/auth/register',
+      payload: { ...payload, email: 'DUP@example.com' },
+    });
+    expect(again.statusCode).toBe(409);
+    expect(again.json()).toEqual({
+      success: false,
+      error: 'This e-mail address is already registered.',
+      code: 'EMAIL_TAKEN',
+      statusCode: 409,
+    });
+  });
+
+  it('echoes a well-formed x-request-id and makes one up otherwise', async () => {
+    const echoed = await t.request({ method: 'GET', url: '/health', headers: { 'x-request-id': 'abc-123' } });
+    expect(echoed.headers['x-request-id']).toBe('abc-123');
+    const made = await t.request({
+      method: 'GET',
+      url: '/health',
+      headers: { 'x-request-id': 'bad id\u0007' },
+    });
+    expect(made.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('sets helmet headers', async () => {
+    const response = await t.request({ method: 'GET', url: '/health' });
+    expect(response.headers['x-content-type-options']).toBe('nosniff');
+    expect(response.headers['x-frame-options']).toBe('SAMEORIGIN');
+  });
+
+  it('allows CORS for a configured origin and not for others', async () => {
+    const preflight = (origin: string) =>
+      t.request({
+        method: 'OPTIONS',
+        url: '/auth/login',
+        headers: { origin, 'access-control-request-method': 'POST' },
+      });
+    const allowed = await preflight('https://app.example.com');
+    expect(allowed.headers['access-control-allow-origin']).toBe('https://app.example.com');
+    const denied = await preflight('https://evil.example.com');
+    expect(denied.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
+
+describe('platform: development mode and limits', () => {
+  it('adds stack to error bodies only when NODE_ENV=development', async () => {
+    const t = await createTestApp({ env: { NODE_ENV: 'development' } });
+    try {
+      const body = (await t.request({ method: 'GET', url: '/nope' })).json();
+      expect(body.code).toBe('ROUTE_NOT_FOUND');
+      expect(typeof body.stack).toBe('string');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('answers 413 for a body over BODY_LIMIT', async () => {
+    const t = await createTestApp({ env: { BODY_LIMIT: '1024' } });
+    try {
+      const response = await t.request({
+        method: 'POST',
+        url: '/auth/login',
+        payload: { email: 'a@example.com', password: 'x'.repeat(2000) },
+      });
+      expect(response.statusCode).toBe(413);
+      expect(response.json()).toEqual({
+        success: false,
+        error: 'The request body is too large.',
+        code: 'PAYLOAD_TOO_LARGE',
+        statusCode: 413,
+      });
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('answers 429 on the 101st request in a minute and the 11th authentication request', async () => {
+    const t = await createTestApp({ env: { THROTTLE_LIMIT: '100', THROTTLE_AUTH_LIMIT: '10' } });
+    try {
+      const login = () =>
+        t.request({
+          method: 'POST',
+          url: '/auth/login',
+          payload: { email: 'x@example.com', password: 'wrong-pass' },
+        });
+      for (let i = 0; i < 10; i++) expect((await login()).statusCode).toBe(401);
+      const limited = await login();
+      expect(limited.statusCode).toBe(429);
+      expect(limited.json()).toEqual({
+        success: false,
+        error: 'Too many requests; try again later.',
+        code: 'RATE_LIMITED',
+        statusCode: 429,
+      });
+      // Eleven requests counted so far against the general limit of 100; the 101st is refused.
+      const other = (ip: string) => t.request({ method: 'GET', url: '/api/no-such', remoteAddress: ip });
+      expect((await other('10.0.0.9')).statusCode).toBe(404);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('refuses the 101st request on an API route from one IP, but not from another IP', async () => {
+    const t = await createTestApp({ env: { THROTTLE_LIMIT: '100', THROTTLE_AUTH_LIMIT: '1000' } });
+    try {
+      const me = (remoteAddress: string) => t.request({ method: 'GET', url: '/api/auth/me', remoteAddress });
+      for (let i = 0; i < 100; i++) expect((await me('10.1.1.1')).statusCode).toBe(401);
+      expect((await me('10.1.1.1')).statusCode).toBe(429);
+      expect((await me('10.1.1.2')).statusCode).toBe(401);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('answers 503 in the error body when the database is gone', async () => {
+    const t = await createTestApp();
+    try {
+      await t.database.client.pglite?.close();
+      await t.database.client.pool?.end();
+      const ready = await t.request({ method: 'GET', url: '/health/ready' });
+      expect(ready.statusCode).toBe(503);
+      expect(ready.json()).toEqual({
+        success: false,
+        error: 'The database is unavailable; try again later.',
+        code: 'DATABASE_UNAVAILABLE',
+        statusCode: 503,
+      });
+      const login = await t.request({
+        method: 'POST',
+        url: '/auth/login',
+        payload: { email: 'a@example.com', password: 'password-123' },
+      });
+      expect(login.statusCode).toBe(503);
+    } finally {
+      await t.close().catch(() => undefined);
+    }
+  });
+});
