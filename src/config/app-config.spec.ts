@@ -1,0 +1,83 @@
+import { ConfigValidationError, loadConfig } from './app-config';
+
+describe('loadConfig', () => {
+  it('gives the documented defaults for an empty environment', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '0.0.0.0',
+      nodeEnv: 'development',
+      databaseUrl: null,
+      dataDir: './data',
+      redisUrl: null,
+      jwtExpiresIn: '8h',
+      jwtSecretGenerated: true,
+      adminEmail: 'admin@example.com',
+      adminPassword: 'admin12345',
+      adminName: 'Administrator',
+      adminDefaultsUsed: true,
+      corsOrigins: [],
+      trustProxy: false,
+      throttleTtlMs: 60000,
+      throttleLimit: 100,
+      throttleAuthLimit: 10,
+      cacheEnabled: false,
+      smtpUrl: null,
+      mailFrom: 'no-reply@localhost',
+      workflowApiTimeoutMs: 10000,
+      bodyLimit: 1048576,
+      timezone: 'UTC',
+      defaultLocale: 'en',
+      logLevel: 'info',
+    });
+    expect(config.jwtSecret).toHaveLength(64);
+  });
+
+  it('lists every problem at once', () => {
+    let caught: unknown;
+    try {
+      loadConfig({
+        PORT: 'eighty',
+        NODE_ENV: 'production',
+        DATABASE_URL: 'mysql://x',
+        THROTTLE_LIMIT: '-1',
+        CACHE_ENABLED: 'maybe',
+        TIMEZONE: 'Mars/Olympus',
+        DEFAULT_LOCALE: 'de',
+        CORS_ORIGINS: 'not an origin',
+      });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigValidationError);
+    const problems = (caught as ConfigValidationError).problems;
+    expect(problems).toHaveLength(8);
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('PORT'),
+        expect.stringContaining('JWT_SECRET is required'),
+        expect.stringContaining('TIMEZONE'),
+        expect.stringContaining('CORS_ORIGINS'),
+        expect.stringContaining('DATABASE_URL'),
+        expect.stringContaining('THROTTLE_LIMIT'),
+        expect.stringContaining('CACHE_ENABLED'),
+        expect.stringContaining('DEFAULT_LOCALE'),
+      ]),
+    );
+  });
+
+  it('parses lists, booleans and numbers', () => {
+    const config = loadConfig({
+      CORS_ORIGINS: 'https://a.example.com, *',
+      TRUST_PROXY: 'true',
+      BODY_LIMIT: '2048',
+      WORKFLOW_API_ALLOWED_HOSTS: 'LocalHost, 127.0.0.1:8080',
+      JWT_SECRET: 'a-long-enough-secret',
+    });
+    expect(config.corsOrigins).toEqual(['https://a.example.com', '*']);
+    expect(config.trustProxy).toBe(true);
+    expect(config.bodyLimit).toBe(2048);
+    expect(config.workflowApiAllowedHosts).toEqual(['localhost', '127.0.0.1:8080']);
+    expect(config.jwtSecretGenerated).toBe(false);
+  });
+});

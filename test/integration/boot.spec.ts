@@ -1,0 +1,56 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { DatabaseClient } from '../../src/database/database-client';
+import { createApp } from '../../src/bootstrap';
+import { loadConfig } from '../../src/config/app-config';
+import { testEnv } from '../utils/test-app';
+
+const root = resolve(__dirname, '../..');
+
+describe('boot', () => {
+  it('stops the process with every configuration problem listed', () => {
+    const result = spawnSync(process.execPath, ['-r', '@swc-node/register', 'src/main.ts'], {
+      cwd: root,
+      env: { PATH: process.env.PATH, NODE_ENV: 'production', PORT: 'x', CACHE_ENABLED: 'maybe' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('Invalid configuration:');
+    expect(result.stderr).toContain('PORT must be an integer');
+    expect(result.stderr).toContain('JWT_SECRET is required when NODE_ENV=production');
+    expect(result.stderr).toContain('CACHE_ENABLED must be true or false');
+  }, 60_000);
+
+  it('keeps embedded PGlite data in DATA_DIR across a restart', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'fdws-restart-'));
+    const config = loadConfig({ ...testEnv({ DATA_DIR: dataDir }), REDIS_URL: '' });
+    const open = () => DatabaseClient.open({ databaseUrl: null, dataDir, poolSize: 1 });
+
+    const first = await createApp(config, await open());
+    const registered = await first.inject({
+      method: 'POST',
+      url: '/auth/register',
+      payload: { email: 'persist@example.com', password: 'password-123', name: 'Persist' },
+    });
+    expect(registered.statusCode).toBe(201);
+    await first.close();
+
+    const secondClient = await open();
+    const second = await createApp(config, secondClient);
+    try {
+      const login = await second.inject({
+        method: 'POST',
+        url: '/auth/login',
+        payload: { email: 'persist@example.com', password: 'password-123' },
+      });
+      expect(login.statusCode).toBe(200);
+      expect(login.json().user.email).toBe('persist@example.com');
+    } finally {
+      await second.close();
+      await secondClient.close();
+    }
+  }, 60_000);
+});
