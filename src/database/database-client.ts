@@ -30,23 +30,11 @@ export class DatabaseClient {
   ) {}
 
   static forPool(pool: Pool, ownsConnection = true): DatabaseClient {
-    return new DatabaseClient(
-      drizzlePg(pool, { schema }),
-      'postgres',
-      pool,
-      null,
-      ownsConnection,
-    );
+    return new DatabaseClient(drizzlePg(pool, { schema }), 'postgres', pool, null, ownsConnection);
   }
 
   static forPglite(pglite: PGlite, ownsConnection = true): DatabaseClient {
-    return new DatabaseClient(
-      drizzlePglite(pglite, { schema }),
-      'pglite',
-      null,
-      pglite,
-      ownsConnection,
-    );
+    return new DatabaseClient(drizzlePglite(pglite, { schema }), 'pglite', null, pglite, ownsConnection);
   }
 
   /** PGlite under `dataDir/pglite` when no URL is given, otherwise a node-postgres pool. */

@@ -1,0 +1,55 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+export const ROOT = resolve(__dirname, '../..');
+
+export interface RunningServer {
+  url: string;
+  process: ChildProcess;
+  /** Peak resident memory of the process so far, in MB (VmHWM). */
+  peakRssMb(): number;
+  stop(): Promise<void>;
+}
+
+/** Starts a Node process serving HTTP on `port` and waits until `healthPath` answers. */
+export async function startServer(
+  args: string[],
+  env: Record<string, string>,
+  port: number,
+  healthPath = '/health',
+): Promise<RunningServer> {
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server ${args.join(' ')} exited with ${child.exitCode}`);
+    try {
+      const response = await fetch(url + healthPath);
+      if (response.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`server ${args.join(' ')} did not start`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return {
+    url,
+    process: child,
+    peakRssMb: () => {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      const match = /VmHWM:\s+(\d+) kB/.exec(status);
+      return match ? Math.round(Number(match[1]) / 1024) : NaN;
+    },
+    stop: () =>
+      new Promise<void>((done) => {
+        if (child.exitCode !== null) return done();
+        child.once('exit', () => done());
+        child.kill('SIGTERM');
+      }),
+  };
+}
