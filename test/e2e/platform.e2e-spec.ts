@@ -1,5 +1,6 @@
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { createUser } from '../factories/user.factory';
+import { databaseThatCanGoAway } from '../utils/database-outage';
 
 describe('platform: health, docs, error body, localization, headers', () => {
   let t: TestApp;
@@ -219,10 +220,10 @@ describe('platform: development mode and limits', () => {
   });
 
   it('answers 503 in the error body when the database is gone', async () => {
-    const t = await createTestApp();
+    const outage = await databaseThatCanGoAway();
+    const t = await createTestApp({ database: outage.database });
     try {
-      await t.database.client.pglite?.close();
-      await t.database.client.pool?.end();
+      await outage.takeAway();
       const ready = await t.request({ method: 'GET', url: '/health/ready' });
       expect(ready.statusCode).toBe(503);
       expect(ready.json()).toEqual({
@@ -237,8 +238,10 @@ describe('platform: development mode and limits', () => {
         payload: { email: 'a@example.com', password: 'password-123' },
       });
       expect(login.statusCode).toBe(503);
+      expect(login.json().code).toBe('DATABASE_UNAVAILABLE');
     } finally {
       await t.close().catch(() => undefined);
+      await outage.dispose();
     }
   });
 });

@@ -20,6 +20,8 @@ const TABLES = [
 
 export interface TestDatabase {
   client: DatabaseClient;
+  /** Connection URL when the database lives on a PostgreSQL server (TEST_DATABASE_URL); null for PGlite. */
+  url: string | null;
   /** Empties every table (seeded rows too); ~15 ms. */
   truncate(): Promise<void>;
   close(): Promise<void>;
@@ -33,13 +35,15 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const serverUrl = process.env.TEST_DATABASE_URL;
   let client: DatabaseClient;
   let dispose: () => Promise<void>;
+  let url: string | null = null;
   if (serverUrl) {
     const name = `t_${process.env.JEST_WORKER_ID ?? '0'}_${randomBytes(4).toString('hex')}`;
     const admin = new Client({ connectionString: serverUrl });
     await admin.connect();
     await admin.query(`create database "${name}" template "${templateDatabaseName(serverUrl)}"`);
     await admin.end();
-    const pool = new Pool({ connectionString: withDatabase(serverUrl, name), max: 10 });
+    url = withDatabase(serverUrl, name);
+    const pool = new Pool({ connectionString: url, max: 10 });
     pool.on('error', () => undefined);
     client = DatabaseClient.forPool(pool, false);
     dispose = async () => {
@@ -53,10 +57,13 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     const snapshot = readFileSync(snapshotPath());
     const pglite = await PGlite.create({ loadDataDir: new Blob([snapshot]) });
     client = DatabaseClient.forPglite(pglite, false);
-    dispose = () => pglite.close();
+    dispose = async () => {
+      if (!pglite.closed) await pglite.close();
+    };
   }
   return {
     client,
+    url,
     truncate: async () => {
       await client.db.execute(sql.raw(`truncate ${TABLES.join(', ')} restart identity cascade`));
     },

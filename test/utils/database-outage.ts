@@ -1,0 +1,58 @@
+import { createServer, connect, type Socket } from 'node:net';
+import { Pool } from 'pg';
+import { DatabaseClient } from '../../src/database/database-client';
+import { createTestDatabase, type TestDatabase } from './test-database';
+
+/**
+ * A real database whose connection can be cut during a test: PGlite is closed; a PostgreSQL server
+ * is reached through a TCP relay on 127.0.0.1 that is shut down, so the pool sees refused connections.
+ */
+export async function databaseThatCanGoAway(): Promise<{
+  database: TestDatabase;
+  takeAway(): Promise<void>;
+  dispose(): Promise<void>;
+}> {
+  const real = await createTestDatabase();
+  if (!real.url) {
+    return {
+      database: real,
+      takeAway: async () => real.client.pglite?.close(),
+      dispose: () => real.close(),
+    };
+  }
+  const target = new URL(real.url);
+  const sockets = new Set<Socket>();
+  const relay = createServer((incoming) => {
+    const outgoing = connect(Number(target.port || 5432), target.hostname);
+    for (const socket of [incoming, outgoing]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => undefined);
+    }
+    incoming.pipe(outgoing).pipe(incoming);
+  });
+  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+  const relayed = new URL(real.url);
+  relayed.hostname = '127.0.0.1';
+  relayed.port = String((relay.address() as { port: number }).port);
+  const pool = new Pool({ connectionString: relayed.toString(), max: 4 });
+  pool.on('error', () => undefined);
+  const database: TestDatabase = {
+    ...real,
+    client: DatabaseClient.forPool(pool, false),
+    url: relayed.toString(),
+  };
+  return {
+    database,
+    takeAway: async () => {
+      await new Promise<void>((resolve) => {
+        relay.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      });
+    },
+    dispose: async () => {
+      await pool.end().catch(() => undefined);
+      await real.close();
+    },
+  };
+}
