@@ -5,33 +5,45 @@ import { Pool } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { BASELINE_SQL } from './baseline-sql';
 
-const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_SIZE ?? 10) });
+const pool = new Pool({
+  connectionString: process.env.DATABASE_URL,
+  max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
+});
 const app = Fastify({ logger: false });
 
 app.get('/health', async () => ({ status: 'ok' }));
 
-app.post<{ Params: { configId: string }; Body: Record<string, unknown> }>('/create/:configId', async (request, reply) => {
-  const result = await pool.query(BASELINE_SQL.create, [request.params.configId, request.body]);
-  return reply.code(201).send({ success: true, dataId: result.rows[0].id, data: result.rows[0] });
-});
+app.post<{ Params: { configId: string }; Body: Record<string, unknown> }>(
+  '/create/:configId',
+  async (request, reply) => {
+    const result = await pool.query(BASELINE_SQL.create, [request.params.configId, request.body]);
+    return reply.code(201).send({ success: true, dataId: result.rows[0].id, data: result.rows[0] });
+  },
+);
 
-app.get<{ Params: { configId: string }; Querystring: { city: string } }>('/list/:configId', async (request) => {
-  const filter = JSON.stringify({ city: request.query.city });
-  const [count, page] = await Promise.all([
-    pool.query(BASELINE_SQL.listCount, [request.params.configId, filter]),
-    pool.query(BASELINE_SQL.listPage, [request.params.configId, filter, 20, 0]),
-  ]);
-  const total = Number(count.rows[0].total);
-  return { data: page.rows, total, page: 1, pages: Math.ceil(total / 20) };
-});
+app.get<{ Params: { configId: string }; Querystring: { city: string } }>(
+  '/list/:configId',
+  async (request) => {
+    const filter = JSON.stringify({ city: request.query.city });
+    const [count, page] = await Promise.all([
+      pool.query(BASELINE_SQL.listCount, [request.params.configId, filter]),
+      pool.query(BASELINE_SQL.listPage, [request.params.configId, filter, 20, 0]),
+    ]);
+    const total = Number(count.rows[0].total);
+    return { data: page.rows, total, page: 1, pages: Math.ceil(total / 20) };
+  },
+);
 
-app.get<{ Params: { configId: string }; Querystring: { city: string } }>('/grid/:configId', async (request) => {
-  const [count, page] = await Promise.all([
-    pool.query(BASELINE_SQL.gridCount, [request.params.configId, request.query.city]),
-    pool.query(BASELINE_SQL.gridPage, [request.params.configId, request.query.city, 20, 0]),
-  ]);
-  return { data: page.rows, totalCount: Number(count.rows[0].total) };
-});
+app.get<{ Params: { configId: string }; Querystring: { city: string } }>(
+  '/grid/:configId',
+  async (request) => {
+    const [count, page] = await Promise.all([
+      pool.query(BASELINE_SQL.gridCount, [request.params.configId, request.query.city]),
+      pool.query(BASELINE_SQL.gridPage, [request.params.configId, request.query.city, 20, 0]),
+    ]);
+    return { data: page.rows, totalCount: Number(count.rows[0].total) };
+  },
+);
 
 app.get<{ Params: { configId: string } }>('/stats/:configId', async (request) => {
   const [counts, byUser] = await Promise.all([
@@ -49,7 +61,10 @@ app.get<{ Params: { configId: string } }>('/stats/:configId', async (request) =>
 
 app.get<{ Params: { configId: string } }>('/export/:configId', async (request, reply) => {
   const client = await pool.connect();
-  const sql = BASELINE_SQL.exportCopy.replace('$1', `'${request.params.configId.replace(/[^0-9a-f-]/g, '')}'`);
+  const sql = BASELINE_SQL.exportCopy.replace(
+    '$1',
+    `'${request.params.configId.replace(/[^0-9a-f-]/g, '')}'`,
+  );
   const stream = client.query(copyTo(sql));
   const release = () => client.release();
   stream.on('end', release);

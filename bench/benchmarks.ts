@@ -1,7 +1,13 @@
+import { runReadBenchmarks } from './suites/read.suite';
+import { runWriteBenchmarks } from './suites/write.suite';
+
 export interface Benchmark {
   name: string;
   run(): Promise<void>;
 }
 
-/** Registered benchmarks, in the order `npm run bench` runs them. */
-export const BENCHMARKS: Benchmark[] = [];
+/** Registered benchmarks, in the order `npm run bench` runs them (`npm run bench -- read` picks one). */
+export const BENCHMARKS: Benchmark[] = [
+  { name: 'write', run: runWriteBenchmarks },
+  { name: 'read', run: runReadBenchmarks },
+];
