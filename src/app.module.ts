@@ -3,6 +3,11 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { AcceptLanguageResolver, I18nModule, QueryResolver } from 'nestjs-i18n';
 import { AuthModule } from './auth/auth.module';
+import { ConfigsModule } from './configs/configs.module';
+import { DataModule } from './data/data.module';
+import { StatsModule } from './stats/stats.module';
+import { PermissionsModule } from './permissions/permissions.module';
+import { SitesModule } from './sites/sites.module';
 import { AppCacheModule } from './common/cache/app-cache.module';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { createValidationPipe } from './common/http/validation.pipe';
@@ -41,8 +46,13 @@ export class AppModule {
         I18nSupportModule,
         // Throttling first: its guard counts a request before authentication looks at it.
         ThrottlingModule,
+        SitesModule,
         AuthModule,
+        PermissionsModule,
         HealthModule,
+        ConfigsModule,
+        StatsModule,
+        DataModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },

@@ -10,6 +10,7 @@ import {
   type RequiredPermission,
 } from '../common/auth/auth-decision.decorators';
 import { RolePermissions } from '../roles/role-permissions.service';
+import { SiteResolver } from '../sites/site-resolver.service';
 import { TokenService, type TokenClaims } from './token.service';
 
 declare module 'fastify' {
@@ -27,6 +28,7 @@ export class AccessGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly tokens: TokenService,
     private readonly rolePermissions: RolePermissions,
+    private readonly sites: SiteResolver,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -45,6 +47,14 @@ export class AccessGuard implements CanActivate {
     const { user, claims } = await this.tokens.authenticate(token);
     request.user = user;
     request.tokenClaims = claims;
+    // A user who belongs to a site works through that site's host only; admins and global users anywhere.
+    if (
+      user.role !== 'admin' &&
+      user.siteId !== null &&
+      (await this.sites.resolve(request)) !== user.siteId
+    ) {
+      throw new AppError('FORBIDDEN');
+    }
 
     const roles = this.reflector.getAllAndOverride<string[] | undefined>(REQUIRED_ROLES, targets);
     if (roles && !roles.includes(user.role)) throw new AppError('FORBIDDEN');

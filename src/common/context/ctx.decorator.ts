@@ -8,6 +8,7 @@ export function requestContextOf(request: FastifyRequest): RequestContext {
     user: request.user ?? null,
     siteId: request.siteId ?? null,
     locale: request.locale ?? 'en',
+    formPermissions: request.formPermissions,
   };
 }
 

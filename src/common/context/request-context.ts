@@ -1,3 +1,4 @@
+import type { FormPermissionName } from '../../database/schema/form-permissions.table';
 import type { Locale } from '../i18n/locale';
 
 /** Who is calling, as the access guard established it from the bearer token. */
@@ -16,6 +17,8 @@ export interface RequestContext {
   /** The site chosen by the Host header; null when the host matches no site. */
   siteId: string | null;
   locale: Locale;
+  /** The caller's permissions on the route's configuration, when the route declares @FormPermission. */
+  formPermissions?: ReadonlySet<FormPermissionName>;
 }
 
 declare module 'fastify' {
@@ -23,5 +26,6 @@ declare module 'fastify' {
     user?: AuthUser;
     siteId?: string | null;
     locale?: Locale;
+    formPermissions?: Set<FormPermissionName>;
   }
 }

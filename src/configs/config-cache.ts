@@ -1,0 +1,41 @@
+import { Injectable } from '@nestjs/common';
+import { AppCache, CACHE_TTL } from '../common/cache/app-cache.service';
+import type { ConfigResponse } from './config.mapper';
+
+/**
+ * The spec's per-user configuration cache (`config:{id}:{userId}`, 300 s). Entries carry the
+ * configuration's generation; an update or delete bumps the generation, which invalidates every
+ * user's entry at once (also across processes when the cache lives in Redis).
+ */
+@Injectable()
+export class ConfigCache {
+  constructor(private readonly cache: AppCache) {}
+
+  async getOrLoad(
+    configId: string,
+    userId: string,
+    load: () => Promise<ConfigResponse>,
+  ): Promise<ConfigResponse> {
+    if (!this.cache.enabled) return load();
+    const generation = await this.generation(configId);
+    const entry = await this.cache.getOrLoad(`config:${configId}:${userId}`, CACHE_TTL.config, async () => ({
+      generation,
+      config: await load(),
+    }));
+    if (entry.generation === generation) return entry.config;
+    await this.cache.delete(`config:${configId}:${userId}`);
+    return this.getOrLoad(configId, userId, load);
+  }
+
+  async invalidate(configId: string): Promise<void> {
+    if (!this.cache.enabled) return;
+    await this.cache.delete(`config-generation:${configId}`);
+  }
+
+  /** A random token per generation; a missing generation (new or invalidated) gets a fresh one. */
+  private generation(configId: string): Promise<string> {
+    return this.cache.getOrLoad(`config-generation:${configId}`, 86_400, async () =>
+      Math.random().toString(36).slice(2),
+    );
+  }
+}

@@ -1,0 +1,70 @@
+import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
+import {
+  ApiCreatedResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  ApiUnprocessableEntityResponse,
+} from '@nestjs/swagger';
+import { Authenticated, FormPermission, Roles } from '../common/auth/auth-decision.decorators';
+import { Ctx } from '../common/context/ctx.decorator';
+import type { RequestContext } from '../common/context/request-context';
+import { ConfigsService } from './configs.service';
+import {
+  ConfigListDto,
+  ConfigResponseDto,
+  CreateConfigDto,
+  ListConfigsQueryDto,
+  UpdateConfigDto,
+} from './dto/config.dto';
+
+@ApiTags('configurations')
+@Controller()
+export class ConfigsController {
+  constructor(private readonly configs: ConfigsService) {}
+
+  @Get('api/configs')
+  @Authenticated()
+  @ApiOperation({ summary: 'List active configurations visible on this site, filtered by type and tags' })
+  @ApiOkResponse({ type: ConfigListDto })
+  list(@Ctx() ctx: RequestContext, @Query() query: ListConfigsQueryDto) {
+    return this.configs.list(ctx, query);
+  }
+
+  @Get(['api/config/:configId', 'api/configs/:configId'])
+  @FormPermission('viewForm')
+  @ApiOperation({ summary: 'One configuration (served from a per-user cache when CACHE_ENABLED)' })
+  @ApiOkResponse({ type: ConfigResponseDto })
+  @ApiNotFoundResponse({ description: 'No active configuration with this id on this site' })
+  get(@Ctx() ctx: RequestContext, @Param('configId') configId: string) {
+    return this.configs.get(ctx, configId);
+  }
+
+  @Post('api/configs')
+  @Roles('admin')
+  @ApiOperation({ summary: 'Create a configuration (admin)' })
+  @ApiCreatedResponse({ type: ConfigResponseDto })
+  @ApiUnprocessableEntityResponse({
+    description: 'Invalid body, a schema Ajv cannot compile, or a rule that is not JSONLogic',
+  })
+  create(@Ctx() ctx: RequestContext, @Body() body: CreateConfigDto) {
+    return this.configs.create(ctx, body);
+  }
+
+  @Put('api/configs/:configId')
+  @Roles('admin')
+  @ApiOperation({ summary: 'Update a configuration (admin); omitted fields keep their value' })
+  @ApiOkResponse({ type: ConfigResponseDto })
+  update(@Ctx() ctx: RequestContext, @Param('configId') configId: string, @Body() body: UpdateConfigDto) {
+    return this.configs.update(ctx, configId, body);
+  }
+
+  @Delete('api/configs/:configId')
+  @Roles('admin')
+  @ApiOperation({ summary: 'Delete (deactivate) a configuration (admin); its records are kept' })
+  @ApiOkResponse({ type: ConfigResponseDto })
+  remove(@Ctx() ctx: RequestContext, @Param('configId') configId: string) {
+    return this.configs.remove(ctx, configId);
+  }
+}

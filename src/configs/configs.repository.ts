@@ -1,0 +1,93 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { and, asc, count, eq, sql, type SQL } from 'drizzle-orm';
+import { siteCondition, type SiteScope } from '../common/context/site-scope';
+import { isUuid } from '../common/validation/is-uuid';
+import { DATABASE, type Database } from '../database/database.types';
+import { formConfigs, sites } from '../database/schema';
+
+export type ConfigRow = typeof formConfigs.$inferSelect;
+export type NewConfig = typeof formConfigs.$inferInsert;
+export type ConfigChanges = Partial<Omit<NewConfig, 'id' | 'createdAt' | 'isActive' | 'createdBy'>>;
+
+@Injectable()
+export class ConfigsRepository {
+  constructor(@Inject(DATABASE) private readonly db: Database) {}
+
+  /** An active configuration visible in the scope, or null. */
+  async findActiveInScope(id: string, scope: SiteScope): Promise<ConfigRow | null> {
+    if (!isUuid(id)) return null;
+    const [row] = await this.db
+      .select()
+      .from(formConfigs)
+      .where(
+        and(eq(formConfigs.id, id), eq(formConfigs.isActive, true), siteCondition(formConfigs.siteId, scope)),
+      )
+      .limit(1);
+    return row ?? null;
+  }
+
+  /** Active configurations in the scope, optionally of one type and carrying all the tags. */
+  async listActiveInScope(
+    scope: SiteScope,
+    filter: { type?: string; tags?: string[] },
+  ): Promise<{ rows: Pick<ConfigRow, 'id' | 'title' | 'type' | 'tags'>[]; total: number }> {
+    const conditions: (SQL | undefined)[] = [
+      eq(formConfigs.isActive, true),
+      siteCondition(formConfigs.siteId, scope),
+    ];
+    if (filter.type) conditions.push(eq(formConfigs.type, filter.type));
+    if (filter.tags && filter.tags.length > 0) {
+      conditions.push(sql`${formConfigs.tags} @> ${JSON.stringify(filter.tags)}::jsonb`);
+    }
+    const where = and(...conditions);
+    const [rows, [{ total }]] = await Promise.all([
+      this.db
+        .select({
+          id: formConfigs.id,
+          title: formConfigs.title,
+          type: formConfigs.type,
+          tags: formConfigs.tags,
+        })
+        .from(formConfigs)
+        .where(where)
+        .orderBy(asc(formConfigs.title), asc(formConfigs.id)),
+      this.db.select({ total: count() }).from(formConfigs).where(where),
+    ]);
+    return { rows, total: Number(total) };
+  }
+
+  async siteIsActive(siteId: string): Promise<boolean> {
+    if (!isUuid(siteId)) return false;
+    const rows = await this.db
+      .select({ id: sites.id })
+      .from(sites)
+      .where(and(eq(sites.id, siteId), eq(sites.isActive, true)))
+      .limit(1);
+    return rows.length > 0;
+  }
+
+  async insert(config: NewConfig): Promise<ConfigRow> {
+    const [row] = await this.db.insert(formConfigs).values(config).returning();
+    return row;
+  }
+
+  async updateActive(id: string, changes: ConfigChanges): Promise<ConfigRow | null> {
+    if (!isUuid(id)) return null;
+    const [row] = await this.db
+      .update(formConfigs)
+      .set({ ...changes, updatedAt: new Date() })
+      .where(and(eq(formConfigs.id, id), eq(formConfigs.isActive, true)))
+      .returning();
+    return row ?? null;
+  }
+
+  async deactivate(id: string): Promise<ConfigRow | null> {
+    if (!isUuid(id)) return null;
+    const [row] = await this.db
+      .update(formConfigs)
+      .set({ isActive: false, updatedAt: new Date() })
+      .where(and(eq(formConfigs.id, id), eq(formConfigs.isActive, true)))
+      .returning();
+    return row ?? null;
+  }
+}

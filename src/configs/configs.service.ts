@@ -1,0 +1,127 @@
+import { Injectable } from '@nestjs/common';
+import type { RequestContext } from '../common/context/request-context';
+import { siteScopeOf } from '../common/context/site-scope';
+import { AppError } from '../common/errors/app-error';
+import type { FormPreferences } from '../database/schema';
+import { FormValidator } from '../validation/form-validator.service';
+import { ConfigCache } from './config-cache';
+import { toConfigResponse, toConfigSummary, type ConfigResponse } from './config.mapper';
+import { ConfigsRepository, type ConfigRow } from './configs.repository';
+import type { CreateConfigDto, ListConfigsQueryDto, PreferencesDto, UpdateConfigDto } from './dto/config.dto';
+
+const DEFAULT_PREFERENCES: FormPreferences = {
+  saveLimit: null,
+  allowEdit: true,
+  allowDelete: true,
+  storeComputedResults: false,
+};
+
+@Injectable()
+export class ConfigsService {
+  constructor(
+    private readonly configs: ConfigsRepository,
+    private readonly cache: ConfigCache,
+    private readonly validator: FormValidator,
+  ) {}
+
+  async list(ctx: RequestContext, query: ListConfigsQueryDto) {
+    const tags = query.tags
+      ?.split(',')
+      .map((tag) => tag.trim())
+      .filter(Boolean);
+    const { rows, total } = await this.configs.listActiveInScope(siteScopeOf(ctx), {
+      type: query.type,
+      tags,
+    });
+    return { data: rows.map(toConfigSummary), totalCount: total };
+  }
+
+  async get(ctx: RequestContext, configId: string): Promise<ConfigResponse> {
+    const load = async () => toConfigResponse(await this.requireVisible(ctx, configId));
+    if (!ctx.user) return load();
+    // A cached entry was visible to this user when stored; the site check still runs on every read.
+    const config = await this.cache.getOrLoad(configId, ctx.user.userId, load);
+    if (config.siteId !== null && siteScopeOf(ctx).kind === 'site' && config.siteId !== ctx.siteId) {
+      throw new AppError('CONFIG_NOT_FOUND');
+    }
+    return config;
+  }
+
+  /** The active configuration visible to the caller, or a 404: the one lookup every data route starts with. */
+  async requireVisible(ctx: RequestContext, configId: string): Promise<ConfigRow> {
+    const config = await this.configs.findActiveInScope(configId, siteScopeOf(ctx));
+    if (!config) throw new AppError('CONFIG_NOT_FOUND');
+    return config;
+  }
+
+  async create(ctx: RequestContext, body: CreateConfigDto): Promise<ConfigResponse> {
+    this.validator.assertDefinitionIsValid(body);
+    await this.assertSiteUsable(body.siteId);
+    const row = await this.configs.insert({
+      title: body.title,
+      type: body.type,
+      tags: body.tags ?? [],
+      siteId: body.siteId ?? null,
+      description: body.description ?? null,
+      schema: body.schema ?? null,
+      validationRules: body.validationRules ?? [],
+      computedRules: body.computedRules ?? [],
+      preferences: mergePreferences(DEFAULT_PREFERENCES, body.preferences),
+      definition: body.definition ?? null,
+      createdBy: ctx.user?.userId ?? null,
+    });
+    return toConfigResponse(row);
+  }
+
+  async update(ctx: RequestContext, configId: string, body: UpdateConfigDto): Promise<ConfigResponse> {
+    const current = await this.requireVisible(ctx, configId);
+    const next = {
+      schema: body.schema !== undefined ? body.schema : current.schema,
+      validationRules: body.validationRules ?? current.validationRules,
+      computedRules: body.computedRules ?? current.computedRules,
+    };
+    this.validator.assertDefinitionIsValid(next);
+    if (body.siteId !== undefined) await this.assertSiteUsable(body.siteId);
+    const row = await this.configs.updateActive(configId, {
+      ...(body.title !== undefined && { title: body.title }),
+      ...(body.type !== undefined && { type: body.type }),
+      ...(body.tags !== undefined && { tags: body.tags }),
+      ...(body.siteId !== undefined && { siteId: body.siteId }),
+      ...(body.description !== undefined && { description: body.description }),
+      ...(body.definition !== undefined && { definition: body.definition }),
+      ...next,
+      preferences: mergePreferences(current.preferences, body.preferences),
+    });
+    if (!row) throw new AppError('CONFIG_NOT_FOUND');
+    await this.cache.invalidate(configId);
+    return toConfigResponse(row);
+  }
+
+  /** Deactivates; the records are kept (and become unreachable with it). */
+  async remove(ctx: RequestContext, configId: string): Promise<ConfigResponse> {
+    await this.requireVisible(ctx, configId);
+    const row = await this.configs.deactivate(configId);
+    if (!row) throw new AppError('CONFIG_NOT_FOUND');
+    await this.cache.invalidate(configId);
+    return toConfigResponse(row);
+  }
+
+  private async assertSiteUsable(siteId: string | null | undefined): Promise<void> {
+    if (siteId && !(await this.configs.siteIsActive(siteId))) {
+      throw new AppError('VALIDATION_FAILED', {
+        validationErrors: [
+          { field: 'siteId', rule: 'exists', message: 'siteId does not name an active site' },
+        ],
+      });
+    }
+  }
+}
+
+function mergePreferences(base: FormPreferences, changes: PreferencesDto | undefined): FormPreferences {
+  return {
+    saveLimit: changes?.saveLimit !== undefined ? changes.saveLimit : base.saveLimit,
+    allowEdit: changes?.allowEdit ?? base.allowEdit,
+    allowDelete: changes?.allowDelete ?? base.allowDelete,
+    storeComputedResults: changes?.storeComputedResults ?? base.storeComputedResults,
+  };
+}

@@ -1,0 +1,20 @@
+import { FORM_PERMISSIONS, type FormPermissionName } from '../database/schema/form-permissions.table';
+
+const OWN_RESULTS: FormPermissionName[] = [
+  'viewForm',
+  'createResults',
+  'viewOwnResults',
+  'editOwnResults',
+  'deleteOwnResults',
+  'executeWorkflows',
+];
+
+/**
+ * Grants of a configuration without its own permission record (DESIGN.md): `user` (and any custom
+ * role) gets the own-results set, `manager` adds all results, export and statistics, `admin` all.
+ */
+export function defaultFormPermissions(role: string): FormPermissionName[] {
+  if (role === 'admin') return [...FORM_PERMISSIONS];
+  if (role === 'manager') return [...OWN_RESULTS, 'viewAllResults', 'exportResults', 'viewStats'];
+  return [...OWN_RESULTS];
+}

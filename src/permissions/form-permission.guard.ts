@@ -1,0 +1,44 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { FastifyRequest } from 'fastify';
+import { REQUIRED_FORM_PERMISSION } from '../common/auth/auth-decision.decorators';
+import { requestContextOf } from '../common/context/ctx.decorator';
+import { siteScopeOf } from '../common/context/site-scope';
+import { AppError } from '../common/errors/app-error';
+import type { FormPermissionName } from '../database/schema';
+import { SiteResolver } from '../sites/site-resolver.service';
+import { FormAccessService } from './form-access.service';
+import { ConfigsRepository } from '../configs/configs.repository';
+
+/**
+ * Enforces @FormPermission(name) on routes with `:configId`: the configuration must be active and
+ * visible on the request's site (else 404), and the caller must hold the permission (else 403).
+ */
+@Injectable()
+export class FormPermissionGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly access: FormAccessService,
+    private readonly configs: ConfigsRepository,
+    private readonly sites: SiteResolver,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const permission = this.reflector.getAllAndOverride<FormPermissionName | undefined>(
+      REQUIRED_FORM_PERMISSION,
+      [context.getHandler(), context.getClass()],
+    );
+    if (!permission) return true;
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    if (!request.user) throw new AppError('UNAUTHORIZED');
+    await this.sites.resolve(request);
+    const configId = (request.params as Record<string, string> | undefined)?.configId ?? '';
+    const ctx = requestContextOf(request);
+    if (!(await this.configs.findActiveInScope(configId, siteScopeOf(ctx))))
+      throw new AppError('CONFIG_NOT_FOUND');
+    const granted = await this.access.effectivePermissions(request.user, configId);
+    request.formPermissions = granted;
+    if (!granted.has(permission)) throw new AppError('FORBIDDEN');
+    return true;
+  }
+}

@@ -1,0 +1,18 @@
+import { Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { ConfigsModule } from '../configs/configs.module';
+import { FormAccessService } from './form-access.service';
+import { FormPermissionGuard } from './form-permission.guard';
+import { FormPermissionsRepository } from './form-permissions.repository';
+
+/** Imported after AuthModule, so its guard runs after the access guard has authenticated the caller. */
+@Module({
+  imports: [ConfigsModule],
+  providers: [
+    FormPermissionsRepository,
+    FormAccessService,
+    { provide: APP_GUARD, useClass: FormPermissionGuard },
+  ],
+  exports: [FormAccessService],
+})
+export class PermissionsModule {}

@@ -1,0 +1,27 @@
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { FormPermission } from '../common/auth/auth-decision.decorators';
+import { Ctx } from '../common/context/ctx.decorator';
+import type { RequestContext } from '../common/context/request-context';
+import { StatsDto } from '../data/dto/record.dto';
+import { StatsService } from './stats.service';
+
+@ApiTags('data')
+@Controller('api/data')
+export class StatsController {
+  constructor(private readonly stats: StatsService) {}
+
+  @Get(':configId/stats')
+  @FormPermission('viewStats')
+  @ApiOperation({ summary: 'Statistics of the active records: total, today, this week (Monday), per user' })
+  @ApiQuery({
+    name: 'tz',
+    required: false,
+    description: 'IANA time zone of day and week boundaries (default TIMEZONE)',
+    example: 'Europe/Budapest',
+  })
+  @ApiOkResponse({ type: StatsDto })
+  get(@Ctx() ctx: RequestContext, @Param('configId') configId: string, @Query('tz') tz?: string) {
+    return this.stats.forConfig(ctx, configId, typeof tz === 'string' ? tz : undefined);
+  }
+}

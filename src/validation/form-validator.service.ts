@@ -1,0 +1,135 @@
+import { Injectable } from '@nestjs/common';
+import type { ValidateFunction } from 'ajv';
+import { AppError, type FieldError } from '../common/errors/app-error';
+import type { Locale } from '../common/i18n/locale';
+import { Translator } from '../common/i18n/translator.service';
+import type { ValidationRuleDefinition } from '../database/schema/form-configs.table';
+import type { FieldResult, FormDefinition, ValidationOutcome } from './form-definition';
+import { compileSchema, schemaErrors } from './json-schema';
+import { compileLogic, logicProblem, type CompiledLogic } from './logic-rules';
+
+interface CompiledForm {
+  schema: ValidateFunction | null;
+  rules: { definition: ValidationRuleDefinition; test: CompiledLogic }[];
+  computed: { field: string; compute: CompiledLogic }[];
+  /** Fields named by the schema's top-level properties or by a rule. */
+  fields: string[];
+}
+
+const CACHE_SIZE = 500;
+
+/**
+ * Validates submitted data in sequential mode: JSON Schema (every error collected), then each
+ * validation rule in order, then each computed rule in order. Rules see the submitted data; a
+ * computed rule also sees the values computed before it (they overlay the data under their field).
+ */
+@Injectable()
+export class FormValidator {
+  private readonly compiled = new Map<string, CompiledForm>();
+
+  constructor(private readonly translator: Translator) {}
+
+  /** Throws a 422 listing every problem when the schema does not compile or a rule is not valid JSONLogic. */
+  assertDefinitionIsValid(definition: FormDefinition): void {
+    const problems: { field: string; rule: string; message: string }[] = [];
+    if (definition.schema) {
+      try {
+        compileSchema(definition.schema);
+      } catch (error) {
+        problems.push({ field: 'schema', rule: 'jsonSchema', message: (error as Error).message });
+      }
+    }
+    (definition.validationRules ?? []).forEach((rule, index) => {
+      const problem =
+        logicProblem(rule.rule, `validationRules[${index}].rule`) ?? this.buildProblem(rule.rule);
+      if (problem)
+        problems.push({ field: `validationRules.${index}.rule`, rule: 'jsonLogic', message: problem });
+    });
+    (definition.computedRules ?? []).forEach((rule, index) => {
+      const problem =
+        logicProblem(rule.expression, `computedRules[${index}].expression`) ??
+        this.buildProblem(rule.expression);
+      if (problem)
+        problems.push({ field: `computedRules.${index}.expression`, rule: 'jsonLogic', message: problem });
+    });
+    if (problems.length > 0) throw new AppError('VALIDATION_FAILED', { validationErrors: problems });
+  }
+
+  validate(definition: FormDefinition, data: Record<string, unknown>, locale: Locale): ValidationOutcome {
+    const form = this.compile(definition);
+    const validationErrors: FieldError[] = [];
+
+    if (form.schema && !form.schema(data)) validationErrors.push(...schemaErrors(form.schema, locale));
+
+    for (const { definition: rule, test } of form.rules) {
+      if (!test(data)) {
+        validationErrors.push({
+          field: rule.field ?? rule.name,
+          rule: rule.name,
+          message: this.translator.translateMessage(rule.message, locale),
+        });
+      }
+    }
+
+    const computedResults: Record<string, unknown> = {};
+    if (form.computed.length > 0) {
+      const scope: Record<string, unknown> = { ...data };
+      for (const { field, compute } of form.computed) {
+        const value = compute(scope);
+        computedResults[field] = value === undefined ? null : value;
+        scope[field] = computedResults[field];
+      }
+    }
+
+    const fieldResults: Record<string, FieldResult> = {};
+    for (const field of form.fields) fieldResults[field] = { valid: true, errors: [] };
+    for (const error of validationErrors) {
+      const result = (fieldResults[error.field] ??= { valid: true, errors: [] });
+      result.valid = false;
+      result.errors.push(error.message);
+    }
+    return { valid: validationErrors.length === 0, validationErrors, fieldResults, computedResults };
+  }
+
+  private buildProblem(logic: unknown): string | null {
+    try {
+      compileLogic(logic);
+      return null;
+    } catch (error) {
+      const detail = error as { message?: string; key?: string };
+      return detail.message ?? `unknown operator ${detail.key ?? ''}`.trim();
+    }
+  }
+
+  private compile(definition: FormDefinition): CompiledForm {
+    const key = definition.id ? `${definition.id}:${definition.updatedAt?.getTime() ?? 0}` : null;
+    const cached = key ? this.compiled.get(key) : undefined;
+    if (cached) {
+      // Refresh the entry's position so the map evicts the least recently used form.
+      this.compiled.delete(key!);
+      this.compiled.set(key!, cached);
+      return cached;
+    }
+    const schemaFields = Object.keys(
+      (definition.schema?.properties as Record<string, unknown> | undefined) ?? {},
+    );
+    const rules = (definition.validationRules ?? []).map((rule) => ({
+      definition: rule,
+      test: compileLogic(rule.rule),
+    }));
+    const form: CompiledForm = {
+      schema: definition.schema ? compileSchema(definition.schema) : null,
+      rules,
+      computed: (definition.computedRules ?? []).map((rule) => ({
+        field: rule.field,
+        compute: compileLogic(rule.expression),
+      })),
+      fields: [...new Set([...schemaFields, ...rules.map((r) => r.definition.field ?? r.definition.name)])],
+    };
+    if (key) {
+      this.compiled.set(key, form);
+      if (this.compiled.size > CACHE_SIZE) this.compiled.delete(this.compiled.keys().next().value!);
+    }
+    return form;
+  }
+}

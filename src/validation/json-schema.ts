@@ -1,0 +1,42 @@
+import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import localize from 'ajv-i18n';
+import type { FieldError } from '../common/errors/app-error';
+import type { Locale } from '../common/i18n/locale';
+
+/** One Ajv instance for every form schema: JSON Schema 2020-12, all errors, formats, no strict mode. */
+export const ajv = new Ajv2020({ allErrors: true, strict: false, messages: false, validateFormats: true });
+addFormats(ajv);
+
+export function compileSchema(schema: Record<string, unknown>): ValidateFunction {
+  // Two configurations may carry the same $id; Ajv would refuse the second one, so ids are dropped.
+  const { $id: _id, ...withoutId } = schema;
+  return ajv.compile(withoutId);
+}
+
+/** `/address/city` → `address.city`; a `required` error names the missing property itself. */
+function fieldOf(error: ErrorObject): string {
+  const base = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (error.keyword === 'required')
+    base.push(String((error.params as { missingProperty: string }).missingProperty));
+  if (error.keyword === 'dependentRequired')
+    base.push(String((error.params as { missingProperty: string }).missingProperty));
+  if (error.keyword === 'additionalProperties') {
+    base.push(String((error.params as { additionalProperty: string }).additionalProperty));
+  }
+  return base.join('.') || '$root';
+}
+
+/** Ajv's errors as field errors with messages in the request's language. */
+export function schemaErrors(validate: ValidateFunction, locale: Locale): FieldError[] {
+  const errors = (validate.errors ?? []).map((error) => ({ ...error }));
+  (localize[locale] ?? localize.en)(errors);
+  return errors.map((error) => ({
+    field: fieldOf(error),
+    rule: error.keyword,
+    message: error.message ?? error.keyword,
+  }));
+}

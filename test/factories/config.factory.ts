@@ -1,0 +1,47 @@
+import type { TestApp } from '../utils/test-app';
+
+export const ORDER_FORM = {
+  title: 'Order form',
+  type: 'form',
+  tags: ['orders', 'public'],
+  schema: {
+    type: 'object',
+    required: ['name', 'qty'],
+    properties: {
+      name: { type: 'string', minLength: 1 },
+      qty: { type: 'integer', minimum: 1 },
+      price: { type: 'number', minimum: 0 },
+      city: { type: 'string' },
+    },
+  },
+  validationRules: [
+    {
+      name: 'maxQty',
+      field: 'qty',
+      rule: { '<=': [{ var: 'qty' }, 100] },
+      message: { en: 'At most 100 pieces', hu: 'Legfeljebb 100 darab' },
+    },
+  ],
+  computedRules: [
+    { field: 'total', expression: { '*': [{ var: 'qty' }, { var: 'price' }] } },
+    { field: 'bigOrder', expression: { '>': [{ var: 'total' }, 100] } },
+  ],
+  preferences: { saveLimit: null, allowEdit: true, allowDelete: true, storeComputedResults: true },
+};
+
+/** Creates a configuration through the admin API and returns its id. */
+export async function createConfig(
+  t: TestApp,
+  adminToken: string,
+  overrides: Record<string, unknown> = {},
+): Promise<string> {
+  const response = await t.request({
+    method: 'POST',
+    url: '/api/configs',
+    token: adminToken,
+    payload: { ...ORDER_FORM, ...overrides },
+  });
+  if (response.statusCode !== 201)
+    throw new Error(`config create failed: ${response.statusCode} ${response.body}`);
+  return response.json().id;
+}
