@@ -5,6 +5,7 @@ import { AcceptLanguageResolver, I18nModule, QueryResolver } from 'nestjs-i18n';
 import { AuthModule } from './auth/auth.module';
 import { ConfigsModule } from './configs/configs.module';
 import { DataModule } from './data/data.module';
+import { ExportModule } from './export/export.module';
 import { StatsModule } from './stats/stats.module';
 import { PermissionsModule } from './permissions/permissions.module';
 import { SitesModule } from './sites/sites.module';
@@ -52,6 +53,7 @@ export class AppModule {
         HealthModule,
         ConfigsModule,
         StatsModule,
+        ExportModule,
         DataModule,
       ],
       providers: [

@@ -1,4 +1,4 @@
-import { boolean, index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { boolean, index, json, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, primaryId, updatedAt } from './columns';
 import { sites } from './sites.table';
 
@@ -30,11 +30,13 @@ export const formConfigs = pgTable(
     tags: jsonb('tags').$type<string[]>().notNull().default([]),
     siteId: uuid('site_id').references(() => sites.id),
     description: text('description'),
-    schema: jsonb('schema').$type<Record<string, unknown> | null>(),
+    // json, not jsonb: the schema's property order is the form's field order (export columns).
+    schema: json('schema').$type<Record<string, unknown> | null>(),
     validationRules: jsonb('validation_rules').$type<ValidationRuleDefinition[]>().notNull().default([]),
     computedRules: jsonb('computed_rules').$type<ComputedRuleDefinition[]>().notNull().default([]),
     preferences: jsonb('preferences').$type<FormPreferences>().notNull(),
-    definition: jsonb('definition'),
+    // The client's layout, kept exactly as sent (key order included).
+    definition: json('definition'),
     isActive: boolean('is_active').notNull().default(true),
     createdBy: uuid('created_by'),
     createdAt: createdAt(),

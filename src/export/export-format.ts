@@ -1,0 +1,68 @@
+import type { ExportRow } from './record-cursor.repository';
+
+export const EXPORT_FORMATS = ['json', 'csv', 'excel'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+export const CONTENT_TYPES: Record<ExportFormat, string> = {
+  json: 'application/json; charset=utf-8',
+  csv: 'text/csv; charset=utf-8',
+  excel: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+};
+export const EXTENSIONS: Record<ExportFormat, string> = { json: 'json', csv: 'csv', excel: 'xlsx' };
+
+/** Writes formatted output; resolves false when the receiver has gone away. */
+export type ChunkWriter = (chunk: string | Buffer) => Promise<boolean>;
+
+/** A format writer: told each batch in order, then `end` once. */
+export interface ExportWriter {
+  writeBatch(rows: ExportRow[]): Promise<boolean>;
+  end(): Promise<void>;
+}
+
+export interface ExportLabels {
+  id: string;
+  createdAt: string;
+}
+
+/** Cell text of a field value: missing and null empty, objects and arrays as JSON. */
+export function cellText(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
+    return String(value);
+  return JSON.stringify(value) ?? '';
+}
+
+/** `Content-Disposition` of a download named after the configuration. */
+export function attachmentHeader(title: string, extension: string): string {
+  const base =
+    title
+      // eslint-disable-next-line no-control-regex -- control characters must not reach a header
+      .replace(/[\u0000-\u001f\u007f"\\/:*?<>|]+/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim()
+      .slice(0, 100) || 'export';
+  const ascii =
+    base
+      .normalize('NFKD')
+      .replace(/[^\x20-\x7e]/g, '')
+      .trim() || 'export';
+  return `attachment; filename="${ascii}.${extension}"; filename*=UTF-8''${encodeURIComponent(`${base}.${extension}`)}`;
+}
+
+/**
+ * The field columns when none are requested: the keys of the first record's data (spec). PostgreSQL
+ * keeps jsonb keys in its own order (shorter first), so keys the form's schema lists come first, in
+ * the schema's order; the rest follow as stored.
+ */
+export function columnsOfFirstRecord(
+  data: Record<string, unknown> | null | undefined,
+  schemaOrder: string[],
+): string[] {
+  const keys = Object.keys(data ?? {});
+  const rank = new Map(schemaOrder.map((key, index) => [key, index]));
+  return keys
+    .map((key, index) => ({ key, order: rank.get(key) ?? schemaOrder.length + index }))
+    .sort((a, b) => a.order - b.order)
+    .map((entry) => entry.key);
+}

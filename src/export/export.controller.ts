@@ -1,0 +1,56 @@
+import { Controller, Get, Param, Query, Res } from '@nestjs/common';
+import { ApiOperation, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { FormPermission } from '../common/auth/auth-decision.decorators';
+import { Ctx } from '../common/context/ctx.decorator';
+import type { RequestContext } from '../common/context/request-context';
+import { ExportService } from './export.service';
+
+@ApiTags('data')
+@Controller('api/data')
+export class ExportController {
+  constructor(private readonly exports: ExportService) {}
+
+  @Get(':configId/export')
+  @FormPermission('exportResults')
+  @ApiOperation({
+    summary: 'Download the active records as JSON, CSV or an XLSX workbook (streamed)',
+    description:
+      'CSV: header `id,createdAt,<fields>` (fields = keys of the first record, or `columns`), values quoted when they contain ' +
+      'comma, quote, CR or LF; objects as JSON; empty result = empty body. XLSX: sheet `Data`, bold grey header with localized ' +
+      'labels, createdAt as a date, columns 20 wide. `filters` works as in the list, `filter` as in the grid form.',
+  })
+  @ApiQuery({ name: 'format', required: false, enum: ['json', 'csv', 'excel'], description: 'default json' })
+  @ApiQuery({ name: 'filters', required: false, example: '{"city":"Paris"}' })
+  @ApiQuery({ name: 'filter', required: false, example: '["data.age",">=",18]' })
+  @ApiQuery({
+    name: 'columns',
+    required: false,
+    example: 'name,city',
+    description: 'field columns of CSV and XLSX',
+  })
+  @ApiQuery({
+    name: 'lang',
+    required: false,
+    enum: ['en', 'hu'],
+    description: 'language of the XLSX header labels',
+  })
+  @ApiProduces(
+    'application/json',
+    'text/csv',
+    'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  )
+  @ApiResponse({ status: 200, description: 'The file, with Content-Disposition: attachment' })
+  async download(
+    @Ctx() ctx: RequestContext,
+    @Param('configId') configId: string,
+    @Query() query: Record<string, unknown>,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const download = await this.exports.export(ctx, configId, query);
+    await reply
+      .header('content-type', download.contentType)
+      .header('content-disposition', download.disposition)
+      .send(download.stream);
+  }
+}

@@ -1,0 +1,23 @@
+import { toRecordResponse } from '../data/record.mapper';
+import type { ChunkWriter, ExportWriter } from './export-format';
+import type { ExportRow } from './record-cursor.repository';
+
+/** The array of records, each as the API returns it (`_id`, system fields, `data`). */
+export class JsonExportWriter implements ExportWriter {
+  private count = 0;
+
+  constructor(private readonly write: ChunkWriter) {}
+
+  async writeBatch(rows: ExportRow[]): Promise<boolean> {
+    if (rows.length === 0) return true;
+    let text = '';
+    for (const row of rows) {
+      text += (this.count++ === 0 ? '[' : ',') + JSON.stringify(toRecordResponse({ ...row, isActive: true }));
+    }
+    return this.write(text);
+  }
+
+  async end(): Promise<void> {
+    await this.write(this.count === 0 ? '[]' : ']');
+  }
+}

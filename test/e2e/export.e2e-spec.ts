@@ -1,0 +1,207 @@
+import ExcelJS from 'exceljs';
+import { parse } from 'csv-parse/sync';
+import { sql } from 'drizzle-orm';
+import { adminToken, createUser, type TestUser } from '../factories/user.factory';
+import { createConfig } from '../factories/config.factory';
+import { createTestApp, type TestApp } from '../utils/test-app';
+
+describe('export', () => {
+  let t: TestApp;
+  let admin: string;
+  let alice: TestUser;
+  let configId: string;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+  beforeEach(async () => {
+    await t.reset();
+    admin = await adminToken(t);
+    alice = await createUser(t);
+    configId = await createConfig(t, admin, {
+      title: 'Orders: "Q1"/2025 árvíz',
+      schema: null,
+      validationRules: [],
+      computedRules: [],
+    });
+  });
+
+  const submit = (payload: object) =>
+    t.request({ method: 'POST', url: `/api/data/${configId}`, token: alice.token, payload });
+  const download = (query: string, token = admin) =>
+    t.request({ method: 'GET', url: `/api/data/${configId}/export${query}`, token });
+
+  it('CSV: exact header, quoting of comma, quote, CR and LF, objects as JSON, missing values empty, no trailing newline', async () => {
+    const first = (await submit({ name: 'Smith, John', note: 'say "hi"', tags: ['a', 'b'], qty: 3 })).json();
+    const second = (
+      await submit({ name: 'Line\nbreak', note: 'cr\rhere', extra: 'ignored', active: true })
+    ).json();
+    const response = await download('?format=csv');
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(response.headers['content-disposition']).toBe(
+      `attachment; filename="Orders Q1 2025 arviz.csv"; filename*=UTF-8''Orders%20Q1%202025%20%C3%A1rv%C3%ADz.csv`,
+    );
+    const text = response.body;
+    expect(text.endsWith('\n')).toBe(false);
+    // jsonb keeps keys shortest first; without a schema that is the column order.
+    expect(text.split('\n')[0]).toBe('id,createdAt,qty,name,note,tags');
+    const rows = parse<Record<string, string>>(text, { columns: true });
+    expect(rows).toEqual([
+      {
+        id: first.dataId,
+        createdAt: first.data.createdAt,
+        name: 'Smith, John',
+        note: 'say "hi"',
+        tags: '["a","b"]',
+        qty: '3',
+      },
+      {
+        id: second.dataId,
+        createdAt: second.data.createdAt,
+        name: 'Line\nbreak',
+        note: 'cr\rhere',
+        tags: '',
+        qty: '',
+      },
+    ]);
+    expect(text).toContain('"say ""hi"""');
+  });
+
+  it("orders the first record's keys by the schema when the form has one", async () => {
+    const withSchema = await createConfig(t, admin, {
+      schema: { type: 'object', properties: { name: {}, note: {}, qty: {} } },
+      validationRules: [],
+      computedRules: [],
+    });
+    await t.request({
+      method: 'POST',
+      url: `/api/data/${withSchema}`,
+      token: alice.token,
+      payload: { zz: 1, qty: 2, note: 'n', name: 'x' },
+    });
+    const response = await t.request({
+      method: 'GET',
+      url: `/api/data/${withSchema}/export?format=csv`,
+      token: admin,
+    });
+    expect(response.body.split('\n')[0]).toBe('id,createdAt,name,note,qty,zz');
+  });
+
+  it('CSV of an empty result is an empty body; columns= chooses the field columns', async () => {
+    const empty = await download('?format=csv');
+    expect(empty.statusCode).toBe(200);
+    expect(empty.body).toBe('');
+    await submit({ a: 1, b: 2, c: 3 });
+    const chosen = await download('?format=csv&columns=c,a');
+    expect(chosen.body.split('\n')[0]).toBe('id,createdAt,c,a');
+    expect(chosen.body.split('\n')[1]).toMatch(/,3,1$/);
+  });
+
+  it('JSON: the array of active records, filtered like the list', async () => {
+    await submit({ city: 'Paris', n: 1 });
+    const gone = (await submit({ city: 'Paris', n: 2 })).json();
+    await submit({ city: 'Wien', n: 3 });
+    await t.request({ method: 'DELETE', url: `/api/data/${configId}/${gone.dataId}`, token: alice.token });
+    const response = await download(`?format=json&filters=${encodeURIComponent('{"city":"Paris"}')}`);
+    expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(response.headers['content-disposition']).toMatch(/^attachment; filename=".*\.json"/);
+    const records = response.json();
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({
+      data: { city: 'Paris', n: 1 },
+      userId: alice.user.id,
+      isActive: true,
+    });
+    expect((await download('?format=json&filters=%7B%22city%22%3A%22None%22%7D')).json()).toEqual([]);
+  });
+
+  it('XLSX: sheet Data, bold grey localized header, createdAt as a date, width 20, missing cells empty', async () => {
+    const first = (await submit({ name: 'Anna', qty: 2, meta: { x: 1 } })).json();
+    await submit({ name: 'Béla' });
+    const response = await download('?format=excel&lang=hu');
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe(
+      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    );
+    expect(response.headers['content-disposition']).toMatch(/\.xlsx"/);
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(response.rawPayload as unknown as ArrayBuffer);
+    expect(workbook.worksheets.map((s) => s.name)).toEqual(['Data']);
+    const sheet = workbook.getWorksheet('Data')!;
+    expect(sheet.getRow(1).values).toEqual([undefined, 'Azonosító', 'Létrehozva', 'qty', 'meta', 'name']);
+    for (let column = 1; column <= 5; column++) {
+      const cell = sheet.getRow(1).getCell(column);
+      expect(cell.font?.bold).toBe(true);
+      expect(cell.fill).toMatchObject({ type: 'pattern', pattern: 'solid', fgColor: { argb: 'FFD9D9D9' } });
+      expect(sheet.getColumn(column).width).toBe(20);
+    }
+    const row = sheet.getRow(2);
+    expect(row.getCell(1).value).toBe(first.dataId);
+    expect(row.getCell(2).value).toEqual(new Date(first.data.createdAt));
+    expect(row.getCell(3).value).toBe(2);
+    expect(row.getCell(4).value).toBe('{"x":1}');
+    expect(row.getCell(5).value).toBe('Anna');
+    expect(sheet.getRow(3).getCell(3).value).toBeNull();
+    const english = new ExcelJS.Workbook();
+    await english.xlsx.load((await download('?format=excel')).rawPayload as unknown as ArrayBuffer);
+    expect(english.getWorksheet('Data')!.getRow(1).values).toEqual([
+      undefined,
+      'ID',
+      'Created at',
+      'qty',
+      'meta',
+      'name',
+    ]);
+  });
+
+  it('XLSX of an empty result is a workbook whose Data sheet has no rows', async () => {
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load((await download('?format=excel')).rawPayload as unknown as ArrayBuffer);
+    expect(workbook.getWorksheet('Data')!.rowCount).toBe(0);
+  });
+
+  it('needs exportResults: a user gets 403, an unknown format 422', async () => {
+    expect((await download('?format=csv', alice.token)).statusCode).toBe(403);
+    const bad = await download('?format=pdf');
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json().validationErrors[0].field).toBe('format');
+  });
+
+  it('streams 200,000 records with bounded memory', async () => {
+    await t.database.client.db.execute(
+      sql`insert into data_records (config_id, user_id, data, created_at)
+          select ${configId}::uuid, ${alice.user.id}::uuid,
+                 jsonb_build_object('name', 'Person ' || g, 'city', 'City ' || (g % 100), 'qty', g, 'note', repeat('x', 40)),
+                 now() - (g * interval '1 second')
+          from generate_series(1, 200000) g`,
+    );
+    global.gc?.();
+    const before = process.memoryUsage().heapUsed;
+    let peak = before;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().heapUsed);
+    }, 5);
+    let lines = 0;
+    let bytes = 0;
+    try {
+      const response = await t.app.inject({
+        method: 'GET',
+        url: `/api/data/${configId}/export?format=csv`,
+        headers: { authorization: `Bearer ${admin}` },
+        payloadAsStream: true,
+      });
+      expect(response.statusCode).toBe(200);
+      for await (const chunk of response.stream()) {
+        bytes += (chunk as Buffer).length;
+        for (const byte of chunk as Buffer) if (byte === 10) lines++;
+      }
+    } finally {
+      clearInterval(sampler);
+    }
+    expect(lines).toBe(200_000); // header + 200,000 rows, joined by 199,999 + 1 line feeds
+    expect(bytes).toBeGreaterThan(200_000 * 60);
+    expect(peak - before).toBeLessThan(150 * 1024 * 1024);
+  }, 120_000);
+});
