@@ -1,12 +1,13 @@
 import { PassThrough, type Readable } from 'node:stream';
-import { once } from 'node:events';
 import { Injectable, Logger } from '@nestjs/common';
-import { and, type SQL } from 'drizzle-orm';
+import { and } from 'drizzle-orm';
 import type { RequestContext } from '../common/context/request-context';
 import { AppError } from '../common/errors/app-error';
 import { Translator } from '../common/i18n/translator.service';
 import { parseFieldPath } from '../common/validation/field-path';
 import { ConfigsService } from '../configs/configs.service';
+import { compileGridFilter } from '../data/grid/grid-filter.compiler';
+import { parseGridLoadOptions } from '../data/grid/grid-load-options';
 import { parsePagingQuery } from '../data/list-query.parser';
 import { filterConditions, scopeCondition } from '../data/records.repository';
 import { RecordsService } from '../data/records.service';
@@ -29,13 +30,9 @@ export interface ExportDownload {
   disposition: string;
 }
 
-/** Extra conditions an export may add to its WHERE clause, built from the query (the grid `filter`). */
-export type ExportFilterBuilder = (query: Record<string, unknown>) => SQL | undefined;
-
 @Injectable()
 export class ExportService {
   private readonly logger = new Logger(ExportService.name);
-  private gridFilter: ExportFilterBuilder = () => undefined;
 
   constructor(
     private readonly configs: ConfigsService,
@@ -43,11 +40,6 @@ export class ExportService {
     private readonly cursor: RecordCursorRepository,
     private readonly translator: Translator,
   ) {}
-
-  /** Lets the grid module contribute its `filter` parameter without a dependency cycle. */
-  useGridFilter(builder: ExportFilterBuilder): void {
-    this.gridFilter = builder;
-  }
 
   /**
    * Validates everything before the first byte is sent (so errors are still proper 4xx bodies), then
@@ -61,17 +53,18 @@ export class ExportService {
     const format = parseFormat(query.format);
     const columns = parseColumns(query.columns);
     const paging = parsePagingQuery({ filters: query.filters, ...bracketFilters(query) });
+    const gridFilter = parseGridLoadOptions({ filter: query.filter }).filter;
     const config = await this.configs.requireVisible(ctx, configId);
     const where = and(
       scopeCondition(this.records.scopeOf(ctx, config.id)),
       ...filterConditions(paging.filters),
-      this.gridFilter(query),
+      gridFilter ? compileGridFilter(gridFilter) : undefined,
     )!;
 
     const stream = new PassThrough();
     const write = async (chunk: string | Buffer): Promise<boolean> => {
       if (stream.destroyed) return false;
-      if (!stream.write(chunk)) await Promise.race([once(stream, 'drain'), once(stream, 'close')]);
+      if (!stream.write(chunk)) await drainOrClose(stream);
       return !stream.destroyed;
     };
     const labels = {
@@ -130,4 +123,17 @@ function parseColumns(value: unknown): string[] | undefined {
 
 function bracketFilters(query: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(query).filter(([key]) => key.startsWith('filters[')));
+}
+
+/** Resolves when the stream can take more, or is gone; leaves no listener behind. */
+function drainOrClose(stream: PassThrough): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      stream.off('drain', done);
+      stream.off('close', done);
+      resolve();
+    };
+    stream.on('drain', done);
+    stream.on('close', done);
+  });
 }

@@ -12,7 +12,7 @@ export class JsonExportWriter implements ExportWriter {
     if (rows.length === 0) return true;
     let text = '';
     for (const row of rows) {
-      text += (this.count++ === 0 ? '[' : ',') + JSON.stringify(toRecordResponse({ ...row, isActive: true }));
+      text += (this.count++ === 0 ? '[' : ',') + JSON.stringify(toRecordResponse(row));
     }
     return this.write(text);
   }

@@ -1,34 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { sql, type SQL } from 'drizzle-orm';
 import { DATABASE, type Database } from '../database/database.types';
+import { fromRawRecord, RAW_RECORD_COLUMNS } from '../data/record.mapper';
 
-export interface ExportRow {
-  id: string;
-  configId: string;
-  userId: string | null;
-  siteId: string | null;
-  data: Record<string, unknown>;
-  computedResults: Record<string, unknown> | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
+export type ExportRow = ReturnType<typeof fromRawRecord>;
 
 const BATCH_SIZE = 2000;
-
-function toExportRow(raw: Record<string, unknown>): ExportRow {
-  const date = (value: unknown) => (value instanceof Date ? value : new Date(String(value)));
-  const json = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value);
-  return {
-    id: String(raw.id),
-    configId: String(raw.config_id),
-    userId: (raw.user_id as string | null) ?? null,
-    siteId: (raw.site_id as string | null) ?? null,
-    data: json(raw.data) as Record<string, unknown>,
-    computedResults: (json(raw.computed_results) as Record<string, unknown> | null) ?? null,
-    createdAt: date(raw.created_at),
-    updatedAt: date(raw.updated_at),
-  };
-}
 
 /**
  * Streams matching records oldest first from a server-side cursor, one batch at a time. The next
@@ -47,8 +24,8 @@ export class RecordCursorRepository {
     await this.db.transaction(async (tx) => {
       await tx.execute(
         sql`declare export_cursor no scroll cursor for
-            select id, config_id, user_id, site_id, data, computed_results, created_at, updated_at
-            from data_records where ${where} order by created_at, id`,
+            select ${sql.raw(RAW_RECORD_COLUMNS)}
+            from data_records where ${where} order by data_records.created_at, data_records.id`,
       );
       for (;;) {
         const result: any = await tx.execute(
@@ -56,7 +33,7 @@ export class RecordCursorRepository {
         );
         const rows: Record<string, unknown>[] = result.rows ?? [];
         if (rows.length === 0) break;
-        if (!(await onBatch(rows.map(toExportRow)))) break;
+        if (!(await onBatch(rows.map(fromRawRecord)))) break;
         if (rows.length < batchSize) break;
       }
       await tx.execute(sql`close export_cursor`);
