@@ -4,13 +4,18 @@ import { ConfigsModule } from '../configs/configs.module';
 import { FormAccessService } from './form-access.service';
 import { FormPermissionGuard } from './form-permission.guard';
 import { FormPermissionsRepository } from './form-permissions.repository';
+import { FormPermissionsService } from './form-permissions.service';
+import { PermissionsController } from './permissions.controller';
+import { RolesModule } from '../roles/roles.module';
 
 /** Imported after AuthModule, so its guard runs after the access guard has authenticated the caller. */
 @Module({
-  imports: [ConfigsModule],
+  imports: [ConfigsModule, RolesModule],
+  controllers: [PermissionsController],
   providers: [
     FormPermissionsRepository,
     FormAccessService,
+    FormPermissionsService,
     { provide: APP_GUARD, useClass: FormPermissionGuard },
   ],
   exports: [FormAccessService],

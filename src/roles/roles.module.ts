@@ -1,9 +1,12 @@
 import { Module } from '@nestjs/common';
 import { RolePermissions } from './role-permissions.service';
+import { RolesController } from './roles.controller';
 import { RolesRepository } from './roles.repository';
+import { RolesService } from './roles.service';
 
 @Module({
-  providers: [RolesRepository, RolePermissions],
+  controllers: [RolesController],
+  providers: [RolesRepository, RolePermissions, RolesService],
   exports: [RolesRepository, RolePermissions],
 })
 export class RolesModule {}

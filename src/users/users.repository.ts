@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { eq, sql } from 'drizzle-orm';
+import { and, asc, count, eq, ne, sql } from 'drizzle-orm';
 import { DATABASE, type Database } from '../database/database.types';
-import { users } from '../database/schema';
+import { roles, sites, users } from '../database/schema';
 
 export type UserRow = typeof users.$inferSelect;
 export type NewUser = Pick<typeof users.$inferInsert, 'email' | 'name' | 'passwordHash' | 'role' | 'siteId'>;
@@ -18,6 +18,71 @@ export class UsersRepository {
   async findByEmail(email: string): Promise<UserRow | null> {
     const [row] = await this.db.select().from(users).where(eq(users.email, email)).limit(1);
     return row ?? null;
+  }
+
+  async listPage(limit: number, offset: number): Promise<{ rows: UserRow[]; total: number }> {
+    const [rows, [{ total }]] = await Promise.all([
+      this.db.select().from(users).orderBy(asc(users.createdAt), asc(users.id)).limit(limit).offset(offset),
+      this.db.select({ total: count() }).from(users),
+    ]);
+    return { rows, total: Number(total) };
+  }
+
+  async emailTakenByOther(email: string, userId: string): Promise<boolean> {
+    const rows = await this.db
+      .select({ id: users.id })
+      .from(users)
+      .where(and(eq(users.email, email), ne(users.id, userId)))
+      .limit(1);
+    return rows.length > 0;
+  }
+
+  async roleExists(name: string): Promise<boolean> {
+    return (
+      (await this.db.select({ id: roles.id }).from(roles).where(eq(roles.name, name)).limit(1)).length > 0
+    );
+  }
+
+  async siteIsActive(siteId: string): Promise<boolean> {
+    const rows = await this.db
+      .select({ id: sites.id })
+      .from(sites)
+      .where(and(eq(sites.id, siteId), eq(sites.isActive, true)))
+      .limit(1);
+    return rows.length > 0;
+  }
+
+  /**
+   * Applies the changes unless they would leave no active admin; serialized by an advisory lock so
+   * two concurrent demotions cannot both pass the check.
+   */
+  async updateKeepingAnAdmin(
+    id: string,
+    changes: Partial<Pick<UserRow, 'name' | 'email' | 'role' | 'isActive' | 'siteId'>>,
+  ): Promise<{ user: UserRow | null; lastAdmin: boolean }> {
+    return this.db
+      .transaction(async (tx) => {
+        await tx.execute(sql`select pg_advisory_xact_lock(hashtext('users:admins'))`);
+        const [updated] = await tx
+          .update(users)
+          .set({ ...changes, updatedAt: new Date() })
+          .where(eq(users.id, id))
+          .returning();
+        if (!updated) return { user: null, lastAdmin: false };
+        const [{ admins }] = await tx
+          .select({ admins: count() })
+          .from(users)
+          .where(and(eq(users.role, 'admin'), eq(users.isActive, true)));
+        if (Number(admins) === 0) {
+          // Undo by failing the transaction.
+          throw new LastAdminError();
+        }
+        return { user: updated, lastAdmin: false };
+      })
+      .catch((error: unknown) => {
+        if (error instanceof LastAdminError) return { user: null, lastAdmin: true };
+        throw error;
+      });
   }
 
   /** Returns null when the e-mail is taken (the unique index decides, so concurrent registrations are safe). */
@@ -40,3 +105,5 @@ export class UsersRepository {
     return row ?? null;
   }
 }
+
+class LastAdminError extends Error {}

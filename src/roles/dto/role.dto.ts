@@ -1,0 +1,57 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsObject, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+
+const ROLE_NAME = /^[a-z][a-z0-9_-]{1,49}$/;
+const PERMISSIONS_EXAMPLE = { configs: ['read'], data: ['read', 'create', 'export'], stats: ['read'] };
+
+export class CreateRoleDto {
+  @ApiProperty({ example: 'auditor', pattern: ROLE_NAME.source })
+  @IsString()
+  @Matches(ROLE_NAME)
+  name: string;
+  @ApiPropertyOptional({ example: 'Reads every submission' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  description?: string;
+
+  @ApiProperty({
+    description: 'resource → actions; "*" grants every resource or action',
+    example: PERMISSIONS_EXAMPLE,
+  })
+  @IsObject()
+  permissions: Record<string, string[]>;
+}
+
+export class UpdateRoleDto {
+  @ApiPropertyOptional({
+    pattern: ROLE_NAME.source,
+    description: 'Renaming is refused for system roles and roles in use',
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(ROLE_NAME)
+  name?: string;
+
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(500) description?: string;
+
+  @ApiPropertyOptional({ example: PERMISSIONS_EXAMPLE }) @IsOptional() @IsObject() permissions?: Record<
+    string,
+    string[]
+  >;
+}
+
+export class RoleResponseDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ example: 'manager' }) name: string;
+  @ApiProperty() description: string;
+  @ApiProperty({ example: PERMISSIONS_EXAMPLE }) permissions: Record<string, string[]>;
+  @ApiProperty() isSystem: boolean;
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt: string;
+}
+
+export class RoleListDto {
+  @ApiProperty({ type: [RoleResponseDto] }) data: RoleResponseDto[];
+  @ApiProperty({ example: 3 }) totalCount: number;
+}

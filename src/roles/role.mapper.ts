@@ -1,0 +1,13 @@
+import type { RoleRow } from './roles.repository';
+
+export function toRoleResponse(row: RoleRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    permissions: row.permissions,
+    isSystem: row.isSystem,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}

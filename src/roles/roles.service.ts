@@ -1,0 +1,102 @@
+import { Injectable } from '@nestjs/common';
+import type { RequestContext } from '../common/context/request-context';
+import { AppError } from '../common/errors/app-error';
+import { isUuid } from '../common/validation/is-uuid';
+import type { PermissionMap } from '../database/schema';
+import type { CreateRoleDto, UpdateRoleDto } from './dto/role.dto';
+import { toRoleResponse } from './role.mapper';
+import { RolePermissions } from './role-permissions.service';
+import { RolesRepository, type RoleRow } from './roles.repository';
+
+const NAME = /^[A-Za-z0-9_*-]{1,50}$/;
+
+/** A permission map must be `{resource: [action, ...]}` with short word-like names. */
+function assertPermissionMap(map: unknown): PermissionMap {
+  const valid =
+    map !== null &&
+    typeof map === 'object' &&
+    !Array.isArray(map) &&
+    Object.keys(map).length <= 100 &&
+    Object.entries(map).every(
+      ([resource, actions]) =>
+        NAME.test(resource) &&
+        Array.isArray(actions) &&
+        actions.length <= 50 &&
+        actions.every((a) => typeof a === 'string' && NAME.test(a)),
+    );
+  if (!valid) {
+    throw new AppError('VALIDATION_FAILED', {
+      validationErrors: [
+        {
+          field: 'permissions',
+          rule: 'permissionMap',
+          message: 'permissions must map resource names to arrays of action names',
+        },
+      ],
+    });
+  }
+  return map as PermissionMap;
+}
+
+@Injectable()
+export class RolesService {
+  constructor(
+    private readonly roles: RolesRepository,
+    private readonly permissions: RolePermissions,
+  ) {}
+
+  async list(_ctx: RequestContext) {
+    const rows = await this.roles.list();
+    return { data: rows.map(toRoleResponse), totalCount: rows.length };
+  }
+
+  async create(_ctx: RequestContext, body: CreateRoleDto) {
+    const row = await this.roles.insertUnlessNameTaken({
+      name: body.name,
+      description: body.description ?? '',
+      permissions: assertPermissionMap(body.permissions),
+    });
+    if (!row) throw new AppError('ROLE_NAME_TAKEN');
+    return toRoleResponse(row);
+  }
+
+  async update(_ctx: RequestContext, roleId: string, body: UpdateRoleDto) {
+    const role = await this.require(roleId);
+    const renaming = body.name !== undefined && body.name !== role.name;
+    if (renaming && role.isSystem) throw new AppError('ROLE_PROTECTED');
+    // Users refer to their role by name; renaming a role someone holds would orphan them.
+    if (renaming && (await this.roles.isInUse(role.name))) throw new AppError('ROLE_IN_USE');
+    let updated: RoleRow | null;
+    try {
+      updated = await this.roles.update(role.id, {
+        ...(body.name !== undefined && { name: body.name }),
+        ...(body.description !== undefined && { description: body.description }),
+        ...(body.permissions !== undefined && { permissions: assertPermissionMap(body.permissions) }),
+      });
+    } catch (error) {
+      if ((error as { code?: string; cause?: { code?: string } }).cause?.code === '23505')
+        throw new AppError('ROLE_NAME_TAKEN');
+      throw error;
+    }
+    if (!updated) throw new AppError('ROLE_NOT_FOUND');
+    await this.permissions.invalidate(role.name);
+    if (renaming) await this.permissions.invalidate(updated.name);
+    return toRoleResponse(updated);
+  }
+
+  async remove(_ctx: RequestContext, roleId: string) {
+    const role = await this.require(roleId);
+    if (role.isSystem) throw new AppError('ROLE_PROTECTED');
+    if (await this.roles.isInUse(role.name)) throw new AppError('ROLE_IN_USE');
+    const deleted = await this.roles.delete(role.id);
+    if (!deleted) throw new AppError('ROLE_NOT_FOUND');
+    await this.permissions.invalidate(role.name);
+    return toRoleResponse(deleted);
+  }
+
+  private async require(roleId: string): Promise<RoleRow> {
+    const role = isUuid(roleId) ? await this.roles.findById(roleId) : null;
+    if (!role) throw new AppError('ROLE_NOT_FOUND');
+    return role;
+  }
+}

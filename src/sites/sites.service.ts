@@ -1,0 +1,84 @@
+import { Injectable } from '@nestjs/common';
+import type { RequestContext } from '../common/context/request-context';
+import { AppError } from '../common/errors/app-error';
+import { isUuid } from '../common/validation/is-uuid';
+import type { CreateSiteDto, UpdateSiteDto } from './dto/site.dto';
+import { normalizeHost, SiteResolver } from './site-resolver.service';
+import { SitesRepository, type SiteRow } from './sites.repository';
+
+const HOST_NAME =
+  /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+export function toSiteResponse(row: SiteRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    domains: row.domains,
+    isActive: row.isActive,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/** Lower-cased host names without port, each valid and listed once. */
+function normalizeDomains(domains: string[]): string[] {
+  const normalized = [...new Set(domains.map((domain) => normalizeHost(domain)))];
+  const invalid = normalized.filter((domain) => !HOST_NAME.test(domain) && domain !== '::1');
+  if (invalid.length > 0) {
+    throw new AppError('VALIDATION_FAILED', {
+      validationErrors: invalid.map((domain) => ({
+        field: 'domains',
+        rule: 'hostName',
+        message: `"${domain}" is not a host name`,
+      })),
+    });
+  }
+  return normalized;
+}
+
+@Injectable()
+export class SitesService {
+  constructor(
+    private readonly sites: SitesRepository,
+    private readonly resolver: SiteResolver,
+  ) {}
+
+  async list(_ctx: RequestContext) {
+    const rows = await this.sites.listActive();
+    return { data: rows.map(toSiteResponse), totalCount: rows.length };
+  }
+
+  async get(_ctx: RequestContext, siteId: string) {
+    return toSiteResponse(await this.require(siteId));
+  }
+
+  async create(_ctx: RequestContext, body: CreateSiteDto) {
+    const domains = normalizeDomains(body.domains);
+    const { site, conflict } = await this.sites.saveClaimingDomains({ name: body.name, domains });
+    if (conflict) throw new AppError('SITE_DOMAIN_TAKEN', { params: { domain: conflict } });
+    await this.resolver.invalidateHosts(domains);
+    return toSiteResponse(site!);
+  }
+
+  async update(_ctx: RequestContext, siteId: string, body: UpdateSiteDto) {
+    const current = await this.require(siteId);
+    const domains = body.domains !== undefined ? normalizeDomains(body.domains) : undefined;
+    const { site, conflict } = await this.sites.saveClaimingDomains({
+      id: siteId,
+      name: body.name,
+      domains,
+      isActive: body.isActive,
+    });
+    if (conflict) throw new AppError('SITE_DOMAIN_TAKEN', { params: { domain: conflict } });
+    if (!site) throw new AppError('SITE_NOT_FOUND');
+    // Hosts that left or joined the site must be resolved afresh.
+    await this.resolver.invalidateHosts([...current.domains, ...site.domains]);
+    return toSiteResponse(site);
+  }
+
+  private async require(siteId: string): Promise<SiteRow> {
+    const site = isUuid(siteId) ? await this.sites.findActive(siteId) : null;
+    if (!site) throw new AppError('SITE_NOT_FOUND');
+    return site;
+  }
+}
