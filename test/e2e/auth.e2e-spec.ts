@@ -1,0 +1,227 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import { adminToken, createUser } from '../factories/user.factory';
+import { createTestApp, TEST_JWT_SECRET, type TestApp } from '../utils/test-app';
+import { createTestDatabase } from '../utils/test-database';
+
+const base64url = (value: object | string) =>
+  Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+function signToken(header: object, payload: object, secret = TEST_JWT_SECRET): string {
+  const unsigned = `${base64url(header)}.${base64url(payload)}`;
+  return `${unsigned}.${createHmac('sha256', secret).update(unsigned).digest('base64url')}`;
+}
+
+describe.each(['/auth', '/api/auth'])('auth routes under %s', (prefix) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+  beforeEach(() => t.reset());
+
+  const register = (payload: object) => t.request({ method: 'POST', url: `${prefix}/register`, payload });
+  const login = (email: string, password: string) =>
+    t.request({ method: 'POST', url: `${prefix}/login`, payload: { email, password } });
+  const me = (token: string) => t.request({ method: 'GET', url: `${prefix}/me`, token });
+
+  it('register answers 201 with a token and the user; the e-mail is stored lower-cased', async () => {
+    const response = await register({ email: 'Jane@Example.com', password: 'password-123', name: 'Jane' });
+    expect(response.statusCode).toBe(201);
+    expect(response.json()).toEqual({
+      token: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
+      user: { id: expect.any(String), email: 'jane@example.com', name: 'Jane', role: 'user' },
+    });
+    expect((await me(response.json().token)).json()).toMatchObject({
+      email: 'jane@example.com',
+      role: 'user',
+      isActive: true,
+      siteId: null,
+    });
+  });
+
+  it('register refuses a short password (422) and a duplicate e-mail (409)', async () => {
+    expect((await register({ email: 'a@example.com', password: 'short', name: 'A' })).statusCode).toBe(422);
+    expect((await register({ email: 'a@example.com', password: 'password-123', name: 'A' })).statusCode).toBe(
+      201,
+    );
+    expect(
+      (await register({ email: 'A@example.com', password: 'password-123', name: 'A' })).json().code,
+    ).toBe('EMAIL_TAKEN');
+  });
+
+  it('login answers {token, user:{id,email,name,role}}; unknown e-mail and wrong password get one 401', async () => {
+    const ok = await login('admin@example.com', 'admin12345');
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json().user).toEqual({
+      id: expect.any(String),
+      email: 'admin@example.com',
+      name: 'Administrator',
+      role: 'admin',
+    });
+    const wrong = await login('admin@example.com', 'wrong-password');
+    const unknown = await login('nobody@example.com', 'wrong-password');
+    expect(wrong.statusCode).toBe(401);
+    expect(unknown.statusCode).toBe(401);
+    expect(wrong.json()).toEqual(unknown.json());
+    expect(wrong.json()).toEqual({
+      success: false,
+      code: 'INVALID_CREDENTIALS',
+      statusCode: 401,
+      error: 'Invalid e-mail or password.',
+    });
+  });
+
+  it('logout blacklists the token; other tokens of the user keep working', async () => {
+    const first = (await login('admin@example.com', 'admin12345')).json().token;
+    const second = (await login('admin@example.com', 'admin12345')).json().token;
+    const out = await t.request({ method: 'POST', url: `${prefix}/logout`, token: first });
+    expect(out.statusCode).toBe(200);
+    expect(out.json()).toEqual({ success: true });
+    expect((await me(first)).json().code).toBe('TOKEN_INVALID');
+    expect((await me(second)).statusCode).toBe(200);
+  });
+
+  it('change-password revokes earlier tokens and returns a fresh one', async () => {
+    const { user, token, password } = await createUser(t, { email: 'pw@example.com' });
+    const wrong = await t.request({
+      method: 'POST',
+      url: `${prefix}/change-password`,
+      token,
+      payload: { currentPassword: 'not-it', newPassword: 'new-password-1' },
+    });
+    expect(wrong.statusCode).toBe(400);
+    expect(wrong.json().code).toBe('CURRENT_PASSWORD_INVALID');
+    const changed = await t.request({
+      method: 'POST',
+      url: `${prefix}/change-password`,
+      token,
+      payload: { currentPassword: password, newPassword: 'new-password-1' },
+    });
+    expect(changed.statusCode).toBe(200);
+    expect(changed.json().user.id).toBe(user.id);
+    expect((await me(token)).statusCode).toBe(401);
+    expect((await me(changed.json().token)).statusCode).toBe(200);
+    expect((await login('pw@example.com', password)).statusCode).toBe(401);
+    expect((await login('pw@example.com', 'new-password-1')).statusCode).toBe(200);
+  });
+
+  it('a deactivated user cannot log in and their tokens stop working', async () => {
+    const { user, token, password } = await createUser(t, { email: 'gone@example.com' });
+    const admin = await adminToken(t);
+    expect(
+      (
+        await t.request({
+          method: 'PUT',
+          url: `/api/users/${user.id}`,
+          token: admin,
+          payload: { isActive: false },
+        })
+      ).statusCode,
+    ).toBe(200);
+    expect((await me(token)).statusCode).toBe(401);
+    expect((await login('gone@example.com', password)).json().code).toBe('USER_INACTIVE');
+  });
+});
+
+describe('forged and stale tokens', () => {
+  let t: TestApp;
+  let userId: string;
+  beforeAll(async () => {
+    t = await createTestApp();
+    userId = (await createUser(t)).user.id;
+  });
+  afterAll(() => t.close());
+
+  const now = () => Math.floor(Date.now() / 1000);
+  const claims = (overrides: object = {}) => ({
+    sub: userId,
+    role: 'admin',
+    email: 'x@example.com',
+    siteId: null,
+    jti: randomUUID(),
+    ver: 0,
+    iat: now(),
+    exp: now() + 600,
+    ...overrides,
+  });
+  const cases: [string, () => string][] = [
+    ['alg none', () => `${base64url({ alg: 'none', typ: 'JWT' })}.${base64url(claims())}.`],
+    ['wrong signature', () => signToken({ alg: 'HS256', typ: 'JWT' }, claims(), 'another-secret-0123456789')],
+    [
+      'expired',
+      () => signToken({ alg: 'HS256', typ: 'JWT' }, claims({ iat: now() - 7200, exp: now() - 3600 })),
+    ],
+    ['unknown user', () => signToken({ alg: 'HS256', typ: 'JWT' }, claims({ sub: randomUUID() }))],
+    ['HS512 instead of HS256', () => signToken({ alg: 'HS512', typ: 'JWT' }, claims())],
+    ['stale token version', () => signToken({ alg: 'HS256', typ: 'JWT' }, claims({ ver: 7 }))],
+    ['not a JWT', () => 'garbage'],
+  ];
+  it.each(cases)('%s gives 401', async (_name, make) => {
+    const response = await t.request({ method: 'GET', url: '/auth/me', token: make() });
+    expect(response.statusCode).toBe(401);
+    expect(response.json()).toMatchObject({ success: false, statusCode: 401 });
+  });
+
+  it('a correctly signed token of a real user works, and its role comes from the stored user, not the claim', async () => {
+    const response = await t.request({
+      method: 'GET',
+      url: '/auth/me',
+      token: signToken({ alg: 'HS256', typ: 'JWT' }, claims()),
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.json().role).toBe('user');
+    const admin = await t.request({
+      method: 'GET',
+      url: '/api/users',
+      token: signToken({ alg: 'HS256', typ: 'JWT' }, claims()),
+    });
+    expect(admin.statusCode).toBe(403);
+  });
+});
+
+describe('the logout blacklist survives a restart and is shared by instances', () => {
+  it('after a restart on the same database (or Redis), a logged-out token stays refused', async () => {
+    const database = await createTestDatabase();
+    const env = { REDIS_PREFIX: `restart-${randomUUID()}:` };
+    const first = await createTestApp({ database, env });
+    const token = (
+      await first.request({
+        method: 'POST',
+        url: '/auth/login',
+        payload: { email: 'admin@example.com', password: 'admin12345' },
+      })
+    ).json().token;
+    expect((await first.request({ method: 'POST', url: '/auth/logout', token })).statusCode).toBe(200);
+    await first.close();
+    const second = await createTestApp({ database, env });
+    try {
+      expect((await second.request({ method: 'GET', url: '/auth/me', token })).statusCode).toBe(401);
+    } finally {
+      await second.close();
+      await database.close();
+    }
+  });
+
+  const withRedis = process.env.TEST_REDIS_URL ? it : it.skip;
+  withRedis('two instances sharing Redis see each other’s logouts', async () => {
+    const database = await createTestDatabase();
+    const env = { REDIS_PREFIX: `shared-${randomUUID()}:`, CACHE_ENABLED: 'true' };
+    const a = await createTestApp({ database, env });
+    const b = await createTestApp({ database, env });
+    try {
+      const token = (
+        await a.request({
+          method: 'POST',
+          url: '/auth/login',
+          payload: { email: 'admin@example.com', password: 'admin12345' },
+        })
+      ).json().token;
+      expect((await b.request({ method: 'GET', url: '/auth/me', token })).statusCode).toBe(200);
+      expect((await a.request({ method: 'POST', url: '/auth/logout', token })).statusCode).toBe(200);
+      expect((await b.request({ method: 'GET', url: '/auth/me', token })).statusCode).toBe(401);
+    } finally {
+      await a.close();
+      await b.close();
+      await database.close();
+    }
+  });
+});

@@ -1,0 +1,129 @@
+import { adminToken, createUser, type TestUser } from '../factories/user.factory';
+import { createConfig, ORDER_FORM } from '../factories/config.factory';
+import { createTestApp, type TestApp } from '../utils/test-app';
+
+describe('configurations', () => {
+  let t: TestApp;
+  let admin: string;
+  let user: TestUser;
+  beforeAll(async () => {
+    t = await createTestApp({ env: { CACHE_ENABLED: 'true' } });
+  });
+  afterAll(() => t.close());
+  beforeEach(async () => {
+    await t.reset();
+    admin = await adminToken(t);
+    user = await createUser(t);
+  });
+
+  it('create answers 201 with defaults filled in; both read paths return it', async () => {
+    const response = await t.request({
+      method: 'POST',
+      url: '/api/configs',
+      token: admin,
+      payload: { title: 'Minimal', type: 'tree' },
+    });
+    expect(response.statusCode).toBe(201);
+    const config = response.json();
+    expect(config).toEqual({
+      id: expect.any(String),
+      title: 'Minimal',
+      type: 'tree',
+      tags: [],
+      siteId: null,
+      description: null,
+      schema: null,
+      validationRules: [],
+      computedRules: [],
+      preferences: { saveLimit: null, allowEdit: true, allowDelete: true, storeComputedResults: false },
+      definition: null,
+      isActive: true,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+    });
+    for (const path of ['/api/config/', '/api/configs/']) {
+      expect(
+        (await t.request({ method: 'GET', url: `${path}${config.id}`, token: user.token })).json(),
+      ).toEqual(config);
+    }
+  });
+
+  it('lists active configurations as {data:[{id,title,type,tags}], totalCount}, filtered by type and tags', async () => {
+    await createConfig(t, admin, { title: 'A', type: 'form', tags: ['x', 'y'] });
+    await createConfig(t, admin, { title: 'B', type: 'grid', tags: ['x'] });
+    const gone = await createConfig(t, admin, { title: 'C', type: 'form', tags: ['y'] });
+    await t.request({ method: 'DELETE', url: `/api/configs/${gone}`, token: admin });
+    const all = (await t.request({ method: 'GET', url: '/api/configs', token: user.token })).json();
+    expect(all.totalCount).toBe(2);
+    expect(all.data[0]).toEqual({ id: expect.any(String), title: 'A', type: 'form', tags: ['x', 'y'] });
+    const titles = async (query: string) =>
+      (await t.request({ method: 'GET', url: `/api/configs${query}`, token: user.token }))
+        .json()
+        .data.map((c: any) => c.title);
+    expect(await titles('?type=grid')).toEqual(['B']);
+    expect(await titles('?tags=x')).toEqual(['A', 'B']);
+    expect(await titles('?tags=x,y')).toEqual(['A']);
+    expect(
+      (await t.request({ method: 'GET', url: '/api/configs?type=table', token: user.token })).statusCode,
+    ).toBe(422);
+  });
+
+  it('a schema Ajv cannot compile or a rule that is not JSONLogic is a 422', async () => {
+    const cases = [
+      { schema: { type: 'object', properties: { a: { type: 'no-such-type' } } } },
+      { validationRules: [{ name: 'r', rule: { nosuchop: [1, 2] }, message: 'm' }] },
+      { validationRules: [{ name: 'r', rule: { '==': [1, 1], '!=': [1, 2] }, message: 'm' }] },
+      { validationRules: [{ name: 'r', rule: { var: 'constructor.name' }, message: 'm' }] },
+      { computedRules: [{ field: 'x', expression: { throw: 'boom' } }] },
+      { preferences: { saveLimit: 0 } },
+      { type: 'table' },
+    ];
+    for (const overrides of cases) {
+      const response = await t.request({
+        method: 'POST',
+        url: '/api/configs',
+        token: admin,
+        payload: { ...ORDER_FORM, ...overrides },
+      });
+      expect({ overrides, status: response.statusCode }).toEqual({ overrides, status: 422 });
+      expect(response.json().code).toBe('VALIDATION_FAILED');
+    }
+    expect((await t.request({ method: 'GET', url: '/api/configs', token: admin })).json().totalCount).toBe(0);
+  });
+
+  it('update changes only the given fields and invalidates the per-user cache; delete deactivates', async () => {
+    const id = await createConfig(t, admin);
+    const read = () => t.request({ method: 'GET', url: `/api/config/${id}`, token: user.token });
+    expect((await read()).json().title).toBe('Order form');
+    const updated = await t.request({
+      method: 'PUT',
+      url: `/api/configs/${id}`,
+      token: admin,
+      payload: { title: 'Renamed', preferences: { saveLimit: 3 } },
+    });
+    expect(updated.statusCode).toBe(200);
+    expect(updated.json()).toMatchObject({
+      title: 'Renamed',
+      type: 'form',
+      preferences: { saveLimit: 3, allowEdit: true, storeComputedResults: true },
+    });
+    expect((await read()).json().title).toBe('Renamed');
+    const deleted = await t.request({ method: 'DELETE', url: `/api/configs/${id}`, token: admin });
+    expect(deleted.json()).toMatchObject({ id, isActive: false });
+    expect((await read()).statusCode).toBe(404);
+    expect(
+      (await t.request({ method: 'PUT', url: `/api/configs/${id}`, token: admin, payload: { title: 'x' } }))
+        .statusCode,
+    ).toBe(404);
+  });
+
+  it('keeps the schema exactly as sent, property order included', async () => {
+    const schema = {
+      type: 'object',
+      properties: { zeta: { type: 'string' }, alpha: { type: 'number' }, mid: {} },
+    };
+    const id = await createConfig(t, admin, { schema, validationRules: [], computedRules: [] });
+    const body = (await t.request({ method: 'GET', url: `/api/configs/${id}`, token: admin })).json();
+    expect(Object.keys(body.schema.properties)).toEqual(['zeta', 'alpha', 'mid']);
+  });
+});
