@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { ConfigsModule } from '../configs/configs.module';
+import { ValidationModule } from '../validation/validation.module';
+import { GridQueryService } from './grid/grid-query.service';
+import { RecordListService } from './record-list.service';
+import { RecordsController } from './records.controller';
+import { RecordsRepository } from './records.repository';
+import { RecordsService } from './records.service';
+
+@Module({
+  imports: [ConfigsModule, ValidationModule],
+  controllers: [RecordsController],
+  providers: [RecordsService, RecordsRepository, RecordListService, GridQueryService],
+  exports: [RecordsService, RecordsRepository],
+})
+export class DataModule {}

@@ -1,0 +1,225 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { and, or, sql, type SQL } from 'drizzle-orm';
+import { DATABASE, type Database } from '../../database/database.types';
+import { fromRawRecord, RAW_RECORD_COLUMNS, toRecordResponse } from '../record.mapper';
+import { compileGridFilter } from './grid-filter.compiler';
+import { groupKeyOf } from './grid-grouping';
+import type { GridGroup, GridLoadOptions, GridSort, GridSummary } from './grid-load-options';
+import { compileSelector, type Operand } from './grid-selector';
+import { comparatorKeys, numberOf } from './grid-sql';
+
+export interface GridGroupItem {
+  key: unknown;
+  items: (GridGroupItem | Record<string, unknown>)[] | null;
+  count: number;
+  summary?: unknown[];
+}
+
+export interface GridResponse {
+  data: (GridGroupItem | Record<string, unknown>)[];
+  totalCount?: number;
+  groupCount?: number;
+  summary?: unknown[];
+}
+
+type Row = Record<string, unknown>;
+
+const RECORD_COLUMNS = sql.raw(RAW_RECORD_COLUMNS);
+const SYSTEM_NAMES = new Set(['_id', 'createdAt', 'updatedAt', 'userId', 'configId', 'siteId', 'isActive']);
+
+/** `age` and `data.age` name the same field (the alias of section 4). */
+const canonical = (selector: string) => (selector.includes('.') || SYSTEM_NAMES.has(selector) ? selector : `data.${selector}`);
+const rowsOf = (result: unknown): Row[] => (result as { rows: Row[] }).rows;
+const toNumber = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+const pathId = (keys: unknown[]) => JSON.stringify(keys);
+const keyColumn = (index: number) => sql.raw(`k${index}`);
+const emptySummary = (definitions: GridSummary[]) =>
+  definitions.map((d) => (d.summaryType === 'sum' || d.summaryType === 'count' ? 0 : null));
+const keyColumnOperand = (index: number): Operand => ({ json: keyColumn(index) });
+
+/**
+ * Runs the grid-library form of the list in the database (GRID-PROTOCOL.md): the filter, counts and
+ * summaries are SQL aggregates, the record order is a list of sort keys, grouping is one GROUP BY per
+ * level; only the requested page of records or top-level groups is brought into memory.
+ */
+@Injectable()
+export class GridQueryService {
+  constructor(@Inject(DATABASE) private readonly db: Database) {}
+
+  async run(scope: SQL, options: GridLoadOptions): Promise<GridResponse> {
+    const where = and(scope, options.filter ? compileGridFilter(options.filter) : undefined)!;
+    const [totalCount, summary, body] = await Promise.all([
+      options.requireTotalCount ? this.count(where) : undefined,
+      options.totalSummary.length > 0 ? this.totalSummaries(where, options.totalSummary) : undefined,
+      options.group.length > 0
+        ? this.groups(where, options)
+        : this.records(where, [], options.sort, options.skip, options.take).then((rows) => ({
+            data: rows.map(toGridRecord),
+            groupCount: undefined,
+          })),
+    ]);
+    const response: GridResponse = { data: body.data };
+    if (totalCount !== undefined) response.totalCount = totalCount;
+    if (options.requireGroupCount && options.group.length > 0) response.groupCount = body.groupCount;
+    if (summary !== undefined) response.summary = summary;
+    return response;
+  }
+
+  private async count(where: SQL): Promise<number> {
+    return Number(rowsOf(await this.db.execute(sql`select count(*) as n from data_records where ${where}`))[0].n);
+  }
+
+  /** Full record order (section 7): group values, the sort entries not already used, createdAt, _id. */
+  private recordOrder(groups: GridGroup[], sort: GridSort[]): SQL[] {
+    const used = new Set(groups.map((group) => canonical(group.selector)));
+    const keys = groups.flatMap((group) => comparatorKeys(compileSelector(group.selector, 'group'), group.desc));
+    for (const entry of sort) {
+      if (used.has(canonical(entry.selector))) continue;
+      used.add(canonical(entry.selector));
+      keys.push(...comparatorKeys(compileSelector(entry.selector, 'sort'), entry.desc));
+    }
+    keys.push(sql`data_records.created_at asc`, sql`data_records.id asc`);
+    return keys;
+  }
+
+  private async records(where: SQL, groups: GridGroup[], sort: GridSort[], skip: number, take: number, extra?: SQL) {
+    return rowsOf(
+      await this.db.execute(
+        sql`select ${RECORD_COLUMNS}${extra ? sql`, ${extra}` : sql``} from data_records where ${where}
+            order by ${sql.join(this.recordOrder(groups, sort), sql`, `)}
+            ${take > 0 ? sql`limit ${take}` : sql``} ${skip > 0 ? sql`offset ${skip}` : sql``}`,
+      ),
+    );
+  }
+
+  /** Section 9 over all filtered records: count, sum (0 when empty), avg, min and max (null when empty). */
+  private totalSummaries(where: SQL, definitions: GridSummary[]): Promise<unknown[]> {
+    const source = sql`(select * from data_records where ${where}) as data_records`;
+    return Promise.all(
+      definitions.map(async (definition) => {
+        const values = await this.summaryByGroup(source, 0, definition);
+        return values.get(pathId([])) ?? emptySummary([definition])[0];
+      }),
+    );
+  }
+
+  /**
+   * One summary per group of the first `depth` key columns (depth 0 = the whole source). The source
+   * is aliased `data_records`, so selectors compile exactly as in the filter.
+   */
+  private async summaryByGroup(source: SQL, depth: number, definition: GridSummary): Promise<Map<string, unknown>> {
+    const keys = Array.from({ length: depth }, (_, index) => keyColumn(index));
+    const keyList = sql.join(keys, sql`, `);
+    const selectKeys = depth > 0 ? sql`${keyList}, ` : sql``;
+    const groupBy = depth > 0 ? sql`group by ${keyList}` : sql``;
+    const pathOf = (row: Row) => pathId(keys.map((_, index) => row[`k${index}`] ?? null));
+    const values = new Map<string, unknown>();
+    if (definition.summaryType === 'count' || definition.summaryType === 'sum' || definition.summaryType === 'avg') {
+      const value = definition.selector ? numberOf(compileSelector(definition.selector, 'summary').json) : sql`null`;
+      const aggregate =
+        definition.summaryType === 'count'
+          ? sql`count(*)`
+          : definition.summaryType === 'sum'
+            ? sql`coalesce(sum(${value}), 0)`
+            : sql`avg(${value})`;
+      const rows = rowsOf(await this.db.execute(sql`select ${selectKeys}${aggregate} as v from ${source} ${groupBy}`));
+      for (const row of rows) values.set(pathOf(row), toNumber(row.v));
+      return values;
+    }
+    // min / max: the first non-null value per group in comparator order, returned as stored.
+    const operand = compileSelector(definition.selector!, 'summary');
+    const notNull = sql`coalesce(jsonb_typeof(${operand.json}), 'null') <> 'null'`;
+    const order = sql.join(comparatorKeys(operand, definition.summaryType === 'max'), sql`, `);
+    const rows = rowsOf(
+      await this.db.execute(
+        depth > 0
+          ? sql`select distinct on (${keyList}) ${keyList}, ${operand.json} as v from ${source} where ${notNull} order by ${keyList}, ${order}`
+          : sql`select ${operand.json} as v from ${source} where ${notNull} order by ${order} limit 1`,
+      ),
+    );
+    for (const row of rows) values.set(pathOf(row), row.v);
+    return values;
+  }
+
+  private async groups(where: SQL, options: GridLoadOptions): Promise<{ data: GridGroupItem[]; groupCount: number }> {
+    const levels = options.group;
+    const keysSelect = sql.join(
+      levels.map((group, index) => sql`${groupKeyOf(group)} as ${keyColumn(index)}`),
+      sql`, `,
+    );
+    const keyed = sql`(select ${keysSelect}, data_records.* from data_records where ${where}) as data_records`;
+    const levelOrder = (depth: number) =>
+      sql.join(
+        levels.slice(0, depth).flatMap((group, index) => comparatorKeys(keyColumnOperand(index), group.desc)),
+        sql`, `,
+      );
+
+    // Top-level groups in key order, counted before skip/take.
+    const top = rowsOf(
+      await this.db.execute(
+        sql`select k0, count(*) over () as group_count from ${keyed} group by k0 order by ${levelOrder(1)}
+            ${options.take > 0 ? sql`limit ${options.take}` : sql``} ${options.skip > 0 ? sql`offset ${options.skip}` : sql``}`,
+      ),
+    );
+    const groupCount =
+      top.length > 0
+        ? Number(top[0].group_count)
+        : Number(rowsOf(await this.db.execute(sql`select count(*) as n from (select k0 from ${keyed} group by k0) t`))[0].n);
+    if (top.length === 0) return { data: [], groupCount };
+
+    // Deeper levels and items only for the page's top-level groups.
+    const paged = options.skip > 0 || options.take > 0;
+    const matchKey = (column: SQL, key: unknown) =>
+      key === null || key === undefined ? sql`${column} is null` : sql`${column} = ${JSON.stringify(key)}::jsonb`;
+    const source = paged
+      ? sql`(select * from ${keyed} where ${or(...top.map((row) => matchKey(keyColumn(0), row.k0)))}) as data_records`
+      : keyed;
+
+    const nodes = new Map<string, GridGroupItem>();
+    const roots: GridGroupItem[] = [];
+    for (let depth = 1; depth <= levels.length; depth++) {
+      const keys = sql.join(
+        Array.from({ length: depth }, (_, index) => keyColumn(index)),
+        sql`, `,
+      );
+      const rows = rowsOf(
+        await this.db.execute(sql`select ${keys}, count(*) as n from ${source} group by ${keys} order by ${levelOrder(depth)}`),
+      );
+      for (const row of rows) {
+        const path = Array.from({ length: depth }, (_, index) => row[`k${index}`] ?? null);
+        const node: GridGroupItem = { key: path[depth - 1], items: [], count: Number(row.n) };
+        if (options.groupSummary.length > 0) node.summary = emptySummary(options.groupSummary);
+        nodes.set(pathId(path), node);
+        if (depth === 1) roots.push(node);
+        else nodes.get(pathId(path.slice(0, -1)))?.items?.push(node);
+      }
+      for (const [index, definition] of options.groupSummary.entries()) {
+        for (const [id, value] of await this.summaryByGroup(source, depth, definition)) {
+          const node = nodes.get(id);
+          if (node?.summary) node.summary[index] = value;
+        }
+      }
+    }
+
+    const last = levels[levels.length - 1];
+    if (last.isExpanded) {
+      const itemWhere = paged ? and(where, or(...top.map((row) => matchKey(groupKeyOf(levels[0]), row.k0))))! : where;
+      const itemKeys = sql.join(
+        levels.map((group, index) => sql`${groupKeyOf(group)} as ${sql.raw(`"__k${index}"`)}`),
+        sql`, `,
+      );
+      for (const row of await this.records(itemWhere, levels, options.sort, 0, 0, itemKeys)) {
+        const path = levels.map((_, index) => row[`__k${index}`] ?? null);
+        nodes.get(pathId(path))?.items?.push(toGridRecord(row));
+      }
+    } else {
+      for (const [id, node] of nodes) if ((JSON.parse(id) as unknown[]).length === levels.length) node.items = null;
+    }
+    return { data: roots, groupCount };
+  }
+}
+
+/** A record of the grid response: the same shape as the paging list returns. */
+export function toGridRecord(row: Row): Record<string, unknown> {
+  return toRecordResponse(fromRawRecord(row));
+}

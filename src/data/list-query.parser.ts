@@ -1,0 +1,118 @@
+import { AppError, type FieldError } from '../common/errors/app-error';
+import { parseFieldPath } from '../common/validation/field-path';
+
+export type SortKey = { kind: 'column'; column: 'createdAt' | 'updatedAt' | 'userId' } | { kind: 'data'; path: string[] };
+
+/** One equality filter: the record matches when `data` contains any of the candidate objects. */
+export interface EqualityFilter {
+  path: string[];
+  candidates: unknown[];
+}
+
+export interface PagingQuery {
+  page: number;
+  limit: number;
+  sort: SortKey;
+  order: 'asc' | 'desc';
+  filters: EqualityFilter[];
+}
+
+const SYSTEM_SORT_FIELDS = new Set(['createdAt', 'updatedAt', 'userId']);
+const MAX_FILTERS = 20;
+type RawQuery = Record<string, unknown>;
+
+/** The last value of a query parameter given once or repeated; query values are always strings. */
+function single(value: unknown): string | undefined {
+  const last: unknown = Array.isArray(value) ? value[value.length - 1] : value;
+  return typeof last === 'string' ? last : undefined;
+}
+
+function integer(raw: string | undefined, fallback: number, min: number, max: number, field: string, errors: FieldError[]) {
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    errors.push({ field, rule: 'range', message: `${field} must be an integer from ${min} to ${max}` });
+    return fallback;
+  }
+  return Number(raw);
+}
+
+/** A query-string value from `filters[x]=v`: the string, and the number or boolean it spells. */
+function candidatesOfText(text: string): unknown[] {
+  const candidates: unknown[] = [text];
+  if (/^-?\d+(\.\d+)?$/.test(text) && Number.isFinite(Number(text))) candidates.push(Number(text));
+  if (text === 'true' || text === 'false') candidates.push(text === 'true');
+  return candidates;
+}
+
+function isScalar(value: unknown): boolean {
+  return value === null || ['string', 'number', 'boolean'].includes(typeof value);
+}
+
+/**
+ * Reads the paging form of the list (`page`, `limit`, `sortBy`, `sortOrder`, `filters` as a JSON
+ * object or as `filters[x]=v`). Unknown parameters are ignored; bad ones are a 422 naming them.
+ */
+export function parsePagingQuery(query: RawQuery): PagingQuery {
+  const errors: FieldError[] = [];
+  const page = integer(single(query.page), 1, 1, 10_000_000, 'page', errors);
+  const limit = integer(single(query.limit), 20, 1, 1000, 'limit', errors);
+
+  const sortBy = single(query.sortBy) || 'createdAt';
+  let sort: SortKey = { kind: 'column', column: 'createdAt' };
+  if (SYSTEM_SORT_FIELDS.has(sortBy)) {
+    sort = { kind: 'column', column: sortBy as 'createdAt' };
+  } else {
+    const path = parseFieldPath(sortBy.startsWith('data.') ? sortBy.slice(5) : sortBy);
+    if (path) sort = { kind: 'data', path };
+    else errors.push({ field: 'sortBy', rule: 'fieldPath', message: 'sortBy must be createdAt, updatedAt, userId or a data field name' });
+  }
+
+  const sortOrder = (single(query.sortOrder) || 'desc').toLowerCase();
+  if (sortOrder !== 'asc' && sortOrder !== 'desc') {
+    errors.push({ field: 'sortOrder', rule: 'isIn', message: 'sortOrder must be asc or desc' });
+  }
+
+  const filters: EqualityFilter[] = [];
+  const addFilter = (key: string, candidates: unknown[]) => {
+    const path = parseFieldPath(key.startsWith('data.') ? key.slice(5) : key);
+    if (!path) {
+      errors.push({ field: `filters.${key.slice(0, 50)}`, rule: 'fieldPath', message: 'filter keys must be data field names' });
+      return;
+    }
+    filters.push({ path, candidates });
+  };
+  const jsonFilters = single(query.filters);
+  if (jsonFilters !== undefined && jsonFilters !== '') {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(jsonFilters);
+    } catch {
+      errors.push({ field: 'filters', rule: 'json', message: 'filters must be a JSON object' });
+    }
+    if (parsed !== undefined) {
+      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+        errors.push({ field: 'filters', rule: 'json', message: 'filters must be a JSON object' });
+      } else {
+        for (const [key, value] of Object.entries(parsed)) {
+          if (!isScalar(value)) {
+            errors.push({ field: `filters.${key.slice(0, 50)}`, rule: 'scalar', message: 'filter values must be strings, numbers, booleans or null' });
+          } else addFilter(key, [value]);
+        }
+      }
+    }
+  }
+  for (const [key, value] of Object.entries(query)) {
+    const match = /^filters\[(.*)\]$/.exec(key);
+    if (match) addFilter(match[1], candidatesOfText(single(value) ?? ''));
+  }
+  if (filters.length > MAX_FILTERS) {
+    errors.push({ field: 'filters', rule: 'maxSize', message: `at most ${MAX_FILTERS} filters` });
+  }
+  if (errors.length > 0) throw new AppError('VALIDATION_FAILED', { validationErrors: errors });
+  return { page, limit, sort, order: sortOrder as 'asc' | 'desc', filters };
+}
+
+/** `{"a":{"b":value}}` for the path `a.b`: the shape `data @> ...` matches. */
+export function containmentOf(path: string[], value: unknown): Record<string, unknown> {
+  return path.reduceRight<Record<string, unknown>>((inner, segment) => ({ [segment]: inner }), value as never);
+}

@@ -1,0 +1,150 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { and, count, eq, or, sql, type SQL } from 'drizzle-orm';
+import { siteCondition, type SiteScope } from '../common/context/site-scope';
+import { isUuid } from '../common/validation/is-uuid';
+import { DATABASE, type Database } from '../database/database.types';
+import { dataRecords } from '../database/schema';
+import { containmentOf, type EqualityFilter, type PagingQuery } from './list-query.parser';
+import type { RecordRow } from './record.mapper';
+
+export type NewRecord = Pick<typeof dataRecords.$inferInsert, 'configId' | 'userId' | 'siteId' | 'data' | 'computedResults'>;
+
+/** Who may see which records of a configuration: the site scope, and only one owner's when set. */
+export interface RecordScope {
+  configId: string;
+  site: SiteScope;
+  ownerId: string | null;
+}
+
+/** Columns of list output: everything but the workflow log, which only the single-record read returns. */
+const LIST_COLUMNS = {
+  id: dataRecords.id,
+  configId: dataRecords.configId,
+  userId: dataRecords.userId,
+  siteId: dataRecords.siteId,
+  data: dataRecords.data,
+  computedResults: dataRecords.computedResults,
+  isActive: dataRecords.isActive,
+  createdAt: dataRecords.createdAt,
+  updatedAt: dataRecords.updatedAt,
+};
+
+export function scopeCondition(scope: RecordScope): SQL {
+  return and(
+    eq(dataRecords.configId, scope.configId),
+    eq(dataRecords.isActive, true),
+    siteCondition(dataRecords.siteId, scope.site),
+    scope.ownerId ? eq(dataRecords.userId, scope.ownerId) : undefined,
+  )!;
+}
+
+/** The paging form's equality filters as WHERE conditions (also used by export). */
+export function filterConditions(filters: EqualityFilter[]): SQL[] {
+  return filters.map(filterCondition);
+}
+
+function filterCondition(filter: EqualityFilter): SQL {
+  const alternatives = filter.candidates.map(
+    (candidate) => sql`${dataRecords.data} @> ${JSON.stringify(containmentOf(filter.path, candidate))}::jsonb`,
+  );
+  return alternatives.length === 1 ? alternatives[0] : or(...alternatives)!;
+}
+
+/** Path as a PostgreSQL text[] literal; segments are whitelisted, so no quoting is needed. */
+const pathLiteral = (path: string[]) => `{${path.join(',')}}`;
+
+function orderBy(query: PagingQuery): SQL[] {
+  const dir = query.order === 'asc' ? sql.raw('asc') : sql.raw('desc');
+  if (query.sort.kind === 'column') {
+    const column = { createdAt: dataRecords.createdAt, updatedAt: dataRecords.updatedAt, userId: dataRecords.userId }[
+      query.sort.column
+    ];
+    return [sql`${column} ${dir}`, sql`${dataRecords.id} ${dir}`];
+  }
+  const value = sql`(${dataRecords.data} #> ${pathLiteral(query.sort.path)}::text[])`;
+  // Typed order: missing/null, then numbers (numerically), strings, booleans; ties by creation.
+  return [
+    sql`case jsonb_typeof(${value}) when 'number' then 1 when 'string' then 2 when 'boolean' then 3 else 0 end ${dir}`,
+    sql`case when jsonb_typeof(${value}) = 'number' then (${value})::numeric end ${dir}`,
+    sql`(${value} #>> '{}') ${dir}`,
+    sql`${dataRecords.createdAt} ${dir}`,
+    sql`${dataRecords.id} ${dir}`,
+  ];
+}
+
+@Injectable()
+export class RecordsRepository {
+  constructor(@Inject(DATABASE) private readonly db: Database) {}
+
+  /**
+   * Inserts unless the user already holds `saveLimit` active records. Concurrent creates by the same
+   * user for the same configuration are serialized by a transaction-scoped advisory lock, so the
+   * count and the insert cannot interleave.
+   */
+  async insertWithinLimit(
+    record: NewRecord,
+    saveLimit: number | null,
+  ): Promise<{ inserted: RecordRow } | { limitReached: true; existingId: string | null }> {
+    if (saveLimit === null || !record.userId) {
+      const [inserted] = await this.db.insert(dataRecords).values(record).returning();
+      return { inserted };
+    }
+    const userId = record.userId;
+    return this.db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`${record.configId}:${userId}`}, 0))`);
+      const existing = await tx
+        .select({ id: dataRecords.id })
+        .from(dataRecords)
+        .where(and(eq(dataRecords.configId, record.configId), eq(dataRecords.userId, userId), eq(dataRecords.isActive, true)))
+        .orderBy(dataRecords.createdAt)
+        .limit(saveLimit);
+      if (existing.length >= saveLimit) return { limitReached: true as const, existingId: existing[0]?.id ?? null };
+      const [inserted] = await tx.insert(dataRecords).values(record).returning();
+      return { inserted };
+    });
+  }
+
+  async findActive(id: string, scope: RecordScope): Promise<RecordRow | null> {
+    if (!isUuid(id)) return null;
+    const [row] = await this.db
+      .select()
+      .from(dataRecords)
+      .where(and(eq(dataRecords.id, id), scopeCondition({ ...scope, ownerId: null })))
+      .limit(1);
+    return row ?? null;
+  }
+
+  async replaceData(id: string, data: Record<string, unknown>, computedResults: Record<string, unknown> | null): Promise<RecordRow | null> {
+    const [row] = await this.db
+      .update(dataRecords)
+      .set({ data, computedResults, updatedAt: new Date() })
+      .where(and(eq(dataRecords.id, id), eq(dataRecords.isActive, true)))
+      .returning();
+    return row ?? null;
+  }
+
+  async deactivate(id: string): Promise<RecordRow | null> {
+    const [row] = await this.db
+      .update(dataRecords)
+      .set({ isActive: false, updatedAt: new Date() })
+      .where(and(eq(dataRecords.id, id), eq(dataRecords.isActive, true)))
+      .returning();
+    return row ?? null;
+  }
+
+  /** One page in the requested order and the exact number of matches, run concurrently. */
+  async listPage(scope: RecordScope, query: PagingQuery): Promise<{ rows: Omit<RecordRow, 'workflow'>[]; total: number }> {
+    const where = and(scopeCondition(scope), ...filterConditions(query.filters));
+    const [rows, [{ total }]] = await Promise.all([
+      this.db
+        .select(LIST_COLUMNS)
+        .from(dataRecords)
+        .where(where)
+        .orderBy(...orderBy(query))
+        .limit(query.limit)
+        .offset((query.page - 1) * query.limit),
+      this.db.select({ total: count() }).from(dataRecords).where(where),
+    ]);
+    return { rows, total: Number(total) };
+  }
+}
