@@ -1,7 +1,8 @@
 import { AppError, type FieldError } from '../common/errors/app-error';
 import { parseFieldPath } from '../common/validation/field-path';
 
-export type SortKey = { kind: 'column'; column: 'createdAt' | 'updatedAt' | 'userId' } | { kind: 'data'; path: string[] };
+export type SortKey =
+  { kind: 'column'; column: 'createdAt' | 'updatedAt' | 'userId' } | { kind: 'data'; path: string[] };
 
 /** One equality filter: the record matches when `data` contains any of the candidate objects. */
 export interface EqualityFilter {
@@ -27,7 +28,14 @@ function single(value: unknown): string | undefined {
   return typeof last === 'string' ? last : undefined;
 }
 
-function integer(raw: string | undefined, fallback: number, min: number, max: number, field: string, errors: FieldError[]) {
+function integer(
+  raw: string | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+  field: string,
+  errors: FieldError[],
+) {
   if (raw === undefined || raw === '') return fallback;
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
     errors.push({ field, rule: 'range', message: `${field} must be an integer from ${min} to ${max}` });
@@ -64,7 +72,12 @@ export function parsePagingQuery(query: RawQuery): PagingQuery {
   } else {
     const path = parseFieldPath(sortBy.startsWith('data.') ? sortBy.slice(5) : sortBy);
     if (path) sort = { kind: 'data', path };
-    else errors.push({ field: 'sortBy', rule: 'fieldPath', message: 'sortBy must be createdAt, updatedAt, userId or a data field name' });
+    else
+      errors.push({
+        field: 'sortBy',
+        rule: 'fieldPath',
+        message: 'sortBy must be createdAt, updatedAt, userId or a data field name',
+      });
   }
 
   const sortOrder = (single(query.sortOrder) || 'desc').toLowerCase();
@@ -76,7 +89,11 @@ export function parsePagingQuery(query: RawQuery): PagingQuery {
   const addFilter = (key: string, candidates: unknown[]) => {
     const path = parseFieldPath(key.startsWith('data.') ? key.slice(5) : key);
     if (!path) {
-      errors.push({ field: `filters.${key.slice(0, 50)}`, rule: 'fieldPath', message: 'filter keys must be data field names' });
+      errors.push({
+        field: `filters.${key.slice(0, 50)}`,
+        rule: 'fieldPath',
+        message: 'filter keys must be data field names',
+      });
       return;
     }
     filters.push({ path, candidates });
@@ -95,7 +112,11 @@ export function parsePagingQuery(query: RawQuery): PagingQuery {
       } else {
         for (const [key, value] of Object.entries(parsed)) {
           if (!isScalar(value)) {
-            errors.push({ field: `filters.${key.slice(0, 50)}`, rule: 'scalar', message: 'filter values must be strings, numbers, booleans or null' });
+            errors.push({
+              field: `filters.${key.slice(0, 50)}`,
+              rule: 'scalar',
+              message: 'filter values must be strings, numbers, booleans or null',
+            });
           } else addFilter(key, [value]);
         }
       }
@@ -114,5 +135,8 @@ export function parsePagingQuery(query: RawQuery): PagingQuery {
 
 /** `{"a":{"b":value}}` for the path `a.b`: the shape `data @> ...` matches. */
 export function containmentOf(path: string[], value: unknown): Record<string, unknown> {
-  return path.reduceRight<Record<string, unknown>>((inner, segment) => ({ [segment]: inner }), value as never);
+  return path.reduceRight<Record<string, unknown>>(
+    (inner, segment) => ({ [segment]: inner }),
+    value as never,
+  );
 }

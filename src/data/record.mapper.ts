@@ -3,7 +3,10 @@ import type { dataRecords } from '../database/schema';
 export type RecordRow = typeof dataRecords.$inferSelect;
 
 /** A record as the API returns it: `_id` (spec), system fields, `data` exactly as stored. */
-export function toRecordResponse(row: Omit<RecordRow, 'workflow'> & { workflow?: unknown[] }, withWorkflow = false) {
+export function toRecordResponse(
+  row: Omit<RecordRow, 'workflow'> & { workflow?: unknown[] },
+  withWorkflow = false,
+) {
   const record: Record<string, unknown> = {
     _id: row.id,
     configId: row.configId,

@@ -32,7 +32,8 @@ export class RecordsController {
   @Get(':configId')
   @FormPermission('viewOwnResults')
   @ApiOperation({
-    summary: 'List active records: the paging form, or the grid-library form (skip, take, filter, sort, group, ...)',
+    summary:
+      'List active records: the paging form, or the grid-library form (skip, take, filter, sort, group, ...)',
     description:
       'Paging form: `page`, `limit` (1..1000), `sortBy` (createdAt, updatedAt, userId or a data field), `sortOrder`, ' +
       '`filters` as JSON (`{"city":"Paris"}`) or `filters[city]=Paris`; answers `{data, total, page, pages}`. ' +
@@ -50,9 +51,19 @@ export class RecordsController {
   @ApiQuery({ name: 'skip', required: false, example: 0 })
   @ApiQuery({ name: 'take', required: false, example: 20 })
   @ApiQuery({ name: 'requireTotalCount', required: false, example: true })
-  @ApiQuery({ name: 'totalSummary', required: false, example: '[{"selector":"data.qty","summaryType":"sum"}]' })
-  @ApiOkResponse({ schema: { oneOf: [{ $ref: getSchemaPath(RecordPageDto) }, { type: 'object', description: 'grid form' }] } })
-  list(@Ctx() ctx: RequestContext, @Param('configId') configId: string, @Query() query: Record<string, unknown>) {
+  @ApiQuery({
+    name: 'totalSummary',
+    required: false,
+    example: '[{"selector":"data.qty","summaryType":"sum"}]',
+  })
+  @ApiOkResponse({
+    schema: { oneOf: [{ $ref: getSchemaPath(RecordPageDto) }, { type: 'object', description: 'grid form' }] },
+  })
+  list(
+    @Ctx() ctx: RequestContext,
+    @Param('configId') configId: string,
+    @Query() query: Record<string, unknown>,
+  ) {
     return this.lists.list(ctx, configId, query);
   }
 
@@ -67,28 +78,46 @@ export class RecordsController {
 
   @Post(':configId')
   @FormPermission('createResults')
-  @ApiOperation({ summary: 'Submit a record: validated, save limit enforced, computed results stored when enabled' })
-  @ApiQuery({ name: 'locale', required: false, enum: ['en', 'hu'], description: 'Language of validation messages (default en)' })
+  @ApiOperation({
+    summary: 'Submit a record: validated, save limit enforced, computed results stored when enabled',
+  })
+  @ApiQuery({
+    name: 'locale',
+    required: false,
+    enum: ['en', 'hu'],
+    description: 'Language of validation messages (default en)',
+  })
   @ApiBody({ schema: { type: 'object', additionalProperties: true, example: SUBMISSION_EXAMPLE } })
   @ApiCreatedResponse({ type: SavedRecordDto })
-  @ApiBadRequestResponse({ description: 'DATA_VALIDATION_FAILED with validationErrors, or DATA_SAVE_LIMIT_REACHED' })
+  @ApiBadRequestResponse({
+    description: 'DATA_VALIDATION_FAILED with validationErrors, or DATA_SAVE_LIMIT_REACHED',
+  })
   create(@Ctx() ctx: RequestContext, @Param('configId') configId: string, @Body() body: unknown) {
     return this.records.create(ctx, configId, body);
   }
 
   @Put(':configId/:dataId')
   @FormPermission('editOwnResults')
-  @ApiOperation({ summary: "Replace a record's data (owner when the form allows edits, or admin); re-validated" })
+  @ApiOperation({
+    summary: "Replace a record's data (owner when the form allows edits, or admin); re-validated",
+  })
   @ApiBody({ schema: { type: 'object', additionalProperties: true, example: SUBMISSION_EXAMPLE } })
   @ApiOkResponse({ type: SavedRecordDto })
-  update(@Ctx() ctx: RequestContext, @Param('configId') configId: string, @Param('dataId') dataId: string, @Body() body: unknown) {
+  update(
+    @Ctx() ctx: RequestContext,
+    @Param('configId') configId: string,
+    @Param('dataId') dataId: string,
+    @Body() body: unknown,
+  ) {
     return this.records.update(ctx, configId, dataId, body);
   }
 
   @Delete(':configId/:dataId')
   @HttpCode(200)
   @FormPermission('deleteOwnResults')
-  @ApiOperation({ summary: 'Soft-delete a record (owner when the form allows deletion, or admin); returns it' })
+  @ApiOperation({
+    summary: 'Soft-delete a record (owner when the form allows deletion, or admin); returns it',
+  })
   @ApiOkResponse({ type: RecordDto })
   remove(@Ctx() ctx: RequestContext, @Param('configId') configId: string, @Param('dataId') dataId: string) {
     return this.records.remove(ctx, configId, dataId);

@@ -7,7 +7,10 @@ import { dataRecords } from '../database/schema';
 import { containmentOf, type EqualityFilter, type PagingQuery } from './list-query.parser';
 import type { RecordRow } from './record.mapper';
 
-export type NewRecord = Pick<typeof dataRecords.$inferInsert, 'configId' | 'userId' | 'siteId' | 'data' | 'computedResults'>;
+export type NewRecord = Pick<
+  typeof dataRecords.$inferInsert,
+  'configId' | 'userId' | 'siteId' | 'data' | 'computedResults'
+>;
 
 /** Who may see which records of a configuration: the site scope, and only one owner's when set. */
 export interface RecordScope {
@@ -45,7 +48,8 @@ export function filterConditions(filters: EqualityFilter[]): SQL[] {
 
 function filterCondition(filter: EqualityFilter): SQL {
   const alternatives = filter.candidates.map(
-    (candidate) => sql`${dataRecords.data} @> ${JSON.stringify(containmentOf(filter.path, candidate))}::jsonb`,
+    (candidate) =>
+      sql`${dataRecords.data} @> ${JSON.stringify(containmentOf(filter.path, candidate))}::jsonb`,
   );
   return alternatives.length === 1 ? alternatives[0] : or(...alternatives)!;
 }
@@ -56,9 +60,11 @@ const pathLiteral = (path: string[]) => `{${path.join(',')}}`;
 function orderBy(query: PagingQuery): SQL[] {
   const dir = query.order === 'asc' ? sql.raw('asc') : sql.raw('desc');
   if (query.sort.kind === 'column') {
-    const column = { createdAt: dataRecords.createdAt, updatedAt: dataRecords.updatedAt, userId: dataRecords.userId }[
-      query.sort.column
-    ];
+    const column = {
+      createdAt: dataRecords.createdAt,
+      updatedAt: dataRecords.updatedAt,
+      userId: dataRecords.userId,
+    }[query.sort.column];
     return [sql`${column} ${dir}`, sql`${dataRecords.id} ${dir}`];
   }
   const value = sql`(${dataRecords.data} #> ${pathLiteral(query.sort.path)}::text[])`;
@@ -91,14 +97,23 @@ export class RecordsRepository {
     }
     const userId = record.userId;
     return this.db.transaction(async (tx) => {
-      await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`${record.configId}:${userId}`}, 0))`);
+      await tx.execute(
+        sql`select pg_advisory_xact_lock(hashtextextended(${`${record.configId}:${userId}`}, 0))`,
+      );
       const existing = await tx
         .select({ id: dataRecords.id })
         .from(dataRecords)
-        .where(and(eq(dataRecords.configId, record.configId), eq(dataRecords.userId, userId), eq(dataRecords.isActive, true)))
+        .where(
+          and(
+            eq(dataRecords.configId, record.configId),
+            eq(dataRecords.userId, userId),
+            eq(dataRecords.isActive, true),
+          ),
+        )
         .orderBy(dataRecords.createdAt)
         .limit(saveLimit);
-      if (existing.length >= saveLimit) return { limitReached: true as const, existingId: existing[0]?.id ?? null };
+      if (existing.length >= saveLimit)
+        return { limitReached: true as const, existingId: existing[0]?.id ?? null };
       const [inserted] = await tx.insert(dataRecords).values(record).returning();
       return { inserted };
     });
@@ -114,7 +129,11 @@ export class RecordsRepository {
     return row ?? null;
   }
 
-  async replaceData(id: string, data: Record<string, unknown>, computedResults: Record<string, unknown> | null): Promise<RecordRow | null> {
+  async replaceData(
+    id: string,
+    data: Record<string, unknown>,
+    computedResults: Record<string, unknown> | null,
+  ): Promise<RecordRow | null> {
     const [row] = await this.db
       .update(dataRecords)
       .set({ data, computedResults, updatedAt: new Date() })
@@ -133,7 +152,10 @@ export class RecordsRepository {
   }
 
   /** One page in the requested order and the exact number of matches, run concurrently. */
-  async listPage(scope: RecordScope, query: PagingQuery): Promise<{ rows: Omit<RecordRow, 'workflow'>[]; total: number }> {
+  async listPage(
+    scope: RecordScope,
+    query: PagingQuery,
+  ): Promise<{ rows: Omit<RecordRow, 'workflow'>[]; total: number }> {
     const where = and(scopeCondition(scope), ...filterConditions(query.filters));
     const [rows, [{ total }]] = await Promise.all([
       this.db

@@ -64,11 +64,17 @@ export class RecordsService {
     const config = await this.configs.requireVisible(ctx, configId);
     const record = await this.requireReadable(ctx, config, dataId);
     if (user.role !== 'admin') {
-      if (record.userId !== user.userId) throw new AppError('FORBIDDEN', { messageKey: 'data.notAuthorized' });
-      if (!config.preferences.allowEdit) throw new AppError('FORBIDDEN', { messageKey: 'data.editNotAllowed' });
+      if (record.userId !== user.userId)
+        throw new AppError('FORBIDDEN', { messageKey: 'data.notAuthorized' });
+      if (!config.preferences.allowEdit)
+        throw new AppError('FORBIDDEN', { messageKey: 'data.editNotAllowed' });
     }
     const computedResults = this.validateOrThrow(ctx, config, data);
-    const updated = await this.records.replaceData(record.id, data, this.storedComputedResults(config, computedResults));
+    const updated = await this.records.replaceData(
+      record.id,
+      data,
+      this.storedComputedResults(config, computedResults),
+    );
     if (!updated) throw new AppError('RECORD_NOT_FOUND');
     return this.savedResponse(updated, computedResults);
   }
@@ -80,8 +86,10 @@ export class RecordsService {
     const record = await this.records.findActive(dataId, this.scopeOf(ctx, config.id, false));
     if (!record) throw new AppError('RECORD_NOT_FOUND');
     if (user.role !== 'admin') {
-      if (record.userId !== user.userId) throw new AppError('FORBIDDEN', { messageKey: 'data.notAuthorized' });
-      if (!config.preferences.allowDelete) throw new AppError('FORBIDDEN', { messageKey: 'data.deleteNotAllowed' });
+      if (record.userId !== user.userId)
+        throw new AppError('FORBIDDEN', { messageKey: 'data.notAuthorized' });
+      if (!config.preferences.allowDelete)
+        throw new AppError('FORBIDDEN', { messageKey: 'data.deleteNotAllowed' });
     }
     const deleted = await this.records.deactivate(record.id);
     if (!deleted) throw new AppError('RECORD_NOT_FOUND');
@@ -108,14 +116,19 @@ export class RecordsService {
   scopeOf(ctx: RequestContext, configId: string, ownOnlyUnlessAllowed = true): RecordScope {
     const user = requireUser(ctx);
     const seesAll = user.role === 'admin' || ctx.formPermissions?.has('viewAllResults') === true;
-    return { configId, site: siteScopeOf(ctx), ownerId: ownOnlyUnlessAllowed && !seesAll ? user.userId : null };
+    return {
+      configId,
+      site: siteScopeOf(ctx),
+      ownerId: ownOnlyUnlessAllowed && !seesAll ? user.userId : null,
+    };
   }
 
   private async requireReadable(ctx: RequestContext, config: ConfigRow, dataId: string): Promise<RecordRow> {
     const scope = this.scopeOf(ctx, config.id);
     const record = await this.records.findActive(dataId, scope);
     // Someone else's record is a 404 to a user who may see only their own: its existence is not revealed.
-    if (!record || (scope.ownerId !== null && record.userId !== scope.ownerId)) throw new AppError('RECORD_NOT_FOUND');
+    if (!record || (scope.ownerId !== null && record.userId !== scope.ownerId))
+      throw new AppError('RECORD_NOT_FOUND');
     return record;
   }
 
@@ -142,7 +155,9 @@ export class RecordsService {
 function requireObject(body: unknown): SubmittedData {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     throw new AppError('VALIDATION_FAILED', {
-      validationErrors: [{ field: '$body', rule: 'isObject', message: 'the body must be a JSON object of field values' }],
+      validationErrors: [
+        { field: '$body', rule: 'isObject', message: 'the body must be a JSON object of field values' },
+      ],
     });
   }
   return body as SubmittedData;

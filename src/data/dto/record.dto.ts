@@ -10,7 +10,8 @@ export class RecordDto {
   @ApiProperty() isActive: boolean;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time' }) updatedAt: string;
-  @ApiPropertyOptional({ type: [Object], description: 'Workflow log (single-record read only)' }) workflow?: unknown[];
+  @ApiPropertyOptional({ type: [Object], description: 'Workflow log (single-record read only)' })
+  workflow?: unknown[];
 }
 
 export class SavedRecordDto {

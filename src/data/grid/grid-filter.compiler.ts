@@ -9,13 +9,16 @@ const NUMERIC_TEXT = /^\s*-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*$/;
 /** The instant of a client date string (section 5), or null when it is not a real date. */
 export function clientInstant(value: string): Date | null {
   if (!DATE.test(value)) return null;
-  const normalized = value.length === 10 ? `${value}T00:00:00Z` : /(Z|[+-]\d{2}:\d{2})$/.test(value) ? value : `${value}Z`;
+  const normalized =
+    value.length === 10 ? `${value}T00:00:00Z` : /(Z|[+-]\d{2}:\d{2})$/.test(value) ? value : `${value}Z`;
   const instant = new Date(normalized);
   if (Number.isNaN(instant.getTime())) return null;
   // Reject dates JS silently rolls over (2021-02-30 → March 2).
   const [year, month, day] = value.slice(0, 10).split('-').map(Number);
   const check = new Date(Date.UTC(year, month - 1, day));
-  return check.getUTCFullYear() === year && check.getUTCMonth() === month - 1 && check.getUTCDate() === day ? instant : null;
+  return check.getUTCFullYear() === year && check.getUTCMonth() === month - 1 && check.getUTCDate() === day
+    ? instant
+    : null;
 }
 
 const COMPARISON: Record<string, string> = { '=': '=', '>': '>', '>=': '>=', '<': '<', '<=': '<=' };
@@ -32,7 +35,9 @@ function compare(operand: Operand, op: '=' | '>' | '>=' | '<' | '<=', value: Exc
       sql`(case when jsonb_typeof(${v}) = 'string' and ${textOf(v)} ~ ${NUMERIC_TEXT.source} then (${textOf(v)})::numeric ${sqlOp} ${value}::numeric end)`,
     );
   } else if (typeof value === 'boolean') {
-    alternatives.push(sql`(case when jsonb_typeof(${v}) = 'boolean' then (${v})::boolean ${sqlOp} ${value} end)`);
+    alternatives.push(
+      sql`(case when jsonb_typeof(${v}) = 'boolean' then (${v})::boolean ${sqlOp} ${value} end)`,
+    );
     alternatives.push(
       sql`(case when jsonb_typeof(${v}) = 'string' and lower(${textOf(v)}) in ('true', 'false') then lower(${textOf(v)})::boolean ${sqlOp} ${value} end)`,
     );
@@ -47,14 +52,18 @@ function compare(operand: Operand, op: '=' | '>' | '>=' | '<' | '<=', value: Exc
         );
       }
     } else if (!operand.instant) {
-      alternatives.push(sql`(jsonb_typeof(${v}) = 'string' and lower(${textOf(v)}) collate "C" ${sqlOp} lower(${value}) collate "C")`);
+      alternatives.push(
+        sql`(jsonb_typeof(${v}) = 'string' and lower(${textOf(v)}) collate "C" ${sqlOp} lower(${value}) collate "C")`,
+      );
     }
     if (NUMERIC_TEXT.test(value) && Number.isFinite(Number(value))) {
       alternatives.push(sql`(${numberOf(v)} ${sqlOp} ${Number(value)}::numeric)`);
     }
     const lower = value.toLowerCase();
     if (lower === 'true' || lower === 'false') {
-      alternatives.push(sql`(case when jsonb_typeof(${v}) = 'boolean' then (${v})::boolean ${sqlOp} ${lower === 'true'} end)`);
+      alternatives.push(
+        sql`(case when jsonb_typeof(${v}) = 'boolean' then (${v})::boolean ${sqlOp} ${lower === 'true'} end)`,
+      );
     }
   }
   return alternatives.length === 0 ? sql`false` : sql`coalesce(${or(...alternatives)}, false)`;
@@ -108,4 +117,3 @@ export function compileGridFilter(filter: GridFilter): SQL {
     }
   }
 }
-

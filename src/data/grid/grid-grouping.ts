@@ -21,7 +21,8 @@ const DATE_PART_SQL: Record<string, string> = {
 export function groupKeyOf(group: GridGroup): SQL {
   const operand = compileSelector(group.selector, 'group');
   const value = operand.json;
-  if (!group.interval) return sql`(case when coalesce(jsonb_typeof(${value}), 'null') = 'null' then null else ${value} end)`;
+  if (!group.interval)
+    return sql`(case when coalesce(jsonb_typeof(${value}), 'null') = 'null' then null else ${value} end)`;
   if (group.interval.kind === 'number') {
     const n = group.interval.size;
     return sql`(case when jsonb_typeof(${value}) = 'number' then to_jsonb((${value})::numeric - mod((${value})::numeric, ${n}::numeric)) end)`;
@@ -29,4 +30,3 @@ export function groupKeyOf(group: GridGroup): SQL {
   const part = sql.raw(DATE_PART_SQL[group.interval.part]);
   return sql`to_jsonb(floor(extract(${part} from (${instantOf(operand)} at time zone 'UTC')))::int)`;
 }
-

@@ -7,7 +7,18 @@ export type GridFilter =
   | { kind: 'not'; inner: GridFilter }
   | { kind: 'group'; connector: 'and' | 'or'; members: GridFilter[] };
 
-export const GRID_OPERATORS = ['=', '<>', '>', '>=', '<', '<=', 'contains', 'notcontains', 'startswith', 'endswith'] as const;
+export const GRID_OPERATORS = [
+  '=',
+  '<>',
+  '>',
+  '>=',
+  '<',
+  '<=',
+  'contains',
+  'notcontains',
+  'startswith',
+  'endswith',
+] as const;
 export type GridOperator = (typeof GRID_OPERATORS)[number];
 
 export interface GridSort {
@@ -15,7 +26,16 @@ export interface GridSort {
   desc: boolean;
 }
 
-export const DATE_INTERVALS = ['year', 'quarter', 'month', 'day', 'dayOfWeek', 'hour', 'minute', 'second'] as const;
+export const DATE_INTERVALS = [
+  'year',
+  'quarter',
+  'month',
+  'day',
+  'dayOfWeek',
+  'hour',
+  'minute',
+  'second',
+] as const;
 export type DateInterval = (typeof DATE_INTERVALS)[number];
 
 export interface GridGroup {
@@ -43,7 +63,14 @@ export interface GridLoadOptions {
   groupSummary: GridSummary[];
 }
 
-const CONNECTORS: Record<string, 'and' | 'or'> = { and: 'and', '&&': 'and', '&': 'and', or: 'or', '||': 'or', '|': 'or' };
+const CONNECTORS: Record<string, 'and' | 'or'> = {
+  and: 'and',
+  '&&': 'and',
+  '&': 'and',
+  or: 'or',
+  '||': 'or',
+  '|': 'or',
+};
 
 export function invalid(parameter: string, reason: string): AppError {
   return new AppError('INVALID_QUERY', { params: { parameter, reason }, details: { parameter, reason } });
@@ -84,7 +111,8 @@ function boolean(query: Record<string, unknown>, name: string): boolean {
 }
 
 function selectorOf(value: unknown, parameter: string): string {
-  if (typeof value !== 'string' || value === '') throw invalid(parameter, 'a selector must be a non-empty string');
+  if (typeof value !== 'string' || value === '')
+    throw invalid(parameter, 'a selector must be a non-empty string');
   return value;
 }
 
@@ -94,7 +122,8 @@ function isScalar(value: unknown): value is Scalar {
 
 /** Parses one criterion of the filter grammar (section 6). */
 function parseCriterion(node: unknown): GridFilter {
-  if (!Array.isArray(node) || node.length === 0) throw invalid('filter', 'a criterion must be a non-empty array');
+  if (!Array.isArray(node) || node.length === 0)
+    throw invalid('filter', 'a criterion must be a non-empty array');
   if (node[0] === '!') {
     if (node.length !== 2) throw invalid('filter', 'a negation is ["!", criterion]');
     return { kind: 'not', inner: parseCriterion(node[1]) };
@@ -111,7 +140,8 @@ function parseCriterion(node: unknown): GridFilter {
 
 function condition(selector: string, operator: string, value: unknown): GridFilter {
   const op = operator.toLowerCase();
-  if (!(GRID_OPERATORS as readonly string[]).includes(op)) throw invalid('filter', `unknown operator "${operator}"`);
+  if (!(GRID_OPERATORS as readonly string[]).includes(op))
+    throw invalid('filter', `unknown operator "${operator}"`);
   if (!isScalar(value)) throw invalid('filter', 'filter values must be strings, numbers, booleans or null');
   if (typeof value === 'number' && !Number.isFinite(value)) throw invalid('filter', 'numbers must be finite');
   return { kind: 'condition', selector: selectorOf(selector, 'filter'), operator: op as GridOperator, value };
@@ -126,14 +156,16 @@ function parseGroup(node: unknown[]): GridFilter {
       const found = CONNECTORS[element.toLowerCase()];
       if (!found) throw invalid('filter', `unknown connector "${element}"`);
       if (expectCriterion) throw invalid('filter', 'a connector must stand between two criteria');
-      if (connector && connector !== found) throw invalid('filter', 'mixing of and/or is not allowed inside a single group');
+      if (connector && connector !== found)
+        throw invalid('filter', 'mixing of and/or is not allowed inside a single group');
       connector = found;
       expectCriterion = true;
       continue;
     }
     if (!expectCriterion) {
       // Two criteria side by side are joined by an implicit "and".
-      if (connector && connector !== 'and') throw invalid('filter', 'mixing of and/or is not allowed inside a single group');
+      if (connector && connector !== 'and')
+        throw invalid('filter', 'mixing of and/or is not allowed inside a single group');
       connector = 'and';
     }
     members.push(parseCriterion(element));
@@ -156,7 +188,12 @@ function asArray(value: unknown, parameter: string): unknown[] {
   return value;
 }
 
-function optionalBoolean(entry: Record<string, unknown>, name: string, parameter: string, fallback: boolean): boolean {
+function optionalBoolean(
+  entry: Record<string, unknown>,
+  name: string,
+  parameter: string,
+  fallback: boolean,
+): boolean {
   const value = entry[name];
   if (value === undefined || value === null) return fallback;
   if (typeof value !== 'boolean') throw invalid(parameter, `${name} must be a boolean`);
@@ -166,9 +203,13 @@ function optionalBoolean(entry: Record<string, unknown>, name: string, parameter
 function parseSort(value: unknown): GridSort[] {
   return asArray(value, 'sort').map((entry) => {
     if (typeof entry === 'string') return { selector: selectorOf(entry, 'sort'), desc: false };
-    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw invalid('sort', 'entries are {selector, desc}');
+    if (entry === null || typeof entry !== 'object' || Array.isArray(entry))
+      throw invalid('sort', 'entries are {selector, desc}');
     const record = entry as Record<string, unknown>;
-    return { selector: selectorOf(record.selector, 'sort'), desc: optionalBoolean(record, 'desc', 'sort', false) };
+    return {
+      selector: selectorOf(record.selector, 'sort'),
+      desc: optionalBoolean(record, 'desc', 'sort', false),
+    };
   });
 }
 
@@ -176,7 +217,8 @@ function parseInterval(value: unknown): GridGroup['interval'] {
   if (value === undefined || value === null) return null;
   if (typeof value === 'number' || (typeof value === 'string' && /^\d+(\.\d+)?$/.test(value))) {
     const size = Number(value);
-    if (!(size > 0) || !Number.isFinite(size)) throw invalid('group', 'a numeric groupInterval must be positive');
+    if (!(size > 0) || !Number.isFinite(size))
+      throw invalid('group', 'a numeric groupInterval must be positive');
     return { kind: 'number', size };
   }
   if (typeof value === 'string' && (DATE_INTERVALS as readonly string[]).includes(value)) {
@@ -187,8 +229,10 @@ function parseInterval(value: unknown): GridGroup['interval'] {
 
 function parseGroups(value: unknown): GridGroup[] {
   return asArray(value, 'group').map((entry) => {
-    if (typeof entry === 'string') return { selector: selectorOf(entry, 'group'), desc: false, isExpanded: true, interval: null };
-    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw invalid('group', 'entries are {selector, desc, ...}');
+    if (typeof entry === 'string')
+      return { selector: selectorOf(entry, 'group'), desc: false, isExpanded: true, interval: null };
+    if (entry === null || typeof entry !== 'object' || Array.isArray(entry))
+      throw invalid('group', 'entries are {selector, desc, ...}');
     const record = entry as Record<string, unknown>;
     return {
       selector: selectorOf(record.selector, 'group'),
@@ -201,14 +245,18 @@ function parseGroups(value: unknown): GridGroup[] {
 
 function parseSummaries(value: unknown, parameter: string): GridSummary[] {
   return asArray(value, parameter).map((entry) => {
-    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw invalid(parameter, 'entries are {selector, summaryType}');
+    if (entry === null || typeof entry !== 'object' || Array.isArray(entry))
+      throw invalid(parameter, 'entries are {selector, summaryType}');
     const record = entry as Record<string, unknown>;
     const type = record.summaryType;
     if (typeof type !== 'string' || !(SUMMARY_TYPES as readonly string[]).includes(type)) {
       throw invalid(parameter, `unknown summaryType ${JSON.stringify(type)}`);
     }
     if (type === 'count') return { selector: null, summaryType: 'count' };
-    return { selector: selectorOf(record.selector, parameter), summaryType: type as GridSummary['summaryType'] };
+    return {
+      selector: selectorOf(record.selector, parameter),
+      summaryType: type as GridSummary['summaryType'],
+    };
   });
 }
 

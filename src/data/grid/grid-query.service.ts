@@ -28,9 +28,11 @@ const RECORD_COLUMNS = sql.raw(RAW_RECORD_COLUMNS);
 const SYSTEM_NAMES = new Set(['_id', 'createdAt', 'updatedAt', 'userId', 'configId', 'siteId', 'isActive']);
 
 /** `age` and `data.age` name the same field (the alias of section 4). */
-const canonical = (selector: string) => (selector.includes('.') || SYSTEM_NAMES.has(selector) ? selector : `data.${selector}`);
+const canonical = (selector: string) =>
+  selector.includes('.') || SYSTEM_NAMES.has(selector) ? selector : `data.${selector}`;
 const rowsOf = (result: unknown): Row[] => (result as { rows: Row[] }).rows;
-const toNumber = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+const toNumber = (value: unknown): number | null =>
+  value === null || value === undefined ? null : Number(value);
 const pathId = (keys: unknown[]) => JSON.stringify(keys);
 const keyColumn = (index: number) => sql.raw(`k${index}`);
 const emptySummary = (definitions: GridSummary[]) =>
@@ -66,13 +68,17 @@ export class GridQueryService {
   }
 
   private async count(where: SQL): Promise<number> {
-    return Number(rowsOf(await this.db.execute(sql`select count(*) as n from data_records where ${where}`))[0].n);
+    return Number(
+      rowsOf(await this.db.execute(sql`select count(*) as n from data_records where ${where}`))[0].n,
+    );
   }
 
   /** Full record order (section 7): group values, the sort entries not already used, createdAt, _id. */
   private recordOrder(groups: GridGroup[], sort: GridSort[]): SQL[] {
     const used = new Set(groups.map((group) => canonical(group.selector)));
-    const keys = groups.flatMap((group) => comparatorKeys(compileSelector(group.selector, 'group'), group.desc));
+    const keys = groups.flatMap((group) =>
+      comparatorKeys(compileSelector(group.selector, 'group'), group.desc),
+    );
     for (const entry of sort) {
       if (used.has(canonical(entry.selector))) continue;
       used.add(canonical(entry.selector));
@@ -82,7 +88,14 @@ export class GridQueryService {
     return keys;
   }
 
-  private async records(where: SQL, groups: GridGroup[], sort: GridSort[], skip: number, take: number, extra?: SQL) {
+  private async records(
+    where: SQL,
+    groups: GridGroup[],
+    sort: GridSort[],
+    skip: number,
+    take: number,
+    extra?: SQL,
+  ) {
     return rowsOf(
       await this.db.execute(
         sql`select ${RECORD_COLUMNS}${extra ? sql`, ${extra}` : sql``} from data_records where ${where}
@@ -107,22 +120,34 @@ export class GridQueryService {
    * One summary per group of the first `depth` key columns (depth 0 = the whole source). The source
    * is aliased `data_records`, so selectors compile exactly as in the filter.
    */
-  private async summaryByGroup(source: SQL, depth: number, definition: GridSummary): Promise<Map<string, unknown>> {
+  private async summaryByGroup(
+    source: SQL,
+    depth: number,
+    definition: GridSummary,
+  ): Promise<Map<string, unknown>> {
     const keys = Array.from({ length: depth }, (_, index) => keyColumn(index));
     const keyList = sql.join(keys, sql`, `);
     const selectKeys = depth > 0 ? sql`${keyList}, ` : sql``;
     const groupBy = depth > 0 ? sql`group by ${keyList}` : sql``;
     const pathOf = (row: Row) => pathId(keys.map((_, index) => row[`k${index}`] ?? null));
     const values = new Map<string, unknown>();
-    if (definition.summaryType === 'count' || definition.summaryType === 'sum' || definition.summaryType === 'avg') {
-      const value = definition.selector ? numberOf(compileSelector(definition.selector, 'summary').json) : sql`null`;
+    if (
+      definition.summaryType === 'count' ||
+      definition.summaryType === 'sum' ||
+      definition.summaryType === 'avg'
+    ) {
+      const value = definition.selector
+        ? numberOf(compileSelector(definition.selector, 'summary').json)
+        : sql`null`;
       const aggregate =
         definition.summaryType === 'count'
           ? sql`count(*)`
           : definition.summaryType === 'sum'
             ? sql`coalesce(sum(${value}), 0)`
             : sql`avg(${value})`;
-      const rows = rowsOf(await this.db.execute(sql`select ${selectKeys}${aggregate} as v from ${source} ${groupBy}`));
+      const rows = rowsOf(
+        await this.db.execute(sql`select ${selectKeys}${aggregate} as v from ${source} ${groupBy}`),
+      );
       for (const row of rows) values.set(pathOf(row), toNumber(row.v));
       return values;
     }
@@ -141,7 +166,10 @@ export class GridQueryService {
     return values;
   }
 
-  private async groups(where: SQL, options: GridLoadOptions): Promise<{ data: GridGroupItem[]; groupCount: number }> {
+  private async groups(
+    where: SQL,
+    options: GridLoadOptions,
+  ): Promise<{ data: GridGroupItem[]; groupCount: number }> {
     const levels = options.group;
     const keysSelect = sql.join(
       levels.map((group, index) => sql`${groupKeyOf(group)} as ${keyColumn(index)}`),
@@ -164,13 +192,19 @@ export class GridQueryService {
     const groupCount =
       top.length > 0
         ? Number(top[0].group_count)
-        : Number(rowsOf(await this.db.execute(sql`select count(*) as n from (select k0 from ${keyed} group by k0) t`))[0].n);
+        : Number(
+            rowsOf(
+              await this.db.execute(sql`select count(*) as n from (select k0 from ${keyed} group by k0) t`),
+            )[0].n,
+          );
     if (top.length === 0) return { data: [], groupCount };
 
     // Deeper levels and items only for the page's top-level groups.
     const paged = options.skip > 0 || options.take > 0;
     const matchKey = (column: SQL, key: unknown) =>
-      key === null || key === undefined ? sql`${column} is null` : sql`${column} = ${JSON.stringify(key)}::jsonb`;
+      key === null || key === undefined
+        ? sql`${column} is null`
+        : sql`${column} = ${JSON.stringify(key)}::jsonb`;
     const source = paged
       ? sql`(select * from ${keyed} where ${or(...top.map((row) => matchKey(keyColumn(0), row.k0)))}) as data_records`
       : keyed;
@@ -183,7 +217,9 @@ export class GridQueryService {
         sql`, `,
       );
       const rows = rowsOf(
-        await this.db.execute(sql`select ${keys}, count(*) as n from ${source} group by ${keys} order by ${levelOrder(depth)}`),
+        await this.db.execute(
+          sql`select ${keys}, count(*) as n from ${source} group by ${keys} order by ${levelOrder(depth)}`,
+        ),
       );
       for (const row of rows) {
         const path = Array.from({ length: depth }, (_, index) => row[`k${index}`] ?? null);
@@ -203,7 +239,9 @@ export class GridQueryService {
 
     const last = levels[levels.length - 1];
     if (last.isExpanded) {
-      const itemWhere = paged ? and(where, or(...top.map((row) => matchKey(groupKeyOf(levels[0]), row.k0))))! : where;
+      const itemWhere = paged
+        ? and(where, or(...top.map((row) => matchKey(groupKeyOf(levels[0]), row.k0))))!
+        : where;
       const itemKeys = sql.join(
         levels.map((group, index) => sql`${groupKeyOf(group)} as ${sql.raw(`"__k${index}"`)}`),
         sql`, `,
@@ -213,7 +251,8 @@ export class GridQueryService {
         nodes.get(pathId(path))?.items?.push(toGridRecord(row));
       }
     } else {
-      for (const [id, node] of nodes) if ((JSON.parse(id) as unknown[]).length === levels.length) node.items = null;
+      for (const [id, node] of nodes)
+        if ((JSON.parse(id) as unknown[]).length === levels.length) node.items = null;
     }
     return { data: roots, groupCount };
   }

@@ -32,7 +32,11 @@ const NULL_OPERAND: Operand = { json: sql`null::jsonb` };
  */
 export function compileSelector(selector: string, parameter: string): Operand {
   const segments = selector.split('.');
-  if (selector.length > 300 || segments.length > 8 || !segments.every((s) => SEGMENT.test(s) && !FORBIDDEN.has(s))) {
+  if (
+    selector.length > 300 ||
+    segments.length > 8 ||
+    !segments.every((s) => SEGMENT.test(s) && !FORBIDDEN.has(s))
+  ) {
     throw invalid(parameter, `invalid selector "${selector.slice(0, 100)}"`);
   }
   if (segments.length === 1) {

@@ -5,10 +5,12 @@ import type { Operand } from './grid-selector';
 export const typeOf = (value: SQL) => sql`coalesce(jsonb_typeof(${value}), 'null')`;
 /** The text of a jsonb string (or the JSON text of anything else). */
 export const textOf = (value: SQL) => sql`(${value} #>> '{}')`;
-export const numberOf = (value: SQL) => sql`(case when jsonb_typeof(${value}) = 'number' then (${value})::numeric end)`;
+export const numberOf = (value: SQL) =>
+  sql`(case when jsonb_typeof(${value}) = 'number' then (${value})::numeric end)`;
 /** The instant of a date string (GRID-PROTOCOL section 5), else NULL. */
 export const instantOf = (operand: Operand) =>
-  operand.instant ?? sql`(case when jsonb_typeof(${operand.json}) = 'string' then fdws_instant(${operand.json} #>> '{}') end)`;
+  operand.instant ??
+  sql`(case when jsonb_typeof(${operand.json}) = 'string' then fdws_instant(${operand.json} #>> '{}') end)`;
 
 /**
  * Sort keys implementing the comparator of section 7 for one value, in direction `desc`:
