@@ -77,7 +77,7 @@ export async function seedRecords(
                 'name', 'Person ' || g,
                 'city', ($3::text[])[1 + (g % 10)],
                 'age', 18 + (g % 60),
-                'score', (g * 7919) % 1000,
+                'score', (g::bigint * 7919) % 1000,
                 'email', 'p' || g || '@example.com',
                 'active', (g % 3 = 0),
                 'joined', to_char(timestamptz '2020-01-01' + (g % 2000) * interval '1 day', 'YYYY-MM-DD')

@@ -15,9 +15,10 @@ export function startService(
       JWT_SECRET: 'bench-secret-0123456789abcdef',
       ADMIN_EMAIL: BENCH_ADMIN.email,
       ADMIN_PASSWORD: BENCH_ADMIN.password,
-      THROTTLE_LIMIT: '100000000',
-      THROTTLE_AUTH_LIMIT: '100000000',
+      THROTTLE_LIMIT: '10000000',
+      THROTTLE_AUTH_LIMIT: '10000000',
       LOG_LEVEL: 'warn',
+      CACHE_ENABLED: 'true',
       DATABASE_POOL_SIZE: '16',
       BODY_LIMIT: '1048576',
       ...(databaseUrl

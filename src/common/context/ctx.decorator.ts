@@ -9,6 +9,7 @@ export function requestContextOf(request: FastifyRequest): RequestContext {
     siteId: request.siteId ?? null,
     locale: request.locale ?? 'en',
     formPermissions: request.formPermissions,
+    formConfig: request.formConfig,
   };
 }
 

@@ -1,4 +1,7 @@
+import type { formConfigs } from '../../database/schema/form-configs.table';
 import type { FormPermissionName } from '../../database/schema/form-permissions.table';
+
+type FormConfigRow = typeof formConfigs.$inferSelect;
 import type { Locale } from '../i18n/locale';
 
 /** Who is calling, as the access guard established it from the bearer token. */
@@ -19,6 +22,8 @@ export interface RequestContext {
   locale: Locale;
   /** The caller's permissions on the route's configuration, when the route declares @FormPermission. */
   formPermissions?: ReadonlySet<FormPermissionName>;
+  /** The route's configuration as the form-permission guard loaded it (active, visible), reused by services. */
+  formConfig?: Readonly<FormConfigRow>;
 }
 
 declare module 'fastify' {
@@ -27,5 +32,6 @@ declare module 'fastify' {
     siteId?: string | null;
     locale?: Locale;
     formPermissions?: Set<FormPermissionName>;
+    formConfig?: FormConfigRow;
   }
 }
