@@ -50,7 +50,7 @@ export class ConfigsService {
   /** The active configuration visible to the caller, or a 404: the one lookup every data route starts with. */
   async requireVisible(ctx: RequestContext, configId: string): Promise<ConfigRow> {
     // The form-permission guard already loaded it for this request, under the same scope.
-    if (ctx.formConfig?.id === configId) return ctx.formConfig as ConfigRow;
+    if (ctx.formConfig?.id === configId) return ctx.formConfig;
     const config = await this.configs.findActiveInScope(configId, siteScopeOf(ctx));
     if (!config) throw new AppError('CONFIG_NOT_FOUND');
     return config;
