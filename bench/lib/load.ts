@@ -21,8 +21,7 @@ export async function load(options: {
   const result = await autocannon({
     url: options.url,
     connections: options.connections,
-    duration: options.amount ? undefined : (options.durationSeconds ?? 10),
-    amount: options.amount,
+    ...(options.amount ? { amount: options.amount } : { duration: options.durationSeconds ?? 10 }),
     method: options.method ?? 'GET',
     headers: options.headers,
     body: options.body,
