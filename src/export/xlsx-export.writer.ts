@@ -36,6 +36,8 @@ export class XlsxExportWriter implements ExportWriter {
       stream: this.output,
       useStyles: true,
       useSharedStrings: false,
+      // Fast compression: the workbook is bigger but the compressor keeps pace with the database.
+      zip: { zlib: { level: 1 } },
     });
     this.sheet = this.workbook.addWorksheet('Data');
     // Forward what exceljs produces, honouring the receiver's backpressure.
@@ -58,7 +60,30 @@ export class XlsxExportWriter implements ExportWriter {
         .addRow([row.id, row.createdAt, ...columns.map((column) => excelValue(row.data?.[column]))])
         .commit();
     }
+    await this.compressionCaughtUp();
     return !this.output.destroyed;
+  }
+
+  /**
+   * exceljs pushes committed rows into the zip compressor without waiting for it, so a fast database
+   * would fill memory with uncompressed XML. Waiting for the compressor's input to drain after each
+   * batch keeps memory flat; the compressor in turn waits for the HTTP client through the pump.
+   */
+  private async compressionCaughtUp(): Promise<void> {
+    const sheetStream = (this.sheet as unknown as { stream?: { pipes?: NodeJS.WritableStream[] } }).stream;
+    // archiver's input is a readable-stream v2 PassThrough: its state says whether it is over its mark.
+    const compressor = sheetStream?.pipes?.[0];
+    if (compressor?._writableState?.needDrain && !this.output.destroyed) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          compressor.removeListener('drain', done);
+          this.output.removeListener('close', done);
+          resolve();
+        };
+        compressor.once('drain', done);
+        this.output.once('close', done);
+      });
+    }
   }
 
   async end(): Promise<void> {
