@@ -70,7 +70,8 @@ export class XlsxExportWriter implements ExportWriter {
    * batch keeps memory flat; the compressor in turn waits for the HTTP client through the pump.
    */
   private async compressionCaughtUp(): Promise<void> {
-    const sheetStream = (this.sheet as unknown as { stream?: { pipes?: NodeJS.WritableStream[] } }).stream;
+    type CompressorInput = NodeJS.WritableStream & { _writableState?: { needDrain?: boolean } };
+    const sheetStream = (this.sheet as unknown as { stream?: { pipes?: CompressorInput[] } }).stream;
     // archiver's input is a readable-stream v2 PassThrough: its state says whether it is over its mark.
     const compressor = sheetStream?.pipes?.[0];
     if (compressor?._writableState?.needDrain && !this.output.destroyed) {
