@@ -3,6 +3,11 @@
 import Fastify from 'fastify';
 import { Pool } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
+import { and, sql } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import { compileGridFilter } from '../src/data/grid/grid-filter.compiler';
+import { parseGridLoadOptions } from '../src/data/grid/grid-load-options';
+import { countQuery, recordsQuery } from '../src/data/grid/grid-query.service';
 import { BASELINE_SQL } from './baseline-sql';
 
 const pool = new Pool({
@@ -34,14 +39,41 @@ app.get<{ Params: { configId: string }; Querystring: { city: string } }>(
   },
 );
 
+// The grid figure is compared on the very statements the service runs: they are rendered once from
+// the service's own SQL builders, then executed here with nothing else around them.
+const dialect = new PgDialect();
+type Statement = { sql: string; params: unknown[] };
+const gridStatements = new Map<string, { count: Statement; page: Statement }>();
+function gridStatementsFor(configId: string, city: string) {
+  const key = `${configId}:${city}`;
+  let statements = gridStatements.get(key);
+  if (!statements) {
+    const options = parseGridLoadOptions({
+      filter: JSON.stringify(['data.city', '=', city]),
+      sort: JSON.stringify([{ selector: 'data.age', desc: true }]),
+    });
+    const where = and(
+      sql`data_records.config_id = ${configId} and data_records.is_active`,
+      compileGridFilter(options.filter!),
+    )!;
+    statements = {
+      count: dialect.sqlToQuery(countQuery(where)),
+      page: dialect.sqlToQuery(recordsQuery(where, [], options.sort, 0, 20)),
+    };
+    gridStatements.set(key, statements);
+  }
+  return statements;
+}
+
 app.get<{ Params: { configId: string }; Querystring: { city: string } }>(
   '/grid/:configId',
   async (request) => {
+    const statements = gridStatementsFor(request.params.configId, request.query.city);
     const [count, page] = await Promise.all([
-      pool.query(BASELINE_SQL.gridCount, [request.params.configId, request.query.city]),
-      pool.query(BASELINE_SQL.gridPage, [request.params.configId, request.query.city, 20, 0]),
+      pool.query(statements.count.sql, statements.count.params),
+      pool.query(statements.page.sql, statements.page.params),
     ]);
-    return { data: page.rows, totalCount: Number(count.rows[0].total) };
+    return { data: page.rows, totalCount: Number(count.rows[0].n) };
   },
 );
 

@@ -1,6 +1,7 @@
 /**
  * The SQL the baseline server runs: the same statements the service issues for each figure, so the
  * comparison measures the service's own overhead (routing, auth, validation, mapping), not SQL choices.
+ * The grid statements are rendered from the service's own builders (baseline-server.ts).
  */
 export const BASELINE_SQL = {
   create: `insert into data_records (config_id, data) values ($1, $2) returning id, config_id, user_id, data, is_active, created_at, updated_at`,
@@ -8,10 +9,6 @@ export const BASELINE_SQL = {
   listPage: `select id, config_id, user_id, site_id, data, computed_results, is_active, created_at, updated_at
              from data_records where config_id = $1 and is_active and data @> $2::jsonb
              order by created_at desc, id desc limit $3 offset $4`,
-  gridCount: `select count(*) as total from data_records where config_id = $1 and is_active and lower(data->>'city') = lower($2)`,
-  gridPage: `select id, config_id, user_id, site_id, data, computed_results, is_active, created_at, updated_at
-             from data_records where config_id = $1 and is_active and lower(data->>'city') = lower($2)
-             order by (data->'age')::numeric desc nulls last, created_at, id limit $3 offset $4`,
   statsCounts: `select count(*) as total,
                   count(*) filter (where created_at >= date_trunc('day', now() at time zone $2) at time zone $2) as today,
                   count(*) filter (where created_at >= date_trunc('week', now() at time zone $2) at time zone $2) as this_week

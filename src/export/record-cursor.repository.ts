@@ -5,7 +5,7 @@ import { fromRawRecord, RAW_RECORD_COLUMNS } from '../data/record.mapper';
 
 export type ExportRow = ReturnType<typeof fromRawRecord>;
 
-const BATCH_SIZE = 5000;
+const BATCH_SIZE = 2000;
 
 /**
  * Streams matching records oldest first from a server-side cursor, one batch at a time. The next

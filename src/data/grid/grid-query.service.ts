@@ -73,21 +73,6 @@ export class GridQueryService {
     );
   }
 
-  /** Full record order (section 7): group values, the sort entries not already used, createdAt, _id. */
-  private recordOrder(groups: GridGroup[], sort: GridSort[]): SQL[] {
-    const used = new Set(groups.map((group) => canonical(group.selector)));
-    const keys = groups.flatMap((group) =>
-      comparatorKeys(compileSelector(group.selector, 'group'), group.desc),
-    );
-    for (const entry of sort) {
-      if (used.has(canonical(entry.selector))) continue;
-      used.add(canonical(entry.selector));
-      keys.push(...comparatorKeys(compileSelector(entry.selector, 'sort'), entry.desc));
-    }
-    keys.push(sql`data_records.created_at asc`, sql`data_records.id asc`);
-    return keys;
-  }
-
   private async records(
     where: SQL,
     groups: GridGroup[],
@@ -96,13 +81,7 @@ export class GridQueryService {
     take: number,
     extra?: SQL,
   ) {
-    return rowsOf(
-      await this.db.execute(
-        sql`select ${RECORD_COLUMNS}${extra ? sql`, ${extra}` : sql``} from data_records where ${where}
-            order by ${sql.join(this.recordOrder(groups, sort), sql`, `)}
-            ${take > 0 ? sql`limit ${take}` : sql``} ${skip > 0 ? sql`offset ${skip}` : sql``}`,
-      ),
-    );
+    return rowsOf(await this.db.execute(recordsQuery(where, groups, sort, skip, take, extra)));
   }
 
   /** Section 9 over all filtered records: count, sum (0 when empty), avg, min and max (null when empty). */
@@ -256,6 +235,40 @@ export class GridQueryService {
     }
     return { data: roots, groupCount };
   }
+}
+
+/** `select count(*)` of the filtered records. */
+export function countQuery(where: SQL): SQL {
+  return sql`select count(*) as n from data_records where ${where}`;
+}
+
+/** Full record order (section 7): group values, the sort entries not already used, createdAt, _id. */
+export function recordOrder(groups: GridGroup[], sort: GridSort[]): SQL[] {
+  const used = new Set(groups.map((group) => canonical(group.selector)));
+  const keys = groups.flatMap((group) =>
+    comparatorKeys(compileSelector(group.selector, 'group'), group.desc),
+  );
+  for (const entry of sort) {
+    if (used.has(canonical(entry.selector))) continue;
+    used.add(canonical(entry.selector));
+    keys.push(...comparatorKeys(compileSelector(entry.selector, 'sort'), entry.desc));
+  }
+  keys.push(sql`data_records.created_at asc`, sql`data_records.id asc`);
+  return keys;
+}
+
+/** One page of records in full record order (`take` 0 = all). */
+export function recordsQuery(
+  where: SQL,
+  groups: GridGroup[],
+  sort: GridSort[],
+  skip: number,
+  take: number,
+  extra?: SQL,
+): SQL {
+  return sql`select ${RECORD_COLUMNS}${extra ? sql`, ${extra}` : sql``} from data_records where ${where}
+      order by ${sql.join(recordOrder(groups, sort), sql`, `)}
+      ${take > 0 ? sql`limit ${take}` : sql``} ${skip > 0 ? sql`offset ${skip}` : sql``}`;
 }
 
 /** A record of the grid response: the same shape as the paging list returns. */

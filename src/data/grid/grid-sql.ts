@@ -22,11 +22,13 @@ export function comparatorKeys(operand: Operand, desc: boolean): SQL[] {
   const dir = sql.raw(desc ? 'desc' : 'asc');
   const reverse = sql.raw(desc ? 'asc' : 'desc');
   const rank = sql`(case jsonb_typeof(${value}) when 'number' then 1 when 'string' then 2 when 'boolean' then 3 when 'object' then 4 when 'array' then 5 else 0 end)`;
+  // Text keys only for strings and booleans (false < true), so numeric sorts skip the text work.
+  const text = sql`(case when jsonb_typeof(${value}) in ('string', 'boolean') then ${textOf(value)} end)`;
   return [
     sql`${rank} ${dir}`,
     sql`${numberOf(value)} ${dir}`,
     sql`${instantOf(operand)} ${dir}`,
-    sql`lower(${textOf(value)}) collate "C" ${dir}`,
-    sql`${textOf(value)} collate "C" ${reverse}`,
+    sql`lower(${text}) collate "C" ${dir}`,
+    sql`${text} collate "C" ${reverse}`,
   ];
 }
