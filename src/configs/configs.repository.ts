@@ -3,7 +3,7 @@ import { and, asc, count, eq, sql, type SQL } from 'drizzle-orm';
 import { siteCondition, type SiteScope } from '../common/context/site-scope';
 import { isUuid } from '../common/validation/is-uuid';
 import { DATABASE, type Database } from '../database/database.types';
-import { formConfigs, sites } from '../database/schema';
+import { formConfigs } from '../database/schema';
 
 export type ConfigRow = typeof formConfigs.$inferSelect;
 export type NewConfig = typeof formConfigs.$inferInsert;
@@ -54,16 +54,6 @@ export class ConfigsRepository {
       this.db.select({ total: count() }).from(formConfigs).where(where),
     ]);
     return { rows, total: Number(total) };
-  }
-
-  async siteIsActive(siteId: string): Promise<boolean> {
-    if (!isUuid(siteId)) return false;
-    const rows = await this.db
-      .select({ id: sites.id })
-      .from(sites)
-      .where(and(eq(sites.id, siteId), eq(sites.isActive, true)))
-      .limit(1);
-    return rows.length > 0;
   }
 
   async insert(config: NewConfig): Promise<ConfigRow> {

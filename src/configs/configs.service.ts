@@ -3,6 +3,7 @@ import type { RequestContext } from '../common/context/request-context';
 import { siteScopeOf } from '../common/context/site-scope';
 import { AppError } from '../common/errors/app-error';
 import type { FormPreferences } from '../database/schema';
+import { SitesRepository } from '../sites/sites.repository';
 import { FormValidator } from '../validation/form-validator.service';
 import { ConfigCache } from './config-cache';
 import { toConfigResponse, toConfigSummary, type ConfigResponse } from './config.mapper';
@@ -22,6 +23,7 @@ export class ConfigsService {
     private readonly configs: ConfigsRepository,
     private readonly cache: ConfigCache,
     private readonly validator: FormValidator,
+    private readonly sites: SitesRepository,
   ) {}
 
   async list(ctx: RequestContext, query: ListConfigsQueryDto) {
@@ -109,7 +111,7 @@ export class ConfigsService {
   }
 
   private async assertSiteUsable(siteId: string | null | undefined): Promise<void> {
-    if (siteId && !(await this.configs.siteIsActive(siteId))) {
+    if (siteId && !(await this.sites.isActive(siteId))) {
       throw new AppError('VALIDATION_FAILED', {
         validationErrors: [
           { field: 'siteId', rule: 'exists', message: 'siteId does not name an active site' },

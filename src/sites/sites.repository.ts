@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { and, asc, eq, ne, sql } from 'drizzle-orm';
+import { isUuid } from '../common/validation/is-uuid';
 import { DATABASE, type Database } from '../database/database.types';
 import { sites } from '../database/schema';
 
@@ -15,6 +16,10 @@ export class SitesRepository {
       .from(sites)
       .where(eq(sites.isActive, true))
       .orderBy(asc(sites.name), asc(sites.id));
+  }
+
+  async isActive(id: string): Promise<boolean> {
+    return isUuid(id) && (await this.findActive(id)) !== null;
   }
 
   async findActive(id: string): Promise<SiteRow | null> {

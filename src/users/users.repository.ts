@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { and, asc, count, eq, ne, sql } from 'drizzle-orm';
 import { DATABASE, type Database } from '../database/database.types';
-import { roles, sites, users } from '../database/schema';
+import { roles, users } from '../database/schema';
 
 export type UserRow = typeof users.$inferSelect;
 export type NewUser = Pick<typeof users.$inferInsert, 'email' | 'name' | 'passwordHash' | 'role' | 'siteId'>;
@@ -41,15 +41,6 @@ export class UsersRepository {
     return (
       (await this.db.select({ id: roles.id }).from(roles).where(eq(roles.name, name)).limit(1)).length > 0
     );
-  }
-
-  async siteIsActive(siteId: string): Promise<boolean> {
-    const rows = await this.db
-      .select({ id: sites.id })
-      .from(sites)
-      .where(and(eq(sites.id, siteId), eq(sites.isActive, true)))
-      .limit(1);
-    return rows.length > 0;
   }
 
   /**

@@ -5,6 +5,7 @@ import { AppError } from '../common/errors/app-error';
 import { isUuid } from '../common/validation/is-uuid';
 import type { UpdateUserDto } from './dto/user.dto';
 import { toUserResponse } from './user.mapper';
+import { SitesRepository } from '../sites/sites.repository';
 import { UserSessionCache } from './user-session.cache';
 import { UsersRepository } from './users.repository';
 
@@ -13,6 +14,7 @@ export class UsersService {
   constructor(
     private readonly users: UsersRepository,
     private readonly sessions: UserSessionCache,
+    private readonly sites: SitesRepository,
   ) {}
 
   async list(_ctx: RequestContext, page = 1, limit = 100) {
@@ -42,7 +44,7 @@ export class UsersService {
     if (body.role !== undefined && !(await this.users.roleExists(body.role))) {
       problems.push({ field: 'role', rule: 'exists', message: 'role does not name an existing role' });
     }
-    if (body.siteId && !(await this.users.siteIsActive(body.siteId))) {
+    if (body.siteId && !(await this.sites.isActive(body.siteId))) {
       problems.push({ field: 'siteId', rule: 'exists', message: 'siteId does not name an active site' });
     }
     if (problems.length > 0) throw new AppError('VALIDATION_FAILED', { validationErrors: problems });

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -149,61 +149,7 @@ export class CreateConfigDto {
 }
 
 /** A PUT replaces the fields it names; omitted fields keep their value. */
-export class UpdateConfigDto {
-  @ApiPropertyOptional() @IsOptional() @IsString() @Length(1, 200) title?: string;
-  @ApiPropertyOptional({ enum: CONFIG_TYPES }) @IsOptional() @IsIn(CONFIG_TYPES) type?: ConfigType;
-
-  @ApiPropertyOptional({ type: [String] })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(50)
-  @IsString({ each: true })
-  @Length(1, 50, { each: true })
-  tags?: string[];
-
-  @ApiPropertyOptional({ format: 'uuid', nullable: true, type: String })
-  @IsOptional()
-  @ValidateIf((_, value) => value !== null)
-  @IsUUID()
-  siteId?: string | null;
-
-  @ApiPropertyOptional({ nullable: true, type: String })
-  @IsOptional()
-  @ValidateIf((_, value) => value !== null)
-  @IsString()
-  @MaxLength(5000)
-  description?: string | null;
-
-  @ApiPropertyOptional({ nullable: true })
-  @IsOptional()
-  @ValidateIf((_, value) => value !== null)
-  @IsObject()
-  schema?: Record<string, unknown> | null;
-
-  @ApiPropertyOptional({ type: [ValidationRuleDto] })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(200)
-  @ValidateNested({ each: true })
-  @Type(() => ValidationRuleDto)
-  validationRules?: ValidationRuleDto[];
-
-  @ApiPropertyOptional({ type: [ComputedRuleDto] })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(200)
-  @ValidateNested({ each: true })
-  @Type(() => ComputedRuleDto)
-  computedRules?: ComputedRuleDto[];
-
-  @ApiPropertyOptional({ type: PreferencesDto })
-  @IsOptional()
-  @ValidateNested()
-  @Type(() => PreferencesDto)
-  preferences?: PreferencesDto;
-
-  @ApiPropertyOptional() @IsOptional() definition?: unknown;
-}
+export class UpdateConfigDto extends PartialType(CreateConfigDto) {}
 
 export class ListConfigsQueryDto {
   @ApiPropertyOptional({ enum: CONFIG_TYPES }) @IsOptional() @IsIn(CONFIG_TYPES) type?: ConfigType;
