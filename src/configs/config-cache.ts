@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppCache, CACHE_TTL } from '../common/cache/app-cache.service';
 import type { ConfigResponse } from './config.mapper';
+import type { ConfigRow } from './configs.repository';
 
 /**
  * The spec's per-user configuration cache (`config:{id}:{userId}`, 300 s). Entries carry the
@@ -27,9 +28,19 @@ export class ConfigCache {
     return this.getOrLoad(configId, userId, load);
   }
 
+  /**
+   * The active configuration row itself (300 s), for the lookups every data request starts with.
+   * Stored with ISO dates (a shared cache serializes to JSON) and revived on the way out.
+   */
+  async row(configId: string, load: () => Promise<ConfigRow | null>): Promise<ConfigRow | null> {
+    const cached = await this.cache.getOrLoad(`config-row:${configId}`, CACHE_TTL.config, load);
+    if (!cached) return null;
+    return { ...cached, createdAt: new Date(cached.createdAt), updatedAt: new Date(cached.updatedAt) };
+  }
+
   async invalidate(configId: string): Promise<void> {
     if (!this.cache.enabled) return;
-    await this.cache.delete(`config-generation:${configId}`);
+    await this.cache.delete(`config-generation:${configId}`, `config-row:${configId}`);
   }
 
   /** A random token per generation; a missing generation (new or invalidated) gets a fresh one. */

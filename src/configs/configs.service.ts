@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '../common/context/request-context';
-import { siteScopeOf } from '../common/context/site-scope';
+import { isVisibleInScope, siteScopeOf } from '../common/context/site-scope';
+import { isUuid } from '../common/validation/is-uuid';
 import { AppError } from '../common/errors/app-error';
 import type { FormPreferences } from '../database/schema';
 import { SitesRepository } from '../sites/sites.repository';
@@ -53,8 +54,10 @@ export class ConfigsService {
   async requireVisible(ctx: RequestContext, configId: string): Promise<ConfigRow> {
     // The form-permission guard already loaded it for this request, under the same scope.
     if (ctx.formConfig?.id === configId) return ctx.formConfig;
-    const config = await this.configs.findActiveInScope(configId, siteScopeOf(ctx));
-    if (!config) throw new AppError('CONFIG_NOT_FOUND');
+    const config = isUuid(configId)
+      ? await this.cache.row(configId, () => this.configs.findActiveInScope(configId, { kind: 'all' }))
+      : null;
+    if (!config || !isVisibleInScope(config.siteId, siteScopeOf(ctx))) throw new AppError('CONFIG_NOT_FOUND');
     return config;
   }
 

@@ -3,12 +3,11 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { REQUIRED_FORM_PERMISSION } from '../common/auth/auth-decision.decorators';
 import { requestContextOf } from '../common/context/ctx.decorator';
-import { siteScopeOf } from '../common/context/site-scope';
 import { AppError } from '../common/errors/app-error';
 import type { FormPermissionName } from '../database/schema';
 import { SiteResolver } from '../sites/site-resolver.service';
 import { FormAccessService } from './form-access.service';
-import { ConfigsRepository } from '../configs/configs.repository';
+import { ConfigsService } from '../configs/configs.service';
 
 /**
  * Enforces @FormPermission(name) on routes with `:configId`: the configuration must be active and
@@ -19,7 +18,7 @@ export class FormPermissionGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly access: FormAccessService,
-    private readonly configs: ConfigsRepository,
+    private readonly configs: ConfigsService,
     private readonly sites: SiteResolver,
   ) {}
 
@@ -34,8 +33,8 @@ export class FormPermissionGuard implements CanActivate {
     await this.sites.resolve(request);
     const configId = (request.params as Record<string, string> | undefined)?.configId ?? '';
     const ctx = requestContextOf(request);
-    if (!(await this.configs.findActiveInScope(configId, siteScopeOf(ctx))))
-      throw new AppError('CONFIG_NOT_FOUND');
+    // Throws CONFIG_NOT_FOUND for a missing, inactive or other-site configuration; services reuse it.
+    request.formConfig = await this.configs.requireVisible(ctx, configId);
     const granted = await this.access.effectivePermissions(request.user, configId);
     request.formPermissions = granted;
     if (!granted.has(permission)) throw new AppError('FORBIDDEN');
