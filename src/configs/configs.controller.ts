@@ -7,7 +7,7 @@ import {
   ApiTags,
   ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
-import { Authenticated, FormPermission, Roles } from '../common/auth/auth-decision.decorators';
+import { Authenticated, FormPermission, RequirePermission } from '../common/auth/auth-decision.decorators';
 import { Ctx } from '../common/context/ctx.decorator';
 import type { RequestContext } from '../common/context/request-context';
 import { ConfigsService } from './configs.service';
@@ -42,8 +42,8 @@ export class ConfigsController {
   }
 
   @Post('api/configs')
-  @Roles('admin')
-  @ApiOperation({ summary: 'Create a configuration (admin)' })
+  @RequirePermission('configs', 'create')
+  @ApiOperation({ summary: 'Create a configuration (admin, or a role granted configs:create)' })
   @ApiCreatedResponse({ type: ConfigResponseDto })
   @ApiUnprocessableEntityResponse({
     description: 'Invalid body, a schema Ajv cannot compile, or a rule that is not JSONLogic',
@@ -53,16 +53,20 @@ export class ConfigsController {
   }
 
   @Put('api/configs/:configId')
-  @Roles('admin')
-  @ApiOperation({ summary: 'Update a configuration (admin); omitted fields keep their value' })
+  @RequirePermission('configs', 'update')
+  @ApiOperation({
+    summary: 'Update a configuration (admin, or configs:update); omitted fields keep their value',
+  })
   @ApiOkResponse({ type: ConfigResponseDto })
   update(@Ctx() ctx: RequestContext, @Param('configId') configId: string, @Body() body: UpdateConfigDto) {
     return this.configs.update(ctx, configId, body);
   }
 
   @Delete('api/configs/:configId')
-  @Roles('admin')
-  @ApiOperation({ summary: 'Delete (deactivate) a configuration (admin); its records are kept' })
+  @RequirePermission('configs', 'delete')
+  @ApiOperation({
+    summary: 'Delete (deactivate) a configuration (admin, or configs:delete); its records are kept',
+  })
   @ApiOkResponse({ type: ConfigResponseDto })
   remove(@Ctx() ctx: RequestContext, @Param('configId') configId: string) {
     return this.configs.remove(ctx, configId);

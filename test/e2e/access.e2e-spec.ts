@@ -87,6 +87,41 @@ describe('access control', () => {
     }
   });
 
+  it('configuration writes check the role permission map: a custom role granted configs:create may create, not delete', async () => {
+    const created = await t.request({
+      method: 'POST',
+      url: '/api/roles',
+      token: admin,
+      payload: { name: 'designer', permissions: { configs: ['read', 'create'] } },
+    });
+    expect(created.statusCode).toBe(201);
+    const designer = await createUser(t, { role: 'designer' });
+    const config = await t.request({
+      method: 'POST',
+      url: '/api/configs',
+      token: designer.token,
+      payload: { title: 'By a designer', type: 'form' },
+    });
+    expect(config.statusCode).toBe(201);
+    const removal = await t.request({
+      method: 'DELETE',
+      url: `/api/configs/${config.json().id}`,
+      token: designer.token,
+    });
+    expect(removal.statusCode).toBe(403);
+    // Granting the action takes effect (the role's permissions are re-read after the change).
+    await t.request({
+      method: 'PUT',
+      url: `/api/roles/${created.json().id}`,
+      token: admin,
+      payload: { permissions: { configs: ['read', 'create', 'delete'] } },
+    });
+    expect(
+      (await t.request({ method: 'DELETE', url: `/api/configs/${config.json().id}`, token: designer.token }))
+        .statusCode,
+    ).toBe(200);
+  });
+
   it('users: admin lists and reads everyone; a user reads only themselves and cannot raise their own role', async () => {
     const list = (await t.request({ method: 'GET', url: '/api/users', token: admin })).json();
     expect(list.totalCount).toBe(3);
