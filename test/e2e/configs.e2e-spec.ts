@@ -66,6 +66,15 @@ describe('configurations', () => {
     expect(
       (await t.request({ method: 'GET', url: '/api/configs?type=table', token: user.token })).statusCode,
     ).toBe(422);
+    const cacheBuster = await t.request({
+      method: 'GET',
+      url: '/api/configs?_=1700000000000',
+      token: user.token,
+    });
+    expect(cacheBuster.statusCode).toBe(200);
+    expect(
+      (await t.request({ method: 'GET', url: '/api/configs?unknown=1', token: user.token })).statusCode,
+    ).toBe(422);
   });
 
   it('a schema Ajv cannot compile or a rule that is not JSONLogic is a 422', async () => {

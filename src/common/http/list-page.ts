@@ -1,4 +1,4 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiHideProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 
@@ -20,5 +20,8 @@ export class PageQueryDto {
   limit?: number;
 
   @ApiPropertyOptional({ enum: ['en', 'hu'] }) @IsOptional() @IsString() lang?: string;
+
+  /** jQuery's cache-buster (`cache: false`); accepted and ignored. */
+  @ApiHideProperty() @IsOptional() @IsString() _?: string;
   @ApiPropertyOptional({ enum: ['en', 'hu'] }) @IsOptional() @IsString() locale?: string;
 }

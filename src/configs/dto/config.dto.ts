@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
+import { ApiHideProperty, ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -171,6 +171,9 @@ export class ListConfigsQueryDto {
   @IsOptional()
   @IsString()
   locale?: string;
+
+  /** jQuery's cache-buster (`cache: false`); accepted and ignored. */
+  @ApiHideProperty() @IsOptional() @IsString() _?: string;
 }
 
 export class ConfigSummaryDto {
