@@ -219,3 +219,40 @@ describe('export', () => {
     expect(peak - before).toBeLessThan(150 * 1024 * 1024);
   }, 120_000);
 });
+
+describe('export cursor', () => {
+  it('other requests are served while an export waits for its client', async () => {
+    const t = await createTestApp();
+    try {
+      const admin = await adminToken(t);
+      const configId = await createConfig(t, admin, { schema: null, validationRules: [], computedRules: [] });
+      await t.database.client.db.execute(
+        sql`insert into data_records (config_id, data) select ${configId}::uuid, jsonb_build_object('n', g) from generate_series(1, 50) g`,
+      );
+      const { RecordCursorRepository } = await import('../../src/export/record-cursor.repository');
+      const { scopeCondition } = await import('../../src/data/records.repository');
+      const cursor = t.app.get(RecordCursorRepository);
+      let release!: () => void;
+      const paused = new Promise<void>((resolve) => (release = resolve));
+      const seen: number[] = [];
+      const exporting = cursor.forEachBatch(
+        scopeCondition({ configId, site: { kind: 'all' }, ownerId: null }),
+        async (rows) => {
+          seen.push(...rows.map((row) => Number(row.data.n)));
+          if (seen.length === 20) await paused; // the "client" stops reading after the first batch
+          return true;
+        },
+        20,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const health = await t.request({ method: 'GET', url: '/health/ready' });
+      expect(health.statusCode).toBe(200);
+      release();
+      await exporting;
+      expect(seen).toHaveLength(50);
+      expect(new Set(seen).size).toBe(50);
+    } finally {
+      await t.close();
+    }
+  });
+});
