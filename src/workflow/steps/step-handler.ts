@@ -1,0 +1,83 @@
+import type { RequestContext } from '../../common/context/request-context';
+
+/** What templates and conditions read: `{{input.x}}`, `savedData._id`, `results.lookup.status`, ... */
+export interface WorkflowScope {
+  /** The `data` of the execute body. */
+  input: Record<string, unknown>;
+  /** The record saved by a `save` step, as the API returns it (`_id`, `data`, ...). */
+  savedData?: Record<string, unknown>;
+  /** The outcome of the last `validate` step: `{valid, validationErrors}`. */
+  validationResult?: Record<string, unknown>;
+  computedResults?: Record<string, unknown>;
+  /** Each finished step's result under its name. */
+  results: Record<string, unknown>;
+  user: { id: string; email: string; role: string } | null;
+  formTitle: string | null;
+  workflowName: string;
+}
+
+/** An e-mail a step hands to the run: sent when the run ends, dropped when it rolls back. */
+export interface OutgoingMail {
+  to: string;
+  subject: string;
+  html?: string;
+  text?: string;
+}
+
+export interface RenderOptions {
+  /** Escape every inserted value for HTML (the notify step's own templates). */
+  escape?: 'html';
+  /** More roots for this rendering only (a compensating request reads `result`). */
+  extra?: Record<string, unknown>;
+}
+
+/** Everything a step handler may use while it runs. */
+export interface StepContext {
+  /** The caller of the run: pass it to services so their access checks hold exactly as for the routes. */
+  readonly ctx: RequestContext;
+  readonly runId: string;
+  readonly workflowId: string;
+  readonly workflowName: string;
+  /** The `configId` of the execute body; a step's own `config.configId` overrides it. */
+  readonly configId: string | null;
+  readonly step: { readonly name: string; readonly type: string; readonly index: number };
+  /** 1 for the first attempt. */
+  readonly attempt: number;
+  readonly scope: Readonly<WorkflowScope>;
+  /** Aborted when the step's time is up; pass it to anything that waits. */
+  readonly signal: AbortSignal;
+  /** Reads a context path (`input`, `results.map`, `savedData.data.city`); undefined when missing. */
+  read(path: string): unknown;
+  /** Renders a template with the run's resolver (never evaluates code). */
+  render(template: string, options?: RenderOptions): string;
+  /** Queues an e-mail for the end of the run. */
+  holdMail(mail: OutgoingMail): void;
+}
+
+/** What a successful step gives back to the runner. */
+export interface StepOutcome<R = unknown> {
+  /** Stored under the step's name in `results` and in the step log. */
+  result: R;
+  /** Context entries the step produces for later steps and templates. */
+  provides?: Partial<Pick<WorkflowScope, 'savedData' | 'validationResult' | 'computedResults'>>;
+}
+
+export interface CompensationOutcome {
+  status: 'compensated' | 'not_compensable';
+  detail?: unknown;
+}
+
+/**
+ * A workflow step type. Implement it in a provider marked `@WorkflowStep({type, config, replayable})`
+ * and add the provider to any module: the registry finds it at boot.
+ *
+ * The runner owns conditions, template rendering (every string of the config except the declared
+ * `rawFields`), retries, `onError`, timing and the step log; a handler only does its work.
+ * Throw a `StepError` (with `retryable` for transient failures) to fail the step.
+ */
+export interface WorkflowStepHandler<C extends object = object, R = unknown> {
+  /** Runs the step with its config already validated (against the config class) and rendered. */
+  execute(context: StepContext, config: C): Promise<StepOutcome<R>>;
+  /** Undoes the step during a rollback; without it a completed step is reported `not_compensable`. */
+  compensate?(context: StepContext, config: C, result: R): Promise<CompensationOutcome>;
+}

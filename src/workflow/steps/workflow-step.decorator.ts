@@ -1,0 +1,24 @@
+import { applyDecorators, Injectable, SetMetadata, type Type } from '@nestjs/common';
+
+export const WORKFLOW_STEP = Symbol('workflow-step');
+
+export interface WorkflowStepOptions {
+  /** The `type` of a step in a definition; unique across the application (a duplicate fails the boot). */
+  type: string;
+  /** A class-validator class that a step's `config` must satisfy when a definition is saved. */
+  config: Type<object>;
+  /**
+   * Whether the step may run again after a crash interrupted it. Steps with effects outside the
+   * database (mail, HTTP) are not.
+   */
+  replayable: boolean;
+  /** Config paths (`email.template`, `compensate`) the runner leaves unrendered for the handler. */
+  rawFields?: string[];
+  /** One line for the documentation and the Swagger description. */
+  description?: string;
+}
+
+/** Marks a provider as the handler of a workflow step type (see `WorkflowStepHandler`). */
+export function WorkflowStep(options: WorkflowStepOptions): ClassDecorator {
+  return applyDecorators(Injectable(), SetMetadata(WORKFLOW_STEP, options));
+}
