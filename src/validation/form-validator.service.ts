@@ -6,12 +6,19 @@ import { Translator } from '../common/i18n/translator.service';
 import type { ValidationRuleDefinition } from '../database/schema/form-configs.table';
 import type { FieldResult, FormDefinition, ValidationOutcome } from './form-definition';
 import { compileSchema, schemaErrors } from './json-schema';
-import { compileLogic, logicProblem, type CompiledLogic } from './logic-rules';
+import {
+  evaluateLogic,
+  LogicBudget,
+  LogicEvaluationFailed,
+  LogicLimitExceeded,
+  LOGIC_LIMITS,
+  logicProblem,
+} from './logic';
 
 interface CompiledForm {
   schema: ValidateFunction | null;
-  rules: { definition: ValidationRuleDefinition; test: CompiledLogic }[];
-  computed: { field: string; compute: CompiledLogic }[];
+  rules: ValidationRuleDefinition[];
+  computed: { field: string; expression: unknown }[];
   /** Fields named by the schema's top-level properties or by a rule. */
   fields: string[];
 }
@@ -40,15 +47,12 @@ export class FormValidator {
       }
     }
     (definition.validationRules ?? []).forEach((rule, index) => {
-      const problem =
-        logicProblem(rule.rule, `validationRules[${index}].rule`) ?? this.buildProblem(rule.rule);
+      const problem = logicProblem(rule.rule, `validationRules[${index}].rule`);
       if (problem)
         problems.push({ field: `validationRules.${index}.rule`, rule: 'jsonLogic', message: problem });
     });
     (definition.computedRules ?? []).forEach((rule, index) => {
-      const problem =
-        logicProblem(rule.expression, `computedRules[${index}].expression`) ??
-        this.buildProblem(rule.expression);
+      const problem = logicProblem(rule.expression, `computedRules[${index}].expression`);
       if (problem)
         problems.push({ field: `computedRules.${index}.expression`, rule: 'jsonLogic', message: problem });
     });
@@ -61,8 +65,9 @@ export class FormValidator {
 
     if (form.schema && !form.schema(data)) validationErrors.push(...schemaErrors(form.schema, locale));
 
-    for (const { definition: rule, test } of form.rules) {
-      if (!test(data)) {
+    const budget = new LogicBudget();
+    for (const rule of form.rules) {
+      if (!truthy(evaluate(rule.rule, data, budget))) {
         validationErrors.push({
           field: rule.field ?? rule.name,
           rule: rule.name,
@@ -74,8 +79,8 @@ export class FormValidator {
     const computedResults: Record<string, unknown> = {};
     if (form.computed.length > 0) {
       const scope: Record<string, unknown> = { ...data };
-      for (const { field, compute } of form.computed) {
-        const value = compute(scope);
+      for (const { field, expression } of form.computed) {
+        const value = evaluate(expression, scope, budget);
         computedResults[field] = value === undefined ? null : value;
         scope[field] = computedResults[field];
       }
@@ -91,16 +96,6 @@ export class FormValidator {
     return { valid: validationErrors.length === 0, validationErrors, fieldResults, computedResults };
   }
 
-  private buildProblem(logic: unknown): string | null {
-    try {
-      compileLogic(logic);
-      return null;
-    } catch (error) {
-      const detail = error as { message?: string; key?: string };
-      return detail.message ?? `unknown operator ${detail.key ?? ''}`.trim();
-    }
-  }
-
   private compile(definition: FormDefinition): CompiledForm {
     const key = definition.id ? `${definition.id}:${definition.updatedAt?.getTime() ?? 0}` : null;
     const cached = key ? this.compiled.get(key) : undefined;
@@ -113,18 +108,15 @@ export class FormValidator {
     const schemaFields = Object.keys(
       (definition.schema?.properties as Record<string, unknown> | undefined) ?? {},
     );
-    const rules = (definition.validationRules ?? []).map((rule) => ({
-      definition: rule,
-      test: compileLogic(rule.rule),
-    }));
+    const rules = definition.validationRules ?? [];
     const form: CompiledForm = {
       schema: definition.schema ? compileSchema(definition.schema) : null,
       rules,
       computed: (definition.computedRules ?? []).map((rule) => ({
         field: rule.field,
-        compute: compileLogic(rule.expression),
+        expression: rule.expression,
       })),
-      fields: [...new Set([...schemaFields, ...rules.map((r) => r.definition.field ?? r.definition.name)])],
+      fields: [...new Set([...schemaFields, ...rules.map((rule) => rule.field ?? rule.name)])],
     };
     if (key) {
       this.compiled.set(key, form);
@@ -132,4 +124,28 @@ export class FormValidator {
     }
     return form;
   }
+}
+
+/**
+ * One rule on the data: a rule that cannot be evaluated on it yields undefined (a failed validation
+ * rule, a null computed value); a submission that exceeds an evaluation limit is refused as a whole.
+ */
+function evaluate(rule: unknown, data: Record<string, unknown>, budget: LogicBudget): unknown {
+  try {
+    return evaluateLogic(rule, data, budget);
+  } catch (error) {
+    if (error instanceof LogicLimitExceeded) {
+      throw new AppError('RULE_LIMIT_EXCEEDED', {
+        params: { limit: LOGIC_LIMITS[error.limit] },
+        details: { limit: error.limit, value: LOGIC_LIMITS[error.limit] },
+      });
+    }
+    if (error instanceof LogicEvaluationFailed) return undefined;
+    throw error;
+  }
+}
+
+/** JSONLogic truthiness: an empty array is false. */
+function truthy(value: unknown): boolean {
+  return Array.isArray(value) ? value.length > 0 : Boolean(value);
 }
