@@ -1,11 +1,12 @@
 import { ValidationPipe, type ValidationError } from '@nestjs/common';
 import { AppError, type FieldError } from '../errors/app-error';
 
-function flatten(errors: ValidationError[], prefix = ''): FieldError[] {
+/** class-validator errors as field errors (`address.city`). */
+export function flattenValidationErrors(errors: ValidationError[], prefix = ''): FieldError[] {
   return errors.flatMap((error) => {
     const field = prefix ? `${prefix}.${error.property}` : error.property;
     const own = Object.entries(error.constraints ?? {}).map(([rule, message]) => ({ field, rule, message }));
-    return [...own, ...flatten(error.children ?? [], field)];
+    return [...own, ...flattenValidationErrors(error.children ?? [], field)];
   });
 }
 
@@ -15,6 +16,7 @@ export function createValidationPipe(): ValidationPipe {
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,
-    exceptionFactory: (errors) => new AppError('VALIDATION_FAILED', { validationErrors: flatten(errors) }),
+    exceptionFactory: (errors) =>
+      new AppError('VALIDATION_FAILED', { validationErrors: flattenValidationErrors(errors) }),
   });
 }

@@ -32,13 +32,19 @@ export const workflowRuns = pgTable(
       .notNull()
       .references(() => workflows.id),
     userId: uuid('user_id'),
+    siteId: uuid('site_id'),
     configId: uuid('config_id'),
     dataId: uuid('data_id'),
     status: text('status').notNull(),
+    message: text('message'),
     steps: jsonb('steps').$type<unknown[]>().notNull().default([]),
     durationMs: integer('duration_ms').notNull().default(0),
     startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    finishedAt: timestamp('finished_at', { withTimezone: true, mode: 'date' }),
     createdAt: createdAt(),
   },
-  (table) => [index('workflow_runs_workflow_idx').on(table.workflowId, table.startedAt.desc())],
+  (table) => [
+    index('workflow_runs_workflow_idx').on(table.workflowId, table.startedAt.desc()),
+    index('workflow_runs_user_idx').on(table.userId, table.startedAt.desc()),
+  ],
 );

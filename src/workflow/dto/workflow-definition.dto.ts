@@ -1,0 +1,238 @@
+import { ApiHideProperty, ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsDefined,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Length,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
+import { BACKOFFS, type Backoff } from '../engine/retry-policy';
+
+export const WORKFLOW_TYPES = ['save', 'validate', 'export', 'import', 'notification', 'custom'] as const;
+export const ON_ERROR_STRATEGIES = ['stop', 'continue', 'rollback'] as const;
+export type OnErrorStrategy = (typeof ON_ERROR_STRATEGIES)[number];
+export const MAX_WORKFLOW_STEPS = 50;
+const STEP_NAME = /^[A-Za-z0-9_][A-Za-z0-9_-]*$/;
+
+export class RetryDto {
+  @ApiPropertyOptional({ default: false }) @IsOptional() @IsBoolean() enabled?: boolean;
+  @ApiPropertyOptional({ minimum: 1, maximum: 10, default: 3 })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(10)
+  maxAttempts?: number;
+  @ApiPropertyOptional({ enum: BACKOFFS, default: 'exponential' })
+  @IsOptional()
+  @IsIn(BACKOFFS)
+  backoff?: Backoff;
+  @ApiPropertyOptional({ description: 'Base delay in ms', default: 1000, maximum: 60000 })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(60_000)
+  delayMs?: number;
+  @ApiPropertyOptional({
+    description: 'Longest wait between attempts in ms',
+    default: 30000,
+    maximum: 300000,
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(300_000)
+  maxDelayMs?: number;
+}
+
+export class ErrorHandlingDto {
+  @ApiPropertyOptional({ enum: ON_ERROR_STRATEGIES, default: 'stop' })
+  @IsOptional()
+  @IsIn(ON_ERROR_STRATEGIES)
+  strategy?: OnErrorStrategy;
+  @ApiPropertyOptional({ description: 'E-mail ADMIN_NOTIFY_EMAIL when a run fails', default: false })
+  @IsOptional()
+  @IsBoolean()
+  notify?: boolean;
+}
+
+export class WorkflowStepDto {
+  @ApiProperty({ example: 'save', description: 'Unique in the workflow; the result is stored under it' })
+  @IsString()
+  @Length(1, 100)
+  @Matches(STEP_NAME, { message: 'name may contain letters, digits, _ and -' })
+  name: string;
+
+  @ApiProperty({
+    example: 'save',
+    description: 'validate, save, notify, api, transform, conditional or a custom type',
+  })
+  @IsString()
+  @Length(1, 100)
+  type: string;
+
+  @ApiPropertyOptional({ description: 'Depends on the type', example: { configId: '{{input.configId}}' } })
+  @IsOptional()
+  @IsObject()
+  config?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ enum: ON_ERROR_STRATEGIES })
+  @IsOptional()
+  @IsIn(ON_ERROR_STRATEGIES)
+  onError?: OnErrorStrategy;
+
+  @ApiPropertyOptional({
+    description:
+      'A dotted path (`validationResult.valid`, `input.kind.equals.vip`, `!input.skip`) or JSONLogic',
+    oneOf: [{ type: 'string' }, { type: 'object' }],
+  })
+  @IsOptional()
+  @IsDefined()
+  condition?: string | Record<string, unknown>;
+
+  @ApiPropertyOptional({
+    type: RetryDto,
+    description: "Overrides the workflow's retry settings for this step",
+  })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => RetryDto)
+  retry?: RetryDto;
+}
+
+export class WorkflowConfigDto {
+  @ApiProperty({ type: [WorkflowStepDto] })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_WORKFLOW_STEPS)
+  @ValidateNested({ each: true })
+  @Type(() => WorkflowStepDto)
+  steps: WorkflowStepDto[];
+
+  @ApiPropertyOptional({ type: ErrorHandlingDto })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ErrorHandlingDto)
+  errorHandling?: ErrorHandlingDto;
+
+  @ApiPropertyOptional({ type: RetryDto })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => RetryDto)
+  retry?: RetryDto;
+}
+
+export class WorkflowPermissionsDto {
+  @ApiPropertyOptional({ type: [String], example: ['user', 'manager'] })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @IsString({ each: true })
+  @Length(1, 50, { each: true })
+  roles?: string[];
+
+  @ApiPropertyOptional({ type: [String], description: 'User ids' })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(1000)
+  @IsUUID('all', { each: true })
+  users?: string[];
+}
+
+export class CreateWorkflowDto {
+  @ApiProperty({ example: 'Order intake' }) @IsString() @Length(1, 200) name: string;
+
+  @ApiPropertyOptional({ nullable: true, type: String, example: 'orders' })
+  @IsOptional()
+  @ValidateIf((_, value) => value !== null)
+  @IsString()
+  @Length(1, 100)
+  alias?: string | null;
+
+  @ApiPropertyOptional({ nullable: true, type: String })
+  @IsOptional()
+  @ValidateIf((_, value) => value !== null)
+  @IsString()
+  @MaxLength(5000)
+  description?: string | null;
+
+  @ApiProperty({ enum: WORKFLOW_TYPES, example: 'save' }) @IsIn(WORKFLOW_TYPES) type: string;
+
+  @ApiProperty({ type: WorkflowConfigDto })
+  @ValidateNested()
+  @Type(() => WorkflowConfigDto)
+  config: WorkflowConfigDto;
+
+  @ApiPropertyOptional({ type: WorkflowPermissionsDto, description: 'Who may run it besides admins' })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => WorkflowPermissionsDto)
+  permissions?: WorkflowPermissionsDto;
+
+  @ApiPropertyOptional({ type: [String] })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @Length(1, 50, { each: true })
+  tags?: string[];
+
+  @ApiPropertyOptional({ format: 'uuid', nullable: true, type: String })
+  @IsOptional()
+  @ValidateIf((_, value) => value !== null)
+  @IsUUID()
+  siteId?: string | null;
+
+  @ApiPropertyOptional({ default: true, description: 'false deactivates the workflow (as DELETE does)' })
+  @IsOptional()
+  @IsBoolean()
+  isActive?: boolean;
+}
+
+/** A PUT replaces the fields it names; omitted fields keep their value. */
+export class UpdateWorkflowDto extends PartialType(CreateWorkflowDto) {}
+
+export class ListWorkflowsQueryDto {
+  @ApiPropertyOptional({ enum: WORKFLOW_TYPES }) @IsOptional() @IsIn(WORKFLOW_TYPES) type?: string;
+
+  @ApiPropertyOptional({ description: 'Comma-separated tags; a workflow must carry every one' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(1000)
+  tags?: string;
+
+  @ApiPropertyOptional({
+    enum: ['true', 'false'],
+    description: 'Admins may list deactivated workflows with false; default true',
+  })
+  @IsOptional()
+  @IsIn(['true', 'false'])
+  isActive?: 'true' | 'false';
+
+  @ApiPropertyOptional({ enum: ['en', 'hu'] }) @IsOptional() @IsString() lang?: string;
+  @ApiPropertyOptional({ enum: ['en', 'hu'] }) @IsOptional() @IsString() locale?: string;
+  @ApiHideProperty() @IsOptional() @IsString() _?: string;
+}
+
+export class ExecuteWorkflowDto {
+  @ApiProperty({ format: 'uuid', description: 'The configuration the run works on' })
+  @IsUUID()
+  configId: string;
+
+  @ApiProperty({ type: 'object', additionalProperties: true, example: { name: 'Jane', qty: 2 } })
+  @IsObject()
+  data: Record<string, unknown>;
+}

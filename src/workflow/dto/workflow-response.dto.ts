@@ -1,0 +1,92 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { WORKFLOW_TYPES, WorkflowConfigDto, WorkflowPermissionsDto } from './workflow-definition.dto';
+
+export class WorkflowResponseDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty() name: string;
+  @ApiProperty({ nullable: true, type: String }) alias: string | null;
+  @ApiProperty({ nullable: true, type: String }) description: string | null;
+  @ApiProperty({ enum: WORKFLOW_TYPES }) type: string;
+  @ApiProperty({ type: WorkflowConfigDto }) config: Record<string, unknown>;
+  @ApiProperty({ type: WorkflowPermissionsDto }) permissions: { roles: string[]; users: string[] };
+  @ApiProperty({ type: [String] }) tags: string[];
+  @ApiProperty({ format: 'uuid', nullable: true, type: String }) siteId: string | null;
+  @ApiProperty() isActive: boolean;
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt: string;
+}
+
+export class WorkflowListDto {
+  @ApiProperty({ type: [WorkflowResponseDto] }) data: WorkflowResponseDto[];
+  @ApiProperty({ example: 1 }) totalCount: number;
+}
+
+export const STEP_STATUSES = ['success', 'failed', 'skipped', 'compensated', 'not_compensable'] as const;
+export type StepStatus = (typeof STEP_STATUSES)[number];
+export const RUN_STATUSES = ['running', 'success', 'failed', 'rolled_back'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+export class AttemptLogDto {
+  @ApiProperty() attempt: number;
+  @ApiProperty({ enum: ['success', 'failed'] }) status: 'success' | 'failed';
+  @ApiProperty({ description: 'Wait before this attempt, ms' }) delayMs: number;
+  @ApiProperty() durationMs: number;
+  @ApiPropertyOptional() error?: string;
+}
+
+export class StepErrorDto {
+  @ApiProperty() code: string;
+  @ApiProperty() message: string;
+  @ApiPropertyOptional() details?: unknown;
+}
+
+export class StepLogDto {
+  @ApiProperty() name: string;
+  @ApiProperty() type: string;
+  @ApiProperty({ enum: STEP_STATUSES }) status: StepStatus;
+  @ApiProperty({ nullable: true, description: "The step's result (null when it did not produce one)" })
+  result: unknown;
+  @ApiPropertyOptional({ type: StepErrorDto }) error?: StepErrorDto;
+  @ApiProperty() attempts: number;
+  @ApiProperty() durationMs: number;
+  @ApiPropertyOptional({ type: [AttemptLogDto] }) attemptLog?: AttemptLogDto[];
+  @ApiPropertyOptional({ description: 'What the rollback did for this step' }) compensation?: unknown;
+}
+
+export class WorkflowResultDto {
+  @ApiProperty() success: boolean;
+  @ApiProperty({ example: 'Workflow completed' }) message: string;
+  @ApiProperty({ format: 'uuid' }) workflowId: string;
+  @ApiProperty() workflowName: string;
+  @ApiProperty({ format: 'uuid' }) runId: string;
+  @ApiProperty({ enum: RUN_STATUSES }) status: RunStatus;
+  @ApiProperty({ type: [StepLogDto] }) steps: StepLogDto[];
+  @ApiProperty({ nullable: true, type: Object, description: 'The saved data record' }) data: unknown;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: "Each step's result under its name",
+  })
+  results: Record<string, unknown>;
+}
+
+export class WorkflowRunDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ format: 'uuid' }) workflowId: string;
+  @ApiProperty({ format: 'uuid', nullable: true, type: String }) userId: string | null;
+  @ApiProperty({ format: 'uuid', nullable: true, type: String }) configId: string | null;
+  @ApiProperty({ format: 'uuid', nullable: true, type: String }) dataId: string | null;
+  @ApiProperty({ enum: RUN_STATUSES }) status: string;
+  @ApiProperty({ nullable: true, type: String }) message: string | null;
+  @ApiProperty({ type: [StepLogDto] }) steps: unknown[];
+  @ApiProperty() durationMs: number;
+  @ApiProperty({ format: 'date-time' }) startedAt: string;
+  @ApiProperty({ format: 'date-time', nullable: true, type: String }) finishedAt: string | null;
+}
+
+export class WorkflowRunPageDto {
+  @ApiProperty({ type: [WorkflowRunDto] }) data: WorkflowRunDto[];
+  @ApiProperty() totalCount: number;
+  @ApiProperty() page: number;
+  @ApiProperty() pages: number;
+}

@@ -1,0 +1,109 @@
+import { parseContextPath, readSegments } from './context-path';
+
+const TOKEN = /\{\{\s*([^{}]*?)\s*\}\}/g;
+const SINGLE_TOKEN = /^\{\{\s*([^{}]*?)\s*\}\}$/;
+
+export interface TemplateScope {
+  [root: string]: unknown;
+}
+
+export interface TemplateEnv {
+  /** Names readable as `{{env.NAME}}` (WORKFLOW_ENV_ALLOWLIST). */
+  allowlist: ReadonlySet<string>;
+  /** Where the values come from (process.env). */
+  values: Record<string, string | undefined>;
+  /** Every env value rendered during the run, for redaction. */
+  resolved: Set<string>;
+}
+
+/** The problems of every `{{ path }}` in a text, checked when a definition is saved. */
+export function templateProblems(text: string, envAllowlist: ReadonlySet<string>): string[] {
+  const problems: string[] = [];
+  for (const [, path] of text.matchAll(TOKEN)) {
+    const parsed = parseContextPath(path);
+    if ('problem' in parsed) problems.push(parsed.problem);
+    else if (
+      parsed.segments[0] === 'env' &&
+      (parsed.segments.length !== 2 || !envAllowlist.has(parsed.segments[1]))
+    )
+      problems.push(`{{${path}}} is not in WORKFLOW_ENV_ALLOWLIST`);
+  }
+  return problems;
+}
+
+function resolve(path: string, scope: TemplateScope, env: TemplateEnv): unknown {
+  const parsed = parseContextPath(path);
+  // Definitions are checked when saved; a path refused here reads as missing, never as code.
+  if ('problem' in parsed) return undefined;
+  const [root, ...rest] = parsed.segments;
+  if (root === 'env') {
+    const name = rest[0];
+    if (rest.length !== 1 || !env.allowlist.has(name)) return undefined;
+    const value = env.values[name];
+    if (value) env.resolved.add(value);
+    return value;
+  }
+  return readSegments(scope[root], rest);
+}
+
+/** A value as text inside a longer string: missing is empty, objects are JSON. */
+export function asText(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
+    return value.toString();
+  return JSON.stringify(value) ?? '';
+}
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/**
+ * Renders `{{ path }}` placeholders. A string that is exactly one placeholder keeps the value's
+ * type (null when missing); inside a longer string values are written as text (objects as JSON,
+ * missing as empty). Nothing is evaluated: a placeholder is a path, read through own properties.
+ */
+export function renderTemplate(
+  text: string,
+  scope: TemplateScope,
+  env: TemplateEnv,
+  options: { escape?: 'html' } = {},
+): unknown {
+  const single = SINGLE_TOKEN.exec(text);
+  if (single && !options.escape) return resolve(single[1], scope, env) ?? null;
+  return text.replace(TOKEN, (_, path: string) => {
+    const value = asText(resolve(path, scope, env));
+    return options.escape === 'html' ? escapeHtml(value) : value;
+  });
+}
+
+/** Renders every string inside a value (objects and arrays walked), except the paths in `raw`. */
+export function renderDeep(
+  value: unknown,
+  scope: TemplateScope,
+  env: TemplateEnv,
+  raw: ReadonlySet<string> = new Set(),
+  at = '',
+): unknown {
+  if (raw.has(at)) return value;
+  if (typeof value === 'string') return renderTemplate(value, scope, env);
+  if (Array.isArray(value))
+    return value.map((item, i) => renderDeep(item, scope, env, raw, `${at}${at ? '.' : ''}${i}`));
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value))
+      out[key] = renderDeep(item, scope, env, raw, at ? `${at}.${key}` : key);
+    return out;
+  }
+  return value;
+}
+
+/** Every string inside a value with its path (`url`, `headers.Authorization`), for definition checks. */
+export function stringsOf(value: unknown, at = ''): [string, string][] {
+  if (typeof value === 'string') return [[at, value]];
+  if (Array.isArray(value)) return value.flatMap((item, i) => stringsOf(item, `${at}[${i}]`));
+  if (value && typeof value === 'object')
+    return Object.entries(value).flatMap(([key, item]) => stringsOf(item, at ? `${at}.${key}` : key));
+  return [];
+}

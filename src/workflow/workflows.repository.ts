@@ -1,0 +1,71 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { and, asc, count, eq, sql, type SQL } from 'drizzle-orm';
+import { siteCondition, type SiteScope } from '../common/context/site-scope';
+import { isUuid } from '../common/validation/is-uuid';
+import { DATABASE, type Database } from '../database/database.types';
+import { workflows } from '../database/schema';
+
+export type WorkflowRow = typeof workflows.$inferSelect;
+export type NewWorkflow = typeof workflows.$inferInsert;
+export type WorkflowChanges = Partial<Omit<NewWorkflow, 'id' | 'createdAt'>>;
+
+export interface WorkflowListFilter {
+  type?: string;
+  tags?: string[];
+  isActive: boolean;
+  /** Only workflows a non-admin may run: their role or their id is named in `permissions`. */
+  runnableBy?: { role: string; userId: string };
+}
+
+@Injectable()
+export class WorkflowsRepository {
+  constructor(@Inject(DATABASE) private readonly db: Database) {}
+
+  async findActiveInScope(id: string, scope: SiteScope): Promise<WorkflowRow | null> {
+    if (!isUuid(id)) return null;
+    const [row] = await this.db
+      .select()
+      .from(workflows)
+      .where(and(eq(workflows.id, id), eq(workflows.isActive, true), siteCondition(workflows.siteId, scope)))
+      .limit(1);
+    return row ?? null;
+  }
+
+  async listInScope(
+    scope: SiteScope,
+    filter: WorkflowListFilter,
+  ): Promise<{ rows: WorkflowRow[]; total: number }> {
+    const conditions: (SQL | undefined)[] = [
+      eq(workflows.isActive, filter.isActive),
+      siteCondition(workflows.siteId, scope),
+    ];
+    if (filter.type) conditions.push(eq(workflows.type, filter.type));
+    if (filter.tags && filter.tags.length > 0)
+      conditions.push(sql`${workflows.tags} @> ${JSON.stringify(filter.tags)}::jsonb`);
+    if (filter.runnableBy)
+      conditions.push(
+        sql`(${workflows.permissions} -> 'roles' ? ${filter.runnableBy.role} or ${workflows.permissions} -> 'users' ? ${filter.runnableBy.userId})`,
+      );
+    const where = and(...conditions);
+    const [rows, [{ total }]] = await Promise.all([
+      this.db.select().from(workflows).where(where).orderBy(asc(workflows.name), asc(workflows.id)),
+      this.db.select({ total: count() }).from(workflows).where(where),
+    ]);
+    return { rows, total: Number(total) };
+  }
+
+  async insert(workflow: NewWorkflow): Promise<WorkflowRow> {
+    const [row] = await this.db.insert(workflows).values(workflow).returning();
+    return row;
+  }
+
+  async updateActive(id: string, changes: WorkflowChanges): Promise<WorkflowRow | null> {
+    if (!isUuid(id)) return null;
+    const [row] = await this.db
+      .update(workflows)
+      .set({ ...changes, updatedAt: new Date() })
+      .where(and(eq(workflows.id, id), eq(workflows.isActive, true)))
+      .returning();
+    return row ?? null;
+  }
+}

@@ -1,0 +1,128 @@
+import { Injectable } from '@nestjs/common';
+import { requireUser } from '../auth/auth.service';
+import type { RequestContext } from '../common/context/request-context';
+import { siteScopeOf } from '../common/context/site-scope';
+import { AppError } from '../common/errors/app-error';
+import { SitesRepository } from '../sites/sites.repository';
+import type { WorkflowListDto, WorkflowResponseDto } from './dto/workflow-response.dto';
+import type {
+  CreateWorkflowDto,
+  ListWorkflowsQueryDto,
+  UpdateWorkflowDto,
+} from './dto/workflow-definition.dto';
+import { WorkflowDefinitionValidator } from './workflow-definition.validator';
+import { toWorkflowResponse } from './workflow.mapper';
+import { WorkflowsRepository, type WorkflowRow } from './workflows.repository';
+
+/**
+ * Workflow definitions: admins (or roles granted `workflows:*`) write them; everyone reads the ones
+ * they may run. Tenant rules as for configurations: another site's workflow is a 404.
+ */
+@Injectable()
+export class WorkflowsService {
+  constructor(
+    private readonly workflows: WorkflowsRepository,
+    private readonly definitions: WorkflowDefinitionValidator,
+    private readonly sites: SitesRepository,
+  ) {}
+
+  async list(ctx: RequestContext, query: ListWorkflowsQueryDto): Promise<WorkflowListDto> {
+    const user = requireUser(ctx);
+    const isAdmin = user.role === 'admin';
+    const tags = query.tags
+      ?.split(',')
+      .map((tag) => tag.trim())
+      .filter(Boolean);
+    const { rows, total } = await this.workflows.listInScope(siteScopeOf(ctx), {
+      type: query.type,
+      tags,
+      isActive: isAdmin ? query.isActive !== 'false' : true,
+      runnableBy: isAdmin ? undefined : { role: user.role, userId: user.userId },
+    });
+    return { data: rows.map(toWorkflowResponse), totalCount: total };
+  }
+
+  async get(ctx: RequestContext, workflowId: string): Promise<WorkflowResponseDto> {
+    return toWorkflowResponse(await this.requireRunnable(ctx, workflowId));
+  }
+
+  async create(ctx: RequestContext, body: CreateWorkflowDto): Promise<WorkflowResponseDto> {
+    this.definitions.assertValid(body.config);
+    await this.assertSiteUsable(body.siteId);
+    const row = await this.workflows.insert({
+      name: body.name,
+      alias: body.alias ?? null,
+      description: body.description ?? null,
+      type: body.type,
+      config: body.config as unknown as Record<string, unknown>,
+      permissions: { roles: body.permissions?.roles ?? [], users: body.permissions?.users ?? [] },
+      tags: body.tags ?? [],
+      siteId: body.siteId ?? null,
+      isActive: body.isActive ?? true,
+    });
+    return toWorkflowResponse(row);
+  }
+
+  async update(
+    ctx: RequestContext,
+    workflowId: string,
+    body: UpdateWorkflowDto,
+  ): Promise<WorkflowResponseDto> {
+    await this.requireVisible(ctx, workflowId);
+    if (body.config) this.definitions.assertValid(body.config);
+    if (body.siteId !== undefined) await this.assertSiteUsable(body.siteId);
+    const row = await this.workflows.updateActive(workflowId, {
+      name: body.name,
+      alias: body.alias,
+      description: body.description,
+      type: body.type,
+      config: body.config as unknown as Record<string, unknown> | undefined,
+      permissions: body.permissions
+        ? { roles: body.permissions.roles ?? [], users: body.permissions.users ?? [] }
+        : undefined,
+      tags: body.tags,
+      siteId: body.siteId,
+      isActive: body.isActive,
+    });
+    if (!row) throw new AppError('WORKFLOW_NOT_FOUND');
+    return toWorkflowResponse(row);
+  }
+
+  /** Deactivates: the definition and its run history are kept, the workflow is a 404 from now on. */
+  async remove(ctx: RequestContext, workflowId: string): Promise<WorkflowResponseDto> {
+    await this.requireVisible(ctx, workflowId);
+    const row = await this.workflows.updateActive(workflowId, { isActive: false });
+    if (!row) throw new AppError('WORKFLOW_NOT_FOUND');
+    return toWorkflowResponse(row);
+  }
+
+  /** An active workflow on the caller's site, or a 404. */
+  async requireVisible(ctx: RequestContext, workflowId: string): Promise<WorkflowRow> {
+    const row = await this.workflows.findActiveInScope(workflowId, siteScopeOf(ctx));
+    if (!row) throw new AppError('WORKFLOW_NOT_FOUND');
+    return row;
+  }
+
+  /**
+   * A workflow the caller may run: admins any visible one; others when their role is in
+   * `permissions.roles` or their id in `permissions.users` (else 403; empty lists mean admins only).
+   */
+  async requireRunnable(ctx: RequestContext, workflowId: string): Promise<WorkflowRow> {
+    const user = requireUser(ctx);
+    const row = await this.requireVisible(ctx, workflowId);
+    if (user.role === 'admin') return row;
+    const { roles = [], users = [] } = row.permissions;
+    if (!roles.includes(user.role) && !users.includes(user.userId)) throw new AppError('FORBIDDEN');
+    return row;
+  }
+
+  private async assertSiteUsable(siteId: string | null | undefined): Promise<void> {
+    if (siteId && !(await this.sites.isActive(siteId))) {
+      throw new AppError('VALIDATION_FAILED', {
+        validationErrors: [
+          { field: 'siteId', rule: 'exists', message: 'siteId does not name an active site' },
+        ],
+      });
+    }
+  }
+}
