@@ -123,6 +123,23 @@ export class RecordsService {
     };
   }
 
+  /**
+   * Undoes a record a workflow run created (rollback): deactivates it whatever the form's
+   * `allowDelete`, because the run, not the user, is taking back its own write.
+   */
+  async revokeCreatedByRun(ctx: RequestContext, configId: string, dataId: string) {
+    const user = requireUser(ctx);
+    const record = await this.records.findActive(dataId, { configId, site: siteScopeOf(ctx), ownerId: user.userId });
+    if (!record) return null;
+    const deleted = await this.records.deactivate(record.id);
+    return deleted ? toRecordResponse(deleted) : null;
+  }
+
+  /** Appends a workflow run's summary to the record's `workflow` log. */
+  async appendWorkflowLog(dataId: string, entry: Record<string, unknown>): Promise<void> {
+    await this.records.appendWorkflowLog(dataId, entry);
+  }
+
   private async requireReadable(ctx: RequestContext, config: ConfigRow, dataId: string): Promise<RecordRow> {
     const scope = this.scopeOf(ctx, config.id);
     const record = await this.records.findActive(dataId, scope);

@@ -11,6 +11,8 @@ export const SCOPE_ROOTS = [
   'formTitle',
   'workflowName',
   'env',
+  // A compensating request reads the result of the step it undoes (`{{result.data.id}}`).
+  'result',
 ] as const;
 
 const ROOTS: ReadonlySet<string> = new Set(SCOPE_ROOTS);
