@@ -1,0 +1,15 @@
+import { HttpModule } from '@nestjs/axios';
+import { Module } from '@nestjs/common';
+import { ApiStep } from './api-step';
+import { OutboundHttpService } from './outbound-http.service';
+
+/**
+ * The `api` workflow step, registered as any third-party step would be: a provider marked
+ * `@WorkflowStep` in a module of its own (the registry finds it at boot). Needs APP_CONFIG (global).
+ */
+@Module({
+  imports: [HttpModule.register({ maxRedirects: 0, proxy: false })],
+  providers: [OutboundHttpService, ApiStep],
+  exports: [OutboundHttpService],
+})
+export class ApiStepModule {}
