@@ -1,6 +1,7 @@
 import { HttpModule } from '@nestjs/axios';
 import { Module } from '@nestjs/common';
 import { ApiStep } from './api-step';
+import { OUTBOUND_DNS_RESOLVER, systemDnsResolver } from './dns-resolver';
 import { OutboundHttpService } from './outbound-http.service';
 
 /**
@@ -9,7 +10,7 @@ import { OutboundHttpService } from './outbound-http.service';
  */
 @Module({
   imports: [HttpModule.register({ maxRedirects: 0, proxy: false })],
-  providers: [OutboundHttpService, ApiStep],
+  providers: [{ provide: OUTBOUND_DNS_RESOLVER, useValue: systemDnsResolver }, OutboundHttpService, ApiStep],
   exports: [OutboundHttpService],
 })
 export class ApiStepModule {}
