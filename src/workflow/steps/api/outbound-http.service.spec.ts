@@ -433,6 +433,21 @@ describe('OutboundHttpService (real servers on 127.0.0.1)', () => {
       expect(lookups).toEqual(['pinned.test', 'pinned.test', 'pinned.test', 'pinned.test']);
     });
 
+    it('guards https the same way', async () => {
+      expect((await failure(send({ url: `https://127.0.0.2:${refused.port}/` }))).code).toBe(
+        'DESTINATION_REFUSED',
+      );
+      expect((await failure(send({ url: `https://internal.test:${refused.port}/` }))).code).toBe(
+        'DESTINATION_REFUSED',
+      );
+      nothingReached(refused);
+      // An allowed name connects through the guarded https agent; the plain-http server then fails the handshake.
+      const error = await failure(send({ url: `https://pinned.test:${server.port}/` }));
+      expect(error).toMatchObject({ code: 'TLS_ERROR', retryable: false });
+      expect(lookups).toEqual(['internal.test', 'pinned.test']);
+      expect(server.connections).toBe(1);
+    });
+
     it('does not resolve IP literals', async () => {
       await send({ url: server.url() });
       expect(lookups).toEqual([]);
