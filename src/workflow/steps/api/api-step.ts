@@ -1,0 +1,129 @@
+import { StepError } from '../step-error';
+import type { CompensationOutcome, StepContext, StepOutcome, WorkflowStepHandler } from '../step-handler';
+import { WorkflowStep } from '../workflow-step.decorator';
+import { ApiStepConfig } from './api-step.config';
+import { OutboundHttpService, type OutboundRequest, type OutboundResponse } from './outbound-http.service';
+import type { HttpMethod } from './redirects';
+import { parseRetryAfter } from './retry-after';
+
+/** SPEC: "the step result has status and data". */
+export interface ApiStepResult {
+  status: number;
+  data: unknown;
+}
+
+/** What one request of the step is made of (the step itself, or its compensating request). */
+interface RequestParts {
+  method?: HttpMethod;
+  url: string;
+  headers?: Record<string, string>;
+  payload?: string | Record<string, unknown>;
+}
+
+/** How much of an error answer's body goes into the step log. */
+const MAX_LOGGED_DATA_CHARS = 2048;
+
+@WorkflowStep({
+  type: 'api',
+  config: ApiStepConfig,
+  replayable: false,
+  rawFields: ['compensate'],
+  description: 'Calls an HTTP(S) endpoint; the result holds the answer status and data',
+})
+export class ApiStep implements WorkflowStepHandler<ApiStepConfig, ApiStepResult> {
+  constructor(private readonly outbound: OutboundHttpService) {}
+
+  async execute(context: StepContext, config: ApiStepConfig): Promise<StepOutcome<ApiStepResult>> {
+    const response = await this.send(config, config, context.signal);
+    return { result: { status: response.status, data: response.data } };
+  }
+
+  async compensate(
+    context: StepContext,
+    config: ApiStepConfig,
+    result: ApiStepResult,
+  ): Promise<CompensationOutcome> {
+    if (!config.compensate) return { status: 'not_compensable' };
+    const rendered = renderStrings(config.compensate, (template) =>
+      context.render(template, { extra: { result } }),
+    );
+    const response = await this.send(rendered, config, context.signal);
+    return { status: 'compensated', detail: { status: response.status } };
+  }
+
+  /** Sends one request; an answer outside 2xx fails the step. */
+  private async send(
+    parts: RequestParts,
+    limits: ApiStepConfig,
+    signal: AbortSignal,
+  ): Promise<OutboundResponse> {
+    const response = await this.outbound.request({
+      ...toRequest(parts),
+      timeoutMs: limits.timeoutMs,
+      maxResponseBytes: limits.maxResponseBytes,
+      signal,
+    });
+    if (response.status < 200 || response.status > 299) throw httpStatusError(response);
+    return response;
+  }
+}
+
+/** An object payload is sent as JSON; a string as is, labelled JSON when it parses as JSON. */
+function toRequest(parts: RequestParts): Pick<OutboundRequest, 'method' | 'url' | 'headers' | 'body'> {
+  const headers = { ...parts.headers };
+  const hasContentType = Object.keys(headers).some((name) => name.toLowerCase() === 'content-type');
+  let body: string | undefined;
+  if (typeof parts.payload === 'string') {
+    body = parts.payload;
+    if (!hasContentType)
+      headers['content-type'] = isJson(body) ? 'application/json' : 'text/plain; charset=utf-8';
+  } else if (parts.payload !== undefined && parts.payload !== null) {
+    body = JSON.stringify(parts.payload);
+    if (!hasContentType) headers['content-type'] = 'application/json';
+  }
+  return { method: parts.method ?? 'GET', url: parts.url, headers, body };
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function httpStatusError(response: OutboundResponse): StepError {
+  const { status } = response;
+  const retryable = status >= 500 || status === 408 || status === 429;
+  const retryAfter = response.headers['retry-after'];
+  return new StepError(`The server answered ${status}`, {
+    code: 'HTTP_STATUS',
+    retryable,
+    retryAfterMs:
+      status === 429 || status === 503
+        ? parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter)
+        : undefined,
+    details: { status, data: truncate(response.data) },
+  });
+}
+
+function truncate(data: unknown): unknown {
+  if (typeof data === 'string') {
+    return data.length > MAX_LOGGED_DATA_CHARS ? `${data.slice(0, MAX_LOGGED_DATA_CHARS)}…` : data;
+  }
+  const json = JSON.stringify(data) ?? '';
+  return json.length > MAX_LOGGED_DATA_CHARS ? `${json.slice(0, MAX_LOGGED_DATA_CHARS)}…` : data;
+}
+
+/** Renders every string leaf of a value (the compensating request is left raw by the runner). */
+function renderStrings<T>(value: T, render: (template: string) => string): T {
+  if (typeof value === 'string') return render(value) as T;
+  if (Array.isArray(value)) return value.map((item: unknown) => renderStrings(item, render)) as T;
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, renderStrings(item as unknown, render)]),
+    ) as T;
+  }
+  return value;
+}
