@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { ConfigsModule } from '../configs/configs.module';
+import { FormConfigsModule } from '../form-configs/form-configs.module';
 import { ValidationModule } from '../validation/validation.module';
 import { GridQueryService } from './grid/grid-query.service';
 import { RecordListService } from './record-list.service';
@@ -8,7 +8,7 @@ import { RecordsRepository } from './records.repository';
 import { RecordsService } from './records.service';
 
 @Module({
-  imports: [ConfigsModule, ValidationModule],
+  imports: [FormConfigsModule, ValidationModule],
   controllers: [RecordsController],
   providers: [RecordsService, RecordsRepository, RecordListService, GridQueryService],
   exports: [RecordsService, RecordsRepository],

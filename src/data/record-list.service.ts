@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '../common/context/request-context';
-import { ConfigsService } from '../configs/configs.service';
+import { FormConfigsService } from '../form-configs/form-configs.service';
 import { parseGridLoadOptions } from './grid/grid-load-options';
 import { GridQueryService } from './grid/grid-query.service';
 import { isGridRequest } from './grid-request';
@@ -12,7 +12,7 @@ import { RecordsService } from './records.service';
 export class RecordListService {
   constructor(
     private readonly records: RecordsService,
-    private readonly configs: ConfigsService,
+    private readonly configs: FormConfigsService,
     private readonly grid: GridQueryService,
   ) {}
 

@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '../common/context/request-context';
 import { siteScopeOf } from '../common/context/site-scope';
 import { AppError } from '../common/errors/app-error';
-import { ConfigsService } from '../configs/configs.service';
-import type { ConfigRow } from '../configs/configs.repository';
+import { FormConfigsService } from '../form-configs/form-configs.service';
+import type { ConfigRow } from '../form-configs/form-configs.repository';
 import { requireUser } from '../auth/auth.service';
 import { FormValidator } from '../validation/form-validator.service';
 import { parsePagingQuery } from './list-query.parser';
@@ -15,7 +15,7 @@ export type SubmittedData = Record<string, unknown>;
 @Injectable()
 export class RecordsService {
   constructor(
-    private readonly configs: ConfigsService,
+    private readonly configs: FormConfigsService,
     private readonly records: RecordsRepository,
     private readonly validator: FormValidator,
   ) {}

@@ -5,7 +5,7 @@ import type { RequestContext } from '../common/context/request-context';
 import { AppError } from '../common/errors/app-error';
 import { Translator } from '../common/i18n/translator.service';
 import { parseFieldPath } from '../common/validation/field-path';
-import { ConfigsService } from '../configs/configs.service';
+import { FormConfigsService } from '../form-configs/form-configs.service';
 import { compileGridFilter } from '../data/grid/grid-filter.compiler';
 import { parseGridLoadOptions } from '../data/grid/grid-load-options';
 import { parsePagingQuery } from '../data/list-query.parser';
@@ -35,7 +35,7 @@ export class ExportService {
   private readonly logger = new Logger(ExportService.name);
 
   constructor(
-    private readonly configs: ConfigsService,
+    private readonly configs: FormConfigsService,
     private readonly records: RecordsService,
     private readonly cursor: RecordCursorRepository,
     private readonly translator: Translator,

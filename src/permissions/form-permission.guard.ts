@@ -7,7 +7,7 @@ import { AppError } from '../common/errors/app-error';
 import type { FormPermissionName } from '../database/schema';
 import { SiteResolver } from '../sites/site-resolver.service';
 import { FormAccessService } from './form-access.service';
-import { ConfigsService } from '../configs/configs.service';
+import { FormConfigsService } from '../form-configs/form-configs.service';
 
 /**
  * Enforces @FormPermission(name) on routes with `:configId`: the configuration must be active and
@@ -18,7 +18,7 @@ export class FormPermissionGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly access: FormAccessService,
-    private readonly configs: ConfigsService,
+    private readonly configs: FormConfigsService,
     private readonly sites: SiteResolver,
   ) {}
 

@@ -3,7 +3,7 @@ import { requireUser } from '../auth/auth.service';
 import type { RequestContext } from '../common/context/request-context';
 import { AppError, type FieldError } from '../common/errors/app-error';
 import { isUuid } from '../common/validation/is-uuid';
-import { ConfigsService } from '../configs/configs.service';
+import { FormConfigsService } from '../form-configs/form-configs.service';
 import { FORM_PERMISSIONS, type FormPermissionName } from '../database/schema';
 import { RolesRepository } from '../roles/roles.repository';
 import { SYSTEM_ROLES } from '../database/system-roles';
@@ -17,7 +17,7 @@ type Grants = Record<string, FormPermissionName[]>;
 @Injectable()
 export class FormPermissionsService {
   constructor(
-    private readonly configs: ConfigsService,
+    private readonly configs: FormConfigsService,
     private readonly repository: FormPermissionsRepository,
     private readonly access: FormAccessService,
     private readonly roles: RolesRepository,

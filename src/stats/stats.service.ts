@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, isValidTimeZone, type AppConfig } from '../config/app-config';
 import type { RequestContext } from '../common/context/request-context';
 import { AppError } from '../common/errors/app-error';
-import { ConfigsService } from '../configs/configs.service';
+import { FormConfigsService } from '../form-configs/form-configs.service';
 import { RecordsService } from '../data/records.service';
 import { StatsRepository } from './stats.repository';
 
@@ -10,7 +10,7 @@ import { StatsRepository } from './stats.repository';
 export class StatsService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly configs: ConfigsService,
+    private readonly configs: FormConfigsService,
     private readonly records: RecordsService,
     private readonly stats: StatsRepository,
   ) {}

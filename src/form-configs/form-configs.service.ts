@@ -6,10 +6,15 @@ import { AppError } from '../common/errors/app-error';
 import type { FormPreferences } from '../database/schema';
 import { SitesRepository } from '../sites/sites.repository';
 import { FormValidator } from '../validation/form-validator.service';
-import { ConfigCache } from './config-cache';
-import { toConfigResponse, toConfigSummary, type ConfigResponse } from './config.mapper';
-import { ConfigsRepository, type ConfigRow } from './configs.repository';
-import type { CreateConfigDto, ListConfigsQueryDto, PreferencesDto, UpdateConfigDto } from './dto/config.dto';
+import { FormConfigCache } from './form-config-cache';
+import { toConfigResponse, toConfigSummary, type ConfigResponse } from './form-config.mapper';
+import { FormConfigsRepository, type ConfigRow } from './form-configs.repository';
+import type {
+  CreateConfigDto,
+  ListConfigsQueryDto,
+  PreferencesDto,
+  UpdateConfigDto,
+} from './dto/form-config.dto';
 
 const DEFAULT_PREFERENCES: FormPreferences = {
   saveLimit: null,
@@ -19,10 +24,10 @@ const DEFAULT_PREFERENCES: FormPreferences = {
 };
 
 @Injectable()
-export class ConfigsService {
+export class FormConfigsService {
   constructor(
-    private readonly configs: ConfigsRepository,
-    private readonly cache: ConfigCache,
+    private readonly configs: FormConfigsRepository,
+    private readonly cache: FormConfigCache,
     private readonly validator: FormValidator,
     private readonly sites: SitesRepository,
   ) {}
