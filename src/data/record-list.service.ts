@@ -3,7 +3,7 @@ import type { RequestContext } from '../common/context/request-context';
 import { FormConfigsService } from '../form-configs/form-configs.service';
 import { parseGridLoadOptions } from './grid/grid-load-options';
 import { GridQueryService } from './grid/grid-query.service';
-import { isGridRequest } from './grid-request';
+import { isGridRequest } from './grid/grid-request';
 import { scopeCondition } from './records.repository';
 import { RecordsService } from './records.service';
 
