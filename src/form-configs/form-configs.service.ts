@@ -57,8 +57,6 @@ export class FormConfigsService {
 
   /** The active configuration visible to the caller, or a 404: the one lookup every data route starts with. */
   async requireVisible(ctx: RequestContext, configId: string): Promise<ConfigRow> {
-    // The form-permission guard already loaded it for this request, under the same scope.
-    if (ctx.formConfig?.id === configId) return ctx.formConfig;
     const config = isUuid(configId)
       ? await this.cache.row(configId, () => this.configs.findActiveInScope(configId, { kind: 'all' }))
       : null;

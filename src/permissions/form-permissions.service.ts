@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { requireUser } from '../auth/auth.service';
 import type { RequestContext } from '../common/context/request-context';
 import { AppError, type FieldError } from '../common/errors/app-error';
 import { isUuid } from '../common/validation/is-uuid';
@@ -60,11 +59,10 @@ export class FormPermissionsService {
 
   /** What the caller may do on this configuration, so a client can show the right buttons. */
   async mine(ctx: RequestContext, configId: string) {
-    const config = await this.configs.requireVisible(ctx, configId);
-    const granted = await this.access.effectivePermissions(requireUser(ctx), config.id);
+    const { config, permissions } = await this.access.of(ctx, configId);
     return {
       configId: config.id,
-      permissions: FORM_PERMISSIONS.filter((permission) => granted.has(permission)),
+      permissions: FORM_PERMISSIONS.filter((permission) => permissions.has(permission)),
     };
   }
 
