@@ -3,7 +3,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { AcceptLanguageResolver, I18nModule, QueryResolver } from 'nestjs-i18n';
 import { AuthModule } from './auth/auth.module';
-import { ConfigsModule } from './configs/configs.module';
+import { FormConfigsModule } from './form-configs/form-configs.module';
 import { DataModule } from './data/data.module';
 import { ExportModule } from './export/export.module';
 import { StatsModule } from './stats/stats.module';
@@ -51,7 +51,7 @@ export class AppModule {
         AuthModule,
         PermissionsModule,
         HealthModule,
-        ConfigsModule,
+        FormConfigsModule,
         StatsModule,
         ExportModule,
         DataModule,

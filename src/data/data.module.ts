@@ -1,16 +1,31 @@
 import { Module } from '@nestjs/common';
-import { ConfigsModule } from '../configs/configs.module';
+import { PermissionsModule } from '../permissions/permissions.module';
 import { ValidationModule } from '../validation/validation.module';
 import { GridQueryService } from './grid/grid-query.service';
+import { RecordCursorRepository } from './record-cursor.repository';
 import { RecordListService } from './record-list.service';
+import { RecordStatsRepository } from './record-stats.repository';
 import { RecordsController } from './records.controller';
 import { RecordsRepository } from './records.repository';
 import { RecordsService } from './records.service';
+import { VisibleRecords } from './visible-records.service';
 
+/**
+ * Records. Other modules use `RecordsService` (the route operations, each checking its own form
+ * permission) and `VisibleRecords` (access-checked selections read in batches or counted).
+ */
 @Module({
-  imports: [ConfigsModule, ValidationModule],
+  imports: [PermissionsModule, ValidationModule],
   controllers: [RecordsController],
-  providers: [RecordsService, RecordsRepository, RecordListService, GridQueryService],
-  exports: [RecordsService, RecordsRepository],
+  providers: [
+    RecordsService,
+    RecordsRepository,
+    RecordListService,
+    GridQueryService,
+    RecordCursorRepository,
+    RecordStatsRepository,
+    VisibleRecords,
+  ],
+  exports: [RecordsService, VisibleRecords],
 })
 export class DataModule {}

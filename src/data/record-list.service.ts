@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '../common/context/request-context';
-import { ConfigsService } from '../configs/configs.service';
+import { FormAccessService } from '../permissions/form-access.service';
+import type { RecordPageDto } from './dto/record.dto';
 import { parseGridLoadOptions } from './grid/grid-load-options';
-import { GridQueryService } from './grid/grid-query.service';
-import { isGridRequest } from './grid-request';
-import { scopeCondition } from './records.repository';
+import { GridQueryService, type GridResponse } from './grid/grid-query.service';
+import { isGridRequest } from './grid/grid-request';
+import { recordScope, scopeCondition } from './record-selection';
 import { RecordsService } from './records.service';
 
 /** Routes a list request to the paging form or the grid-library form (GRID-PROTOCOL.md section 2). */
@@ -12,14 +13,18 @@ import { RecordsService } from './records.service';
 export class RecordListService {
   constructor(
     private readonly records: RecordsService,
-    private readonly configs: ConfigsService,
+    private readonly access: FormAccessService,
     private readonly grid: GridQueryService,
   ) {}
 
-  async list(ctx: RequestContext, configId: string, query: Record<string, unknown>) {
+  async list(
+    ctx: RequestContext,
+    configId: string,
+    query: Record<string, unknown>,
+  ): Promise<RecordPageDto | GridResponse> {
     if (!isGridRequest(query)) return this.records.list(ctx, configId, query);
+    const access = await this.access.require(ctx, configId, 'viewOwnResults');
     const options = parseGridLoadOptions(query);
-    const config = await this.configs.requireVisible(ctx, configId);
-    return this.grid.run(scopeCondition(this.records.scopeOf(ctx, config.id)), options);
+    return this.grid.run(scopeCondition(recordScope(ctx, access, { owners: 'ownUnlessViewAll' })), options);
   }
 }

@@ -1,27 +1,28 @@
 import type { dataRecords } from '../database/schema';
+import type { RecordDto } from './dto/record.dto';
 
 export type RecordRow = typeof dataRecords.$inferSelect;
+/** A record as lists, the grid and exports read it: everything but the workflow log. */
+export type ListedRecordRow = Omit<RecordRow, 'workflow'>;
 
 /** A record as the API returns it: `_id` (spec), system fields, `data` exactly as stored. */
 export function toRecordResponse(
-  row: Omit<RecordRow, 'workflow'> & { workflow?: unknown[] },
-  withWorkflow = false,
-) {
-  const record: Record<string, unknown> = {
+  row: ListedRecordRow & { workflow?: unknown[] },
+  options: { withWorkflow?: boolean } = {},
+): RecordDto {
+  return {
     _id: row.id,
     configId: row.configId,
     userId: row.userId ?? null,
     siteId: row.siteId ?? null,
     data: row.data,
+    ...(row.computedResults ? { computedResults: row.computedResults } : {}),
+    isActive: row.isActive,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+    ...(options.withWorkflow ? { workflow: row.workflow ?? [] } : {}),
   };
-  if (row.computedResults) record.computedResults = row.computedResults;
-  record.isActive = row.isActive;
-  record.createdAt = row.createdAt.toISOString();
-  record.updatedAt = row.updatedAt.toISOString();
-  if (withWorkflow) record.workflow = row.workflow ?? [];
-  return record;
 }
-export type RecordResponse = ReturnType<typeof toRecordResponse>;
 
 /** The record columns of a raw SQL query, named as `fromRawRecord` expects. */
 export const RAW_RECORD_COLUMNS = `data_records.id, data_records.config_id as "configId", data_records.user_id as "userId",
@@ -32,7 +33,7 @@ export const RAW_RECORD_COLUMNS = `data_records.id, data_records.config_id as "c
  * A row of a raw query (cursor, grid) as a typed record. Drivers differ in what they parse for raw
  * statements (node-postgres gives Dates and objects, PGlite may give strings), so both are accepted.
  */
-export function fromRawRecord(raw: Record<string, unknown>): Omit<RecordRow, 'workflow'> {
+export function fromRawRecord(raw: Record<string, unknown>): ListedRecordRow {
   const date = (value: unknown) => (value instanceof Date ? value : new Date(String(value)));
   const json = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value);
   return {

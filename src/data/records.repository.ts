@@ -1,23 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { and, count, eq, or, sql, type SQL } from 'drizzle-orm';
-import { siteCondition, type SiteScope } from '../common/context/site-scope';
+import { and, count, eq, sql, type SQL } from 'drizzle-orm';
 import { isUuid } from '../common/validation/is-uuid';
 import { DATABASE, type Database } from '../database/database.types';
 import { dataRecords } from '../database/schema';
-import { containmentOf, type EqualityFilter, type PagingQuery } from './list-query.parser';
-import type { RecordRow } from './record.mapper';
+import type { PagingQuery } from './list-query.parser';
+import type { ListedRecordRow, RecordRow } from './record.mapper';
+import { equalityConditions, scopeCondition, type RecordScope } from './record-selection';
 
 export type NewRecord = Pick<
   typeof dataRecords.$inferInsert,
   'configId' | 'userId' | 'siteId' | 'data' | 'computedResults'
 >;
-
-/** Who may see which records of a configuration: the site scope, and only one owner's when set. */
-export interface RecordScope {
-  configId: string;
-  site: SiteScope;
-  ownerId: string | null;
-}
 
 /** Columns of list output: everything but the workflow log, which only the single-record read returns. */
 const LIST_COLUMNS = {
@@ -31,28 +24,6 @@ const LIST_COLUMNS = {
   createdAt: dataRecords.createdAt,
   updatedAt: dataRecords.updatedAt,
 };
-
-export function scopeCondition(scope: RecordScope): SQL {
-  return and(
-    eq(dataRecords.configId, scope.configId),
-    eq(dataRecords.isActive, true),
-    siteCondition(dataRecords.siteId, scope.site),
-    scope.ownerId ? eq(dataRecords.userId, scope.ownerId) : undefined,
-  )!;
-}
-
-/** The paging form's equality filters as WHERE conditions (also used by export). */
-export function filterConditions(filters: EqualityFilter[]): SQL[] {
-  return filters.map(filterCondition);
-}
-
-function filterCondition(filter: EqualityFilter): SQL {
-  const alternatives = filter.candidates.map(
-    (candidate) =>
-      sql`${dataRecords.data} @> ${JSON.stringify(containmentOf(filter.path, candidate))}::jsonb`,
-  );
-  return alternatives.length === 1 ? alternatives[0] : or(...alternatives)!;
-}
 
 /** Path as a PostgreSQL text[] literal; segments are whitelisted, so no quoting is needed. */
 const pathLiteral = (path: string[]) => `{${path.join(',')}}`;
@@ -155,8 +126,8 @@ export class RecordsRepository {
   async listPage(
     scope: RecordScope,
     query: PagingQuery,
-  ): Promise<{ rows: Omit<RecordRow, 'workflow'>[]; total: number }> {
-    const where = and(scopeCondition(scope), ...filterConditions(query.filters));
+  ): Promise<{ rows: ListedRecordRow[]; total: number }> {
+    const where = and(scopeCondition(scope), ...equalityConditions(query.filters));
     const [rows, [{ total }]] = await Promise.all([
       this.db
         .select(LIST_COLUMNS)
@@ -174,7 +145,9 @@ export class RecordsRepository {
   async appendWorkflowLog(id: string, entry: Record<string, unknown>): Promise<void> {
     await this.db
       .update(dataRecords)
-      .set({ workflow: sql`coalesce(${dataRecords.workflow}, '[]'::jsonb) || ${JSON.stringify([entry])}::jsonb` })
+      .set({
+        workflow: sql`coalesce(${dataRecords.workflow}, '[]'::jsonb) || ${JSON.stringify([entry])}::jsonb`,
+      })
       .where(eq(dataRecords.id, id));
   }
 }

@@ -1,30 +1,34 @@
 import { Injectable } from '@nestjs/common';
-import type { RequestContext } from '../common/context/request-context';
+import { requireUser, type AuthUser, type RequestContext } from '../common/context/request-context';
 import { siteScopeOf } from '../common/context/site-scope';
 import { AppError } from '../common/errors/app-error';
-import { ConfigsService } from '../configs/configs.service';
-import type { ConfigRow } from '../configs/configs.repository';
-import { requireUser } from '../auth/auth.service';
+import type { ConfigRow } from '../form-configs/form-configs.repository';
+import { FormAccessService, type FormAccess } from '../permissions/form-access.service';
 import { FormValidator } from '../validation/form-validator.service';
+import type { RecordDto, RecordPageDto, SavedRecordDto } from './dto/record.dto';
 import { parsePagingQuery } from './list-query.parser';
 import { toRecordResponse, type RecordRow } from './record.mapper';
-import { RecordsRepository, type RecordScope } from './records.repository';
+import { recordScope } from './record-selection';
+import { RecordsRepository } from './records.repository';
 
 export type SubmittedData = Record<string, unknown>;
 
 @Injectable()
 export class RecordsService {
   constructor(
-    private readonly configs: ConfigsService,
+    private readonly access: FormAccessService,
     private readonly records: RecordsRepository,
     private readonly validator: FormValidator,
   ) {}
 
-  /** The spec's five create rules, in order: 404, 400 validation, 400 save limit, store, return. */
-  async create(ctx: RequestContext, configId: string, body: unknown) {
+  /**
+   * The spec's five create rules, in order: 404, 400 validation, 400 save limit, store, return.
+   * Checks `createResults` itself, so a workflow step calling it is held to the route's rule.
+   */
+  async create(ctx: RequestContext, configId: string, body: unknown): Promise<SavedRecordDto> {
+    const { config } = await this.access.require(ctx, configId, 'createResults');
     const user = requireUser(ctx);
     const data = requireObject(body);
-    const config = await this.configs.requireVisible(ctx, configId);
     const computedResults = this.validateOrThrow(ctx, config, data);
     const saveLimit = config.preferences.saveLimit ?? null;
     const outcome = await this.records.insertWithinLimit(
@@ -51,24 +55,27 @@ export class RecordsService {
     return this.savedResponse(outcome.inserted, computedResults);
   }
 
-  async get(ctx: RequestContext, configId: string, dataId: string) {
-    const config = await this.configs.requireVisible(ctx, configId);
-    const record = await this.requireReadable(ctx, config, dataId);
-    return toRecordResponse(record, true);
+  async get(ctx: RequestContext, configId: string, dataId: string): Promise<RecordDto> {
+    const access = await this.access.require(ctx, configId, 'viewOwnResults');
+    const record = await this.requireReadable(ctx, access, dataId);
+    return toRecordResponse(record, { withWorkflow: true });
   }
 
   /** Replaces `data`, re-validating and recomputing: the owner when the form allows edits, or an admin. */
-  async update(ctx: RequestContext, configId: string, dataId: string, body: unknown) {
-    const user = requireUser(ctx);
+  async update(
+    ctx: RequestContext,
+    configId: string,
+    dataId: string,
+    body: unknown,
+  ): Promise<SavedRecordDto> {
+    const access = await this.access.require(ctx, configId, 'editOwnResults');
+    const { config } = access;
     const data = requireObject(body);
-    const config = await this.configs.requireVisible(ctx, configId);
-    const record = await this.requireReadable(ctx, config, dataId);
-    if (user.role !== 'admin') {
-      if (record.userId !== user.userId)
-        throw new AppError('FORBIDDEN', { messageKey: 'data.notAuthorized' });
-      if (!config.preferences.allowEdit)
-        throw new AppError('FORBIDDEN', { messageKey: 'data.editNotAllowed' });
-    }
+    const record = await this.requireReadable(ctx, access, dataId);
+    assertOwnerMayChange(requireUser(ctx), record, {
+      allowed: config.preferences.allowEdit,
+      refusal: 'data.editNotAllowed',
+    });
     const computedResults = this.validateOrThrow(ctx, config, data);
     const updated = await this.records.replaceData(
       record.id,
@@ -80,27 +87,25 @@ export class RecordsService {
   }
 
   /** Soft delete: the owner (when the form allows deletion) or an admin; the record is kept, inactive. */
-  async remove(ctx: RequestContext, configId: string, dataId: string) {
-    const user = requireUser(ctx);
-    const config = await this.configs.requireVisible(ctx, configId);
-    const record = await this.records.findActive(dataId, this.scopeOf(ctx, config.id, false));
+  async remove(ctx: RequestContext, configId: string, dataId: string): Promise<RecordDto> {
+    const access = await this.access.require(ctx, configId, 'deleteOwnResults');
+    const record = await this.records.findActive(dataId, recordScope(ctx, access, { owners: 'any' }));
     if (!record) throw new AppError('RECORD_NOT_FOUND');
-    if (user.role !== 'admin') {
-      if (record.userId !== user.userId)
-        throw new AppError('FORBIDDEN', { messageKey: 'data.notAuthorized' });
-      if (!config.preferences.allowDelete)
-        throw new AppError('FORBIDDEN', { messageKey: 'data.deleteNotAllowed' });
-    }
+    assertOwnerMayChange(requireUser(ctx), record, {
+      allowed: access.config.preferences.allowDelete,
+      refusal: 'data.deleteNotAllowed',
+    });
     const deleted = await this.records.deactivate(record.id);
     if (!deleted) throw new AppError('RECORD_NOT_FOUND');
     return toRecordResponse(deleted);
   }
 
-  /** The paging form of the list. */
-  async list(ctx: RequestContext, configId: string, query: Record<string, unknown>) {
+  /** The paging form of the list: everyone's records with viewAllResults (or as admin), else the caller's. */
+  async list(ctx: RequestContext, configId: string, query: Record<string, unknown>): Promise<RecordPageDto> {
+    const access = await this.access.require(ctx, configId, 'viewOwnResults');
     const paging = parsePagingQuery(query);
-    const config = await this.configs.requireVisible(ctx, configId);
-    const { rows, total } = await this.records.listPage(this.scopeOf(ctx, config.id), paging);
+    const scope = recordScope(ctx, access, { owners: 'ownUnlessViewAll' });
+    const { rows, total } = await this.records.listPage(scope, paging);
     return {
       data: rows.map((row) => toRecordResponse(row)),
       total,
@@ -110,26 +115,16 @@ export class RecordsService {
   }
 
   /**
-   * Which records of the configuration the caller sees: everyone's with viewAllResults (or as admin),
-   * otherwise only their own.
-   */
-  scopeOf(ctx: RequestContext, configId: string, ownOnlyUnlessAllowed = true): RecordScope {
-    const user = requireUser(ctx);
-    const seesAll = user.role === 'admin' || ctx.formPermissions?.has('viewAllResults') === true;
-    return {
-      configId,
-      site: siteScopeOf(ctx),
-      ownerId: ownOnlyUnlessAllowed && !seesAll ? user.userId : null,
-    };
-  }
-
-  /**
    * Undoes a record a workflow run created (rollback): deactivates it whatever the form's
    * `allowDelete`, because the run, not the user, is taking back its own write.
    */
   async revokeCreatedByRun(ctx: RequestContext, configId: string, dataId: string) {
     const user = requireUser(ctx);
-    const record = await this.records.findActive(dataId, { configId, site: siteScopeOf(ctx), ownerId: user.userId });
+    const record = await this.records.findActive(dataId, {
+      configId,
+      site: siteScopeOf(ctx),
+      ownerId: user.userId,
+    });
     if (!record) return null;
     const deleted = await this.records.deactivate(record.id);
     return deleted ? toRecordResponse(deleted) : null;
@@ -140,8 +135,8 @@ export class RecordsService {
     await this.records.appendWorkflowLog(dataId, entry);
   }
 
-  private async requireReadable(ctx: RequestContext, config: ConfigRow, dataId: string): Promise<RecordRow> {
-    const scope = this.scopeOf(ctx, config.id);
+  private async requireReadable(ctx: RequestContext, access: FormAccess, dataId: string): Promise<RecordRow> {
+    const scope = recordScope(ctx, access, { owners: 'ownUnlessViewAll' });
     const record = await this.records.findActive(dataId, scope);
     // Someone else's record is a 404 to a user who may see only their own: its existence is not revealed.
     if (!record || (scope.ownerId !== null && record.userId !== scope.ownerId))
@@ -164,9 +159,20 @@ export class RecordsService {
     return config.preferences.storeComputedResults && Object.keys(computed).length > 0 ? computed : null;
   }
 
-  private savedResponse(row: RecordRow, computedResults: Record<string, unknown>) {
-    return { success: true as const, dataId: row.id, data: toRecordResponse(row), computedResults };
+  private savedResponse(row: RecordRow, computedResults: Record<string, unknown>): SavedRecordDto {
+    return { success: true, dataId: row.id, data: toRecordResponse(row), computedResults };
   }
+}
+
+/** Only the owner changes a record, and only when the form allows it; admins always may. */
+function assertOwnerMayChange(
+  user: AuthUser,
+  record: RecordRow,
+  rule: { allowed: boolean; refusal: 'data.editNotAllowed' | 'data.deleteNotAllowed' },
+): void {
+  if (user.role === 'admin') return;
+  if (record.userId !== user.userId) throw new AppError('FORBIDDEN', { messageKey: 'data.notAuthorized' });
+  if (!rule.allowed) throw new AppError('FORBIDDEN', { messageKey: rule.refusal });
 }
 
 function requireObject(body: unknown): SubmittedData {

@@ -1,5 +1,5 @@
 import { cellText, columnsOfFirstRecord, type ChunkWriter, type ExportWriter } from './export-format';
-import type { ExportRow } from './record-cursor.repository';
+import type { ListedRecordRow } from '../data/record.mapper';
 
 /** Quotes a cell containing a comma, double quote, CR or LF, doubling inner quotes. */
 export function csvCell(text: string): string {
@@ -23,7 +23,7 @@ export class CsvExportWriter implements ExportWriter {
     this.columns = columns && columns.length > 0 ? columns : null;
   }
 
-  async writeBatch(rows: ExportRow[]): Promise<boolean> {
+  async writeBatch(rows: ListedRecordRow[]): Promise<boolean> {
     if (rows.length === 0) return true;
     let text = '';
     if (!this.started) {

@@ -1,4 +1,4 @@
-import type { ExportRow } from './record-cursor.repository';
+import type { ListedRecordRow } from '../data/record.mapper';
 
 export const EXPORT_FORMATS = ['json', 'csv', 'excel'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -15,7 +15,7 @@ export type ChunkWriter = (chunk: string | Buffer) => Promise<boolean>;
 
 /** A format writer: told each batch in order, then `end` once. */
 export interface ExportWriter {
-  writeBatch(rows: ExportRow[]): Promise<boolean>;
+  writeBatch(rows: ListedRecordRow[]): Promise<boolean>;
   end(): Promise<void>;
 }
 

@@ -1,14 +1,11 @@
 import { Module } from '@nestjs/common';
-import { ConfigsModule } from '../configs/configs.module';
 import { DataModule } from '../data/data.module';
 import { ExportController } from './export.controller';
 import { ExportService } from './export.service';
-import { RecordCursorRepository } from './record-cursor.repository';
 
 @Module({
-  imports: [ConfigsModule, DataModule],
+  imports: [DataModule],
   controllers: [ExportController],
-  providers: [ExportService, RecordCursorRepository],
-  exports: [ExportService],
+  providers: [ExportService],
 })
 export class ExportModule {}

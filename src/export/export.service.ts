@@ -1,16 +1,10 @@
 import { PassThrough, type Readable } from 'node:stream';
 import { Injectable, Logger } from '@nestjs/common';
-import { and } from 'drizzle-orm';
 import type { RequestContext } from '../common/context/request-context';
 import { AppError } from '../common/errors/app-error';
 import { Translator } from '../common/i18n/translator.service';
 import { parseFieldPath } from '../common/validation/field-path';
-import { ConfigsService } from '../configs/configs.service';
-import { compileGridFilter } from '../data/grid/grid-filter.compiler';
-import { parseGridLoadOptions } from '../data/grid/grid-load-options';
-import { parsePagingQuery } from '../data/list-query.parser';
-import { filterConditions, scopeCondition } from '../data/records.repository';
-import { RecordsService } from '../data/records.service';
+import { VisibleRecords } from '../data/visible-records.service';
 import { CsvExportWriter } from './csv-export.writer';
 import {
   attachmentHeader,
@@ -21,7 +15,6 @@ import {
   type ExportWriter,
 } from './export-format';
 import { JsonExportWriter } from './json-export.writer';
-import { RecordCursorRepository } from './record-cursor.repository';
 import { XlsxExportWriter } from './xlsx-export.writer';
 
 export interface ExportDownload {
@@ -35,9 +28,7 @@ export class ExportService {
   private readonly logger = new Logger(ExportService.name);
 
   constructor(
-    private readonly configs: ConfigsService,
-    private readonly records: RecordsService,
-    private readonly cursor: RecordCursorRepository,
+    private readonly records: VisibleRecords,
     private readonly translator: Translator,
   ) {}
 
@@ -50,16 +41,11 @@ export class ExportService {
     configId: string,
     query: Record<string, unknown>,
   ): Promise<ExportDownload> {
+    const access = await this.records.select(ctx, configId, 'exportResults');
     const format = parseFormat(query.format);
     const columns = parseColumns(query.columns);
-    const paging = parsePagingQuery({ filters: query.filters, ...bracketFilters(query) });
-    const gridFilter = parseGridLoadOptions({ filter: query.filter }).filter;
-    const config = await this.configs.requireVisible(ctx, configId);
-    const where = and(
-      scopeCondition(this.records.scopeOf(ctx, config.id)),
-      ...filterConditions(paging.filters),
-      gridFilter ? compileGridFilter(gridFilter) : undefined,
-    )!;
+    const selection = { ...access, filters: this.records.parseFilters(query) };
+    const { config } = selection;
 
     const stream = new PassThrough();
     const write = async (chunk: string | Buffer): Promise<boolean> => {
@@ -80,7 +66,7 @@ export class ExportService {
           : new JsonExportWriter(write);
 
     void (async () => {
-      await this.cursor.forEachBatch(where, (rows) => writer.writeBatch(rows));
+      await this.records.forEachBatch(selection, (rows) => writer.writeBatch(rows));
       await writer.end();
       stream.end();
     })().catch((error: unknown) => {
@@ -119,10 +105,6 @@ function parseColumns(value: unknown): string[] | undefined {
     });
   }
   return columns;
-}
-
-function bracketFilters(query: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(query).filter(([key]) => key.startsWith('filters[')));
 }
 
 /** Resolves when the stream can take more, or is gone; leaves no listener behind. */

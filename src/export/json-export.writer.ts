@@ -1,6 +1,6 @@
 import { toRecordResponse } from '../data/record.mapper';
 import type { ChunkWriter, ExportWriter } from './export-format';
-import type { ExportRow } from './record-cursor.repository';
+import type { ListedRecordRow } from '../data/record.mapper';
 
 /** The array of records, each as the API returns it (`_id`, system fields, `data`). */
 export class JsonExportWriter implements ExportWriter {
@@ -8,7 +8,7 @@ export class JsonExportWriter implements ExportWriter {
 
   constructor(private readonly write: ChunkWriter) {}
 
-  async writeBatch(rows: ExportRow[]): Promise<boolean> {
+  async writeBatch(rows: ListedRecordRow[]): Promise<boolean> {
     if (rows.length === 0) return true;
     let text = '';
     for (const row of rows) {

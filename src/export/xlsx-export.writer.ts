@@ -7,7 +7,7 @@ import {
   type ExportLabels,
   type ExportWriter,
 } from './export-format';
-import type { ExportRow } from './record-cursor.repository';
+import type { ListedRecordRow } from '../data/record.mapper';
 
 const HEADER_FILL: ExcelJS.Fill = { type: 'pattern', pattern: 'solid', fgColor: { argb: 'FFD9D9D9' } };
 const COLUMN_WIDTH = 20;
@@ -51,7 +51,7 @@ export class XlsxExportWriter implements ExportWriter {
     })();
   }
 
-  async writeBatch(rows: ExportRow[]): Promise<boolean> {
+  async writeBatch(rows: ListedRecordRow[]): Promise<boolean> {
     if (rows.length === 0) return !this.output.destroyed;
     if (!this.started) this.startSheet(rows[0]);
     const columns = this.columns!;
@@ -93,7 +93,7 @@ export class XlsxExportWriter implements ExportWriter {
     await this.pump;
   }
 
-  private startSheet(first: ExportRow): void {
+  private startSheet(first: ListedRecordRow): void {
     this.started = true;
     this.columns ??= columnsOfFirstRecord(first.data, this.schemaOrder);
     const headers = [this.labels.id, this.labels.createdAt, ...this.columns];

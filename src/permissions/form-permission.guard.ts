@@ -3,22 +3,19 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { REQUIRED_FORM_PERMISSION } from '../common/auth/auth-decision.decorators';
 import { requestContextOf } from '../common/context/ctx.decorator';
-import { AppError } from '../common/errors/app-error';
 import type { FormPermissionName } from '../database/schema';
 import { SiteResolver } from '../sites/site-resolver.service';
 import { FormAccessService } from './form-access.service';
-import { ConfigsService } from '../configs/configs.service';
 
 /**
- * Enforces @FormPermission(name) on routes with `:configId`: the configuration must be active and
- * visible on the request's site (else 404), and the caller must hold the permission (else 403).
+ * Enforces @FormPermission(name) on routes with `:configId` before the body is read: the same
+ * `FormAccessService.require` the services call (404 before 403). It leaves nothing on the request.
  */
 @Injectable()
 export class FormPermissionGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly access: FormAccessService,
-    private readonly configs: ConfigsService,
     private readonly sites: SiteResolver,
   ) {}
 
@@ -29,15 +26,10 @@ export class FormPermissionGuard implements CanActivate {
     );
     if (!permission) return true;
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    if (!request.user) throw new AppError('UNAUTHORIZED');
+    // Guards run before the TenantInterceptor: resolve the site with the same cached resolver.
     await this.sites.resolve(request);
     const configId = (request.params as Record<string, string> | undefined)?.configId ?? '';
-    const ctx = requestContextOf(request);
-    // Throws CONFIG_NOT_FOUND for a missing, inactive or other-site configuration; services reuse it.
-    request.formConfig = await this.configs.requireVisible(ctx, configId);
-    const granted = await this.access.effectivePermissions(request.user, configId);
-    request.formPermissions = granted;
-    if (!granted.has(permission)) throw new AppError('FORBIDDEN');
+    await this.access.require(requestContextOf(request), configId, permission);
     return true;
   }
 }

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { requireUser } from '../auth/auth.service';
 import type { RequestContext } from '../common/context/request-context';
 import { AppError, type FieldError } from '../common/errors/app-error';
 import { isUuid } from '../common/validation/is-uuid';
-import { ConfigsService } from '../configs/configs.service';
+import { FormConfigsService } from '../form-configs/form-configs.service';
 import { FORM_PERMISSIONS, type FormPermissionName } from '../database/schema';
 import { RolesRepository } from '../roles/roles.repository';
 import { SYSTEM_ROLES } from '../database/system-roles';
@@ -17,7 +16,7 @@ type Grants = Record<string, FormPermissionName[]>;
 @Injectable()
 export class FormPermissionsService {
   constructor(
-    private readonly configs: ConfigsService,
+    private readonly configs: FormConfigsService,
     private readonly repository: FormPermissionsRepository,
     private readonly access: FormAccessService,
     private readonly roles: RolesRepository,
@@ -60,11 +59,10 @@ export class FormPermissionsService {
 
   /** What the caller may do on this configuration, so a client can show the right buttons. */
   async mine(ctx: RequestContext, configId: string) {
-    const config = await this.configs.requireVisible(ctx, configId);
-    const granted = await this.access.effectivePermissions(requireUser(ctx), config.id);
+    const { config, permissions } = await this.access.of(ctx, configId);
     return {
       configId: config.id,
-      permissions: FORM_PERMISSIONS.filter((permission) => granted.has(permission)),
+      permissions: FORM_PERMISSIONS.filter((permission) => permissions.has(permission)),
     };
   }
 

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { ConfigsModule } from '../configs/configs.module';
+import { FormConfigsModule } from '../form-configs/form-configs.module';
 import { FormAccessService } from './form-access.service';
 import { FormPermissionGuard } from './form-permission.guard';
 import { FormPermissionsRepository } from './form-permissions.repository';
@@ -10,7 +10,7 @@ import { RolesModule } from '../roles/roles.module';
 
 /** Imported after AuthModule, so its guard runs after the access guard has authenticated the caller. */
 @Module({
-  imports: [ConfigsModule, RolesModule],
+  imports: [FormConfigsModule, RolesModule],
   controllers: [PermissionsController],
   providers: [
     FormPermissionsRepository,

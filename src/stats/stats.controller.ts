@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger'
 import { FormPermission } from '../common/auth/auth-decision.decorators';
 import { Ctx } from '../common/context/ctx.decorator';
 import type { RequestContext } from '../common/context/request-context';
-import { StatsDto } from '../data/dto/record.dto';
+import { StatsDto } from './dto/stats.dto';
 import { StatsService } from './stats.service';
 
 @ApiTags('data')

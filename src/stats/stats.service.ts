@@ -2,21 +2,19 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, isValidTimeZone, type AppConfig } from '../config/app-config';
 import type { RequestContext } from '../common/context/request-context';
 import { AppError } from '../common/errors/app-error';
-import { ConfigsService } from '../configs/configs.service';
-import { RecordsService } from '../data/records.service';
-import { StatsRepository } from './stats.repository';
+import { VisibleRecords } from '../data/visible-records.service';
+import type { StatsDto } from './dto/stats.dto';
 
 @Injectable()
 export class StatsService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly configs: ConfigsService,
-    private readonly records: RecordsService,
-    private readonly stats: StatsRepository,
+    private readonly records: VisibleRecords,
   ) {}
 
   /** `today` and `thisWeek` (Monday weeks) in `tz`, or TIMEZONE; over the records the caller may see. */
-  async forConfig(ctx: RequestContext, configId: string, tz: string | undefined) {
+  async forConfig(ctx: RequestContext, configId: string, tz: string | undefined): Promise<StatsDto> {
+    const selection = await this.records.select(ctx, configId, 'viewStats');
     const timeZone = tz === undefined || tz === '' ? this.config.timezone : tz;
     if (!isValidTimeZone(timeZone) || timeZone.length > 64) {
       throw new AppError('VALIDATION_FAILED', {
@@ -25,11 +23,9 @@ export class StatsService {
         ],
       });
     }
-    const config = await this.configs.requireVisible(ctx, configId);
-    const scope = this.records.scopeOf(ctx, config.id);
     const [counts, byUser] = await Promise.all([
-      this.stats.countsSince(scope, timeZone),
-      this.stats.countsByUser(scope),
+      this.records.countsSince(selection, timeZone),
+      this.records.countsByUser(selection),
     ]);
     return { ...counts, byUser };
   }

@@ -1,6 +1,8 @@
 import ExcelJS from 'exceljs';
 import { parse } from 'csv-parse/sync';
 import { sql } from 'drizzle-orm';
+import { buildRequestContext } from '../../src/common/context/request-context';
+import { VisibleRecords } from '../../src/data/visible-records.service';
 import { adminToken, createUser, type TestUser } from '../factories/user.factory';
 import { createConfig } from '../factories/config.factory';
 import { createTestApp, type TestApp } from '../utils/test-app';
@@ -229,14 +231,18 @@ describe('export cursor', () => {
       await t.database.client.db.execute(
         sql`insert into data_records (config_id, data) select ${configId}::uuid, jsonb_build_object('n', g) from generate_series(1, 50) g`,
       );
-      const { RecordCursorRepository } = await import('../../src/export/record-cursor.repository');
-      const { scopeCondition } = await import('../../src/data/records.repository');
-      const cursor = t.app.get(RecordCursorRepository);
+      const records = t.app.get(VisibleRecords);
+      const me = (await t.request({ method: 'GET', url: '/auth/me', token: admin })).json();
+      const ctx = buildRequestContext({
+        user: { userId: me.id, role: 'admin', email: me.email, siteId: null },
+        siteId: null,
+      });
+      const selection = await records.select(ctx, configId, 'exportResults');
       let release!: () => void;
       const paused = new Promise<void>((resolve) => (release = resolve));
       const seen: number[] = [];
-      const exporting = cursor.forEachBatch(
-        scopeCondition({ configId, site: { kind: 'all' }, ownerId: null }),
+      const exporting = records.forEachBatch(
+        selection,
         async (rows) => {
           seen.push(...rows.map((row) => Number(row.data.n)));
           if (seen.length === 20) await paused; // the "client" stops reading after the first batch

@@ -1,7 +1,7 @@
-import { ConfigsService } from '../../src/configs/configs.service';
-import type { RequestContext } from '../../src/common/context/request-context';
+import { FormConfigsService } from '../../src/form-configs/form-configs.service';
+import { buildRequestContext, type RequestContext } from '../../src/common/context/request-context';
 import { AppError } from '../../src/common/errors/app-error';
-import type { CreateConfigDto } from '../../src/configs/dto/config.dto';
+import type { CreateConfigDto } from '../../src/form-configs/dto/form-config.dto';
 import { FormValidator } from '../../src/validation/form-validator.service';
 import { ORDER_FORM, createConfig } from '../factories/config.factory';
 import { adminToken, createUser, type TestUser } from '../factories/user.factory';
@@ -22,12 +22,10 @@ describe('rule engine hardening', () => {
     admin = await adminToken(t);
     user = await createUser(t);
     const me = (await t.request({ method: 'GET', url: '/auth/me', token: admin })).json();
-    adminCtx = {
-      requestId: 'rule-engine-test',
+    adminCtx = buildRequestContext({
       user: { userId: me.id, role: 'admin', email: me.email, siteId: null },
       siteId: null,
-      locale: 'en',
-    };
+    });
   });
 
   async function createThroughService(rule: unknown): Promise<AppError> {
@@ -39,7 +37,7 @@ describe('rule engine hardening', () => {
       computedRules: [{ field: 'leak', expression: rule }],
     } as unknown as CreateConfigDto;
     try {
-      await t.app.get(ConfigsService).create(adminCtx, body);
+      await t.app.get(FormConfigsService).create(adminCtx, body);
     } catch (error) {
       return error as AppError;
     }

@@ -1,16 +1,24 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import type { RequestContext } from './request-context';
+import { buildRequestContext, type RequestContext } from './request-context';
 
+/**
+ * The context of a request, built once the caller and the site are known and then kept on the
+ * request, so a guard and the handler hand the same object to services (whose per-context memos,
+ * such as the form-access lookup, then serve both). Rebuilt if the caller or site changed since.
+ */
 export function requestContextOf(request: FastifyRequest): RequestContext {
-  return {
+  const user = request.user ?? null;
+  const siteId = request.siteId ?? null;
+  const kept = request.requestContext;
+  if (kept && kept.user === user && kept.siteId === siteId) return kept;
+  request.requestContext = buildRequestContext({
+    user,
+    siteId,
+    locale: request.locale,
     requestId: String(request.id),
-    user: request.user ?? null,
-    siteId: request.siteId ?? null,
-    locale: request.locale ?? 'en',
-    formPermissions: request.formPermissions,
-    formConfig: request.formConfig,
-  };
+  });
+  return request.requestContext;
 }
 
 /** Injects the RequestContext of the current request into a controller method. */

@@ -1,7 +1,5 @@
-import type { formConfigs } from '../../database/schema/form-configs.table';
-import type { FormPermissionName } from '../../database/schema/form-permissions.table';
-
-type FormConfigRow = typeof formConfigs.$inferSelect;
+import { randomUUID } from 'node:crypto';
+import { AppError } from '../errors/app-error';
 import type { Locale } from '../i18n/locale';
 
 /** Who is calling, as the access guard established it from the bearer token. */
@@ -13,17 +11,40 @@ export interface AuthUser {
   siteId: string | null;
 }
 
-/** Passed first to every service call: who, for which tenant, in which language. */
+/**
+ * Passed first to every service call: who, for which tenant, in which language. It carries no
+ * authorization decision: a service that needs one asks for it (`FormAccessService.require`).
+ */
 export interface RequestContext {
-  requestId: string;
-  user: AuthUser | null;
+  readonly requestId: string;
+  readonly user: AuthUser | null;
   /** The site chosen by the Host header; null when the host matches no site. */
+  readonly siteId: string | null;
+  readonly locale: Locale;
+}
+
+/**
+ * The context of work done outside an HTTP request (a workflow run, a job), of the same type a
+ * request gets, so services cannot tell the two apart.
+ */
+export function buildRequestContext(input: {
+  user: AuthUser | null;
   siteId: string | null;
-  locale: Locale;
-  /** The caller's permissions on the route's configuration, when the route declares @FormPermission. */
-  formPermissions?: ReadonlySet<FormPermissionName>;
-  /** The route's configuration as the form-permission guard loaded it (active, visible), reused by services. */
-  formConfig?: Readonly<FormConfigRow>;
+  locale?: Locale;
+  requestId?: string;
+}): RequestContext {
+  return {
+    requestId: input.requestId ?? randomUUID(),
+    user: input.user,
+    siteId: input.siteId,
+    locale: input.locale ?? 'en',
+  };
+}
+
+/** The caller, or a 401 when the context has none. */
+export function requireUser(ctx: RequestContext): AuthUser {
+  if (!ctx.user) throw new AppError('UNAUTHORIZED');
+  return ctx.user;
 }
 
 declare module 'fastify' {
@@ -31,7 +52,6 @@ declare module 'fastify' {
     user?: AuthUser;
     siteId?: string | null;
     locale?: Locale;
-    formPermissions?: Set<FormPermissionName>;
-    formConfig?: FormConfigRow;
+    requestContext?: RequestContext;
   }
 }

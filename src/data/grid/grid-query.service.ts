@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { and, or, sql, type SQL } from 'drizzle-orm';
 import { DATABASE, type Database } from '../../database/database.types';
+import type { RecordDto } from '../dto/record.dto';
 import { fromRawRecord, RAW_RECORD_COLUMNS, toRecordResponse } from '../record.mapper';
 import { compileGridFilter } from './grid-filter.compiler';
 import { groupKeyOf } from './grid-grouping';
@@ -10,13 +11,13 @@ import { comparatorKeys, numberOf } from './grid-sql';
 
 export interface GridGroupItem {
   key: unknown;
-  items: (GridGroupItem | Record<string, unknown>)[] | null;
+  items: (GridGroupItem | RecordDto)[] | null;
   count: number;
   summary?: unknown[];
 }
 
 export interface GridResponse {
-  data: (GridGroupItem | Record<string, unknown>)[];
+  data: (GridGroupItem | RecordDto)[];
   totalCount?: number;
   groupCount?: number;
   summary?: unknown[];
@@ -272,6 +273,6 @@ export function recordsQuery(
 }
 
 /** A record of the grid response: the same shape as the paging list returns. */
-export function toGridRecord(row: Row): Record<string, unknown> {
+export function toGridRecord(row: Row): RecordDto {
   return toRecordResponse(fromRawRecord(row));
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppCache, CACHE_TTL } from '../common/cache/app-cache.service';
-import type { ConfigResponse } from './config.mapper';
-import type { ConfigRow } from './configs.repository';
+import type { ConfigResponse } from './form-config.mapper';
+import type { ConfigRow } from './form-configs.repository';
 
 /**
  * The spec's per-user configuration cache (`config:{id}:{userId}`, 300 s). Entries carry the
@@ -9,7 +9,7 @@ import type { ConfigRow } from './configs.repository';
  * user's entry at once (also across processes when the cache lives in Redis).
  */
 @Injectable()
-export class ConfigCache {
+export class FormConfigCache {
   constructor(private readonly cache: AppCache) {}
 
   async getOrLoad(

@@ -10,7 +10,7 @@ export type NewConfig = typeof formConfigs.$inferInsert;
 export type ConfigChanges = Partial<Omit<NewConfig, 'id' | 'createdAt' | 'isActive' | 'createdBy'>>;
 
 @Injectable()
-export class ConfigsRepository {
+export class FormConfigsRepository {
   constructor(@Inject(DATABASE) private readonly db: Database) {}
 
   /** An active configuration visible in the scope, or null. */

@@ -10,19 +10,19 @@ import {
 import { Authenticated, FormPermission, RequirePermission } from '../common/auth/auth-decision.decorators';
 import { Ctx } from '../common/context/ctx.decorator';
 import type { RequestContext } from '../common/context/request-context';
-import { ConfigsService } from './configs.service';
+import { FormConfigsService } from './form-configs.service';
 import {
   ConfigListDto,
   ConfigResponseDto,
   CreateConfigDto,
   ListConfigsQueryDto,
   UpdateConfigDto,
-} from './dto/config.dto';
+} from './dto/form-config.dto';
 
 @ApiTags('configurations')
 @Controller()
-export class ConfigsController {
-  constructor(private readonly configs: ConfigsService) {}
+export class FormConfigsController {
+  constructor(private readonly configs: FormConfigsService) {}
 
   @Get('api/configs')
   @Authenticated()

@@ -1,4 +1,4 @@
-import type { ConfigRow } from './configs.repository';
+import type { ConfigRow } from './form-configs.repository';
 
 export function toConfigSummary(row: Pick<ConfigRow, 'id' | 'title' | 'type' | 'tags'>) {
   return { id: row.id, title: row.title, type: row.type, tags: row.tags };

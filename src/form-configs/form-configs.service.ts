@@ -6,10 +6,15 @@ import { AppError } from '../common/errors/app-error';
 import type { FormPreferences } from '../database/schema';
 import { SitesRepository } from '../sites/sites.repository';
 import { FormValidator } from '../validation/form-validator.service';
-import { ConfigCache } from './config-cache';
-import { toConfigResponse, toConfigSummary, type ConfigResponse } from './config.mapper';
-import { ConfigsRepository, type ConfigRow } from './configs.repository';
-import type { CreateConfigDto, ListConfigsQueryDto, PreferencesDto, UpdateConfigDto } from './dto/config.dto';
+import { FormConfigCache } from './form-config-cache';
+import { toConfigResponse, toConfigSummary, type ConfigResponse } from './form-config.mapper';
+import { FormConfigsRepository, type ConfigRow } from './form-configs.repository';
+import type {
+  CreateConfigDto,
+  ListConfigsQueryDto,
+  PreferencesDto,
+  UpdateConfigDto,
+} from './dto/form-config.dto';
 
 const DEFAULT_PREFERENCES: FormPreferences = {
   saveLimit: null,
@@ -19,10 +24,10 @@ const DEFAULT_PREFERENCES: FormPreferences = {
 };
 
 @Injectable()
-export class ConfigsService {
+export class FormConfigsService {
   constructor(
-    private readonly configs: ConfigsRepository,
-    private readonly cache: ConfigCache,
+    private readonly configs: FormConfigsRepository,
+    private readonly cache: FormConfigCache,
     private readonly validator: FormValidator,
     private readonly sites: SitesRepository,
   ) {}
@@ -52,8 +57,6 @@ export class ConfigsService {
 
   /** The active configuration visible to the caller, or a 404: the one lookup every data route starts with. */
   async requireVisible(ctx: RequestContext, configId: string): Promise<ConfigRow> {
-    // The form-permission guard already loaded it for this request, under the same scope.
-    if (ctx.formConfig?.id === configId) return ctx.formConfig;
     const config = isUuid(configId)
       ? await this.cache.row(configId, () => this.configs.findActiveInScope(configId, { kind: 'all' }))
       : null;

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { sql, type SQL } from 'drizzle-orm';
 import { DatabaseClient } from '../database/database-client';
-import { fromRawRecord, RAW_RECORD_COLUMNS } from '../data/record.mapper';
+import { fromRawRecord, RAW_RECORD_COLUMNS, type ListedRecordRow } from './record.mapper';
+import { selectionCondition, type RecordSelection } from './record-selection';
 
-export type ExportRow = ReturnType<typeof fromRawRecord>;
-type OnBatch = (rows: ExportRow[]) => Promise<boolean>;
+export type OnRecordBatch = (rows: ListedRecordRow[]) => Promise<boolean>;
 
 const BATCH_SIZE = 2000;
 const rowsOf = (result: unknown): Record<string, unknown>[] =>
@@ -19,15 +19,16 @@ const rowsOf = (result: unknown): Record<string, unknown>[] =>
 export class RecordCursorRepository {
   constructor(private readonly database: DatabaseClient) {}
 
-  forEachBatch(where: SQL, onBatch: OnBatch, batchSize = BATCH_SIZE): Promise<void> {
+  forEachBatch(selection: RecordSelection, onBatch: OnRecordBatch, batchSize = BATCH_SIZE): Promise<void> {
     const size = Math.max(1, Math.floor(batchSize));
+    const where = selectionCondition(selection);
     return this.database.driver === 'pglite'
       ? this.byKeyset(where, onBatch, size)
       : this.byCursor(where, onBatch, size);
   }
 
   /** PostgreSQL: one server-side cursor in one transaction, so the export sees one snapshot. */
-  private async byCursor(where: SQL, onBatch: OnBatch, size: number): Promise<void> {
+  private async byCursor(where: SQL, onBatch: OnRecordBatch, size: number): Promise<void> {
     await this.database.db.transaction(async (tx) => {
       await tx.execute(
         sql`declare export_cursor no scroll cursor for
@@ -50,7 +51,7 @@ export class RecordCursorRepository {
    * is kept as the database's own text, because a millisecond Date would skip or repeat rows created
    * within one millisecond.
    */
-  private async byKeyset(where: SQL, onBatch: OnBatch, size: number): Promise<void> {
+  private async byKeyset(where: SQL, onBatch: OnRecordBatch, size: number): Promise<void> {
     let after: { createdAt: string; id: string } | null = null;
     for (;;) {
       const position = after

@@ -1,16 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { count, desc, asc, sql } from 'drizzle-orm';
+import { asc, count, desc, sql } from 'drizzle-orm';
 import { DATABASE, type Database } from '../database/database.types';
 import { dataRecords } from '../database/schema';
-import { scopeCondition, type RecordScope } from '../data/records.repository';
+import { selectionCondition, type RecordSelection } from './record-selection';
 
+/** Counts over the records of a selection, for the statistics route. */
 @Injectable()
-export class StatsRepository {
+export class RecordStatsRepository {
   constructor(@Inject(DATABASE) private readonly db: Database) {}
 
   /** Total, since local midnight and since local Monday 00:00 in `timeZone`, in one index-friendly scan. */
   async countsSince(
-    scope: RecordScope,
+    selection: RecordSelection,
     timeZone: string,
   ): Promise<{ total: number; today: number; thisWeek: number }> {
     const dayStart = sql`(date_trunc('day', now() at time zone ${timeZone}) at time zone ${timeZone})`;
@@ -22,15 +23,16 @@ export class StatsRepository {
         thisWeek: sql<number>`count(*) filter (where ${dataRecords.createdAt} >= ${weekStart})`,
       })
       .from(dataRecords)
-      .where(scopeCondition(scope));
+      .where(selectionCondition(selection));
     return { total: Number(row.total), today: Number(row.today), thisWeek: Number(row.thisWeek) };
   }
 
-  async countsByUser(scope: RecordScope): Promise<{ userId: string | null; count: number }[]> {
+  /** Records per user, most first, then by user id. */
+  async countsByUser(selection: RecordSelection): Promise<{ userId: string | null; count: number }[]> {
     const rows = await this.db
       .select({ userId: dataRecords.userId, count: count() })
       .from(dataRecords)
-      .where(scopeCondition(scope))
+      .where(selectionCondition(selection))
       .groupBy(dataRecords.userId)
       .orderBy(desc(count()), asc(dataRecords.userId));
     return rows.map((row) => ({ userId: row.userId, count: Number(row.count) }));

@@ -1,0 +1,89 @@
+import { and, eq, or, sql, type SQL } from 'drizzle-orm';
+import { requireUser, type RequestContext } from '../common/context/request-context';
+import { siteCondition, siteScopeOf, type SiteScope } from '../common/context/site-scope';
+import { dataRecords } from '../database/schema';
+import type { ConfigRow } from '../form-configs/form-configs.repository';
+import type { FormAccess } from '../permissions/form-access.service';
+import { compileGridFilter } from './grid/grid-filter.compiler';
+import { parseGridLoadOptions, type GridFilter } from './grid/grid-load-options';
+import { containmentOf, parsePagingQuery, type EqualityFilter } from './list-query.parser';
+
+/** Who may see which records of a configuration: the site scope, and only one owner's when set. */
+export interface RecordScope {
+  configId: string;
+  site: SiteScope;
+  ownerId: string | null;
+}
+
+/**
+ * Whose records a lookup covers. Reads see everyone's with viewAllResults (or as admin), otherwise
+ * only the caller's own (`ownUnlessViewAll`). A change or delete finds the record among everyone's
+ * (`any`) and then refuses someone else's with a 403, as the spec's delete rule says.
+ */
+export type OwnerFilter = 'ownUnlessViewAll' | 'any';
+
+export function recordScope(
+  ctx: RequestContext,
+  access: FormAccess,
+  options: { owners: OwnerFilter },
+): RecordScope {
+  const user = requireUser(ctx);
+  const seesAll = user.role === 'admin' || access.permissions.has('viewAllResults');
+  return {
+    configId: access.config.id,
+    site: siteScopeOf(ctx),
+    ownerId: options.owners === 'ownUnlessViewAll' && !seesAll ? user.userId : null,
+  };
+}
+
+/** Filters of a query: the paging form's equality filters and the grid form's `filter`. */
+export interface RecordFilters {
+  equality: EqualityFilter[];
+  grid: GridFilter | null;
+}
+
+export const NO_FILTERS: RecordFilters = { equality: [], grid: null };
+
+/** `filters` (JSON or `filters[x]=v`) and `filter` (grid grammar) of a query; bad ones are a 422/400. */
+export function parseRecordFilters(query: Record<string, unknown>): RecordFilters {
+  const bracketFilters = Object.entries(query).filter(([key]) => key.startsWith('filters['));
+  const paging = parsePagingQuery({ filters: query.filters, ...Object.fromEntries(bracketFilters) });
+  return { equality: paging.filters, grid: parseGridLoadOptions({ filter: query.filter }).filter };
+}
+
+/** The records a caller may see on one configuration, narrowed by filters. */
+export interface RecordSelection {
+  readonly config: ConfigRow;
+  readonly scope: RecordScope;
+  readonly filters: RecordFilters;
+}
+
+/** The active records of the scope as a WHERE condition. */
+export function scopeCondition(scope: RecordScope): SQL {
+  return and(
+    eq(dataRecords.configId, scope.configId),
+    eq(dataRecords.isActive, true),
+    siteCondition(dataRecords.siteId, scope.site),
+    scope.ownerId ? eq(dataRecords.userId, scope.ownerId) : undefined,
+  )!;
+}
+
+/** The paging form's equality filters as WHERE conditions. */
+export function equalityConditions(filters: EqualityFilter[]): SQL[] {
+  return filters.map((filter) => {
+    const alternatives = filter.candidates.map(
+      (candidate) =>
+        sql`${dataRecords.data} @> ${JSON.stringify(containmentOf(filter.path, candidate))}::jsonb`,
+    );
+    return alternatives.length === 1 ? alternatives[0] : or(...alternatives)!;
+  });
+}
+
+/** Scope and filters of a selection as one WHERE condition. */
+export function selectionCondition(selection: Pick<RecordSelection, 'scope' | 'filters'>): SQL {
+  return and(
+    scopeCondition(selection.scope),
+    ...equalityConditions(selection.filters.equality),
+    selection.filters.grid ? compileGridFilter(selection.filters.grid) : undefined,
+  )!;
+}

@@ -1,0 +1,65 @@
+import { Injectable } from '@nestjs/common';
+import type { RequestContext } from '../common/context/request-context';
+import type { FormPermissionName } from '../database/schema';
+import { FormAccessService } from '../permissions/form-access.service';
+import { RecordCursorRepository, type OnRecordBatch } from './record-cursor.repository';
+import {
+  NO_FILTERS,
+  parseRecordFilters,
+  recordScope,
+  type RecordFilters,
+  type RecordSelection,
+} from './record-selection';
+import { RecordStatsRepository } from './record-stats.repository';
+
+/**
+ * What other modules may ask of the data module: "the records this caller may see" on a
+ * configuration (access checked, site and owner scope applied, filters), read in batches or counted.
+ * Export, statistics and later the workflow engine use this instead of touching `data_records`.
+ */
+@Injectable()
+export class VisibleRecords {
+  constructor(
+    private readonly access: FormAccessService,
+    private readonly cursor: RecordCursorRepository,
+    private readonly stats: RecordStatsRepository,
+  ) {}
+
+  /**
+   * Checks `permission` on the configuration (404 CONFIG_NOT_FOUND, then 403 FORBIDDEN) and selects
+   * the caller's visible records of it: everyone's with viewAllResults (or as admin), else their own.
+   */
+  async select(
+    ctx: RequestContext,
+    configId: string,
+    permission: FormPermissionName,
+    filters: RecordFilters = NO_FILTERS,
+  ): Promise<RecordSelection> {
+    const access = await this.access.require(ctx, configId, permission);
+    return {
+      config: access.config,
+      scope: recordScope(ctx, access, { owners: 'ownUnlessViewAll' }),
+      filters,
+    };
+  }
+
+  /** `filters` and `filter` of a query string; malformed ones are a 422 (`filters`) or 400 (`filter`). */
+  parseFilters(query: Record<string, unknown>): RecordFilters {
+    return parseRecordFilters(query);
+  }
+
+  /** Oldest first, one batch at a time; `onBatch` resolving false stops early. */
+  forEachBatch(selection: RecordSelection, onBatch: OnRecordBatch, batchSize?: number): Promise<void> {
+    return this.cursor.forEachBatch(selection, onBatch, batchSize);
+  }
+
+  /** Total, created today and this week (Monday) in `timeZone`. */
+  countsSince(selection: RecordSelection, timeZone: string) {
+    return this.stats.countsSince(selection, timeZone);
+  }
+
+  /** Records per user, most first. */
+  countsByUser(selection: RecordSelection) {
+    return this.stats.countsByUser(selection);
+  }
+}

@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { ValidationModule } from '../validation/validation.module';
+import { FormConfigCache } from './form-config-cache';
+import { FormConfigsController } from './form-configs.controller';
+import { FormConfigsRepository } from './form-configs.repository';
+import { FormConfigsService } from './form-configs.service';
+
+@Module({
+  imports: [ValidationModule],
+  controllers: [FormConfigsController],
+  providers: [FormConfigsService, FormConfigsRepository, FormConfigCache],
+  exports: [FormConfigsService, FormConfigsRepository],
+})
+export class FormConfigsModule {}
