@@ -5,6 +5,7 @@ import { AcceptLanguageResolver, I18nModule, QueryResolver } from 'nestjs-i18n';
 import { AuthModule } from './auth/auth.module';
 import { FormConfigsModule } from './form-configs/form-configs.module';
 import { DataModule } from './data/data.module';
+import { WorkflowModule } from './workflow/workflow.module';
 import { ExportModule } from './export/export.module';
 import { StatsModule } from './stats/stats.module';
 import { PermissionsModule } from './permissions/permissions.module';
@@ -55,6 +56,7 @@ export class AppModule {
         StatsModule,
         ExportModule,
         DataModule,
+        WorkflowModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },

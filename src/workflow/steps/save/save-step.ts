@@ -1,0 +1,52 @@
+import { RecordsService } from '../../../data/records.service';
+import type { CompensationOutcome, StepContext, StepOutcome, WorkflowStepHandler } from '../step-handler';
+import { readSourceObject } from '../source-path';
+import { WorkflowStep } from '../workflow-step.decorator';
+import { SaveStepConfig } from './save-step.config';
+
+export interface SaveStepResult {
+  dataId: string;
+  configId: string;
+}
+
+/**
+ * Creates a record through `RecordsService.create`, the operation behind `POST /api/data`: the same
+ * `createResults` permission, validation, save limit and site. Rollback deactivates the record.
+ */
+@WorkflowStep({
+  type: 'save',
+  config: SaveStepConfig,
+  replayable: true,
+  description: 'Creates a data record exactly as POST /api/data/:configId does',
+})
+export class SaveStep implements WorkflowStepHandler<SaveStepConfig, SaveStepResult> {
+  constructor(private readonly records: RecordsService) {}
+
+  async execute(context: StepContext, config: SaveStepConfig): Promise<StepOutcome<SaveStepResult>> {
+    const configId = config.configId ?? context.configId ?? '';
+    const data = readSourceObject(context, config.source);
+    const ctx = config.locale ? { ...context.ctx, locale: config.locale } : context.ctx;
+    const saved = await this.records.create(ctx, configId, data);
+    return {
+      result: { dataId: saved.dataId, configId },
+      provides: {
+        savedData: saved.data as unknown as Record<string, unknown>,
+        computedResults: saved.computedResults,
+      },
+    };
+  }
+
+  async compensate(
+    context: StepContext,
+    _config: SaveStepConfig,
+    result: SaveStepResult,
+  ): Promise<CompensationOutcome> {
+    const revoked = await this.records.revokeCreatedByRun(context.ctx, result.configId, result.dataId);
+    return revoked
+      ? { status: 'compensated', detail: { dataId: result.dataId, isActive: false } }
+      : {
+          status: 'not_compensable',
+          detail: { dataId: result.dataId, reason: 'the record is no longer active' },
+        };
+  }
+}

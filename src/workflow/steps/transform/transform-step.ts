@@ -1,0 +1,34 @@
+import { isSafePathSegment } from '../../../validation/logic';
+import { readSegments } from '../../engine/context-path';
+import { readSourceObject } from '../source-path';
+import { StepError } from '../step-error';
+import type { StepContext, StepOutcome, WorkflowStepHandler } from '../step-handler';
+import { WorkflowStep } from '../workflow-step.decorator';
+import { TransformStepConfig } from './transform-step.config';
+
+/**
+ * SPEC: builds a new object in which each target key holds the value of the named source field of
+ * the input. Later steps read it as `results.<step name>` (a `save` with `source` set to it).
+ */
+@WorkflowStep({
+  type: 'transform',
+  config: TransformStepConfig,
+  replayable: true,
+  description: 'Maps fields of the input (or another context object) to a new object',
+})
+export class TransformStep implements WorkflowStepHandler<TransformStepConfig, Record<string, unknown>> {
+  execute(context: StepContext, config: TransformStepConfig): Promise<StepOutcome<Record<string, unknown>>> {
+    const source = readSourceObject(context, config.source);
+    const result: Record<string, unknown> = {};
+    for (const [target, from] of Object.entries(config.mapping)) {
+      const segments = typeof from === 'string' ? from.split('.') : [];
+      if (!isSafePathSegment(target) || segments.length === 0 || !segments.every(isSafePathSegment))
+        throw new StepError(`the mapping "${target.slice(0, 100)}" is not allowed`, {
+          code: 'INVALID_MAPPING',
+        });
+      const value = readSegments(source, segments);
+      result[target] = value === undefined ? null : value;
+    }
+    return Promise.resolve({ result });
+  }
+}

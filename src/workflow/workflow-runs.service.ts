@@ -1,0 +1,48 @@
+import { Injectable } from '@nestjs/common';
+import { requireUser, type RequestContext } from '../common/context/request-context';
+import { isVisibleInScope, siteScopeOf } from '../common/context/site-scope';
+import { AppError } from '../common/errors/app-error';
+import type { RunHistoryQueryDto } from './dto/run-history-query.dto';
+import type { WorkflowRunDto, WorkflowRunPageDto } from './dto/workflow-response.dto';
+import { toRunResponse } from './workflow.mapper';
+import { WorkflowRunsRepository } from './workflow-runs.repository';
+import { WorkflowsService } from './workflows.service';
+
+/** Run history: admins see every run; a user sees the runs they started. */
+@Injectable()
+export class WorkflowRunsService {
+  constructor(
+    private readonly runs: WorkflowRunsRepository,
+    private readonly workflows: WorkflowsService,
+  ) {}
+
+  async history(
+    ctx: RequestContext,
+    workflowId: string,
+    query: RunHistoryQueryDto,
+  ): Promise<WorkflowRunPageDto> {
+    const user = requireUser(ctx);
+    const workflow = await this.workflows.requireVisible(ctx, workflowId);
+    const page = query.page ?? 1;
+    const limit = query.limit ?? 20;
+    const { rows, total } = await this.runs.pageOfWorkflow(
+      workflow.id,
+      user.role === 'admin' ? null : user.userId,
+      { offset: (page - 1) * limit, limit },
+    );
+    return { data: rows.map(toRunResponse), totalCount: total, page, pages: Math.ceil(total / limit) };
+  }
+
+  /** Someone else's run is a 404 to a non-admin: its existence is not revealed. */
+  async get(ctx: RequestContext, runId: string): Promise<WorkflowRunDto> {
+    const user = requireUser(ctx);
+    const run = await this.runs.findById(runId);
+    if (
+      !run ||
+      !isVisibleInScope(run.siteId, siteScopeOf(ctx)) ||
+      (user.role !== 'admin' && run.userId !== user.userId)
+    )
+      throw new AppError('WORKFLOW_RUN_NOT_FOUND');
+    return toRunResponse(run);
+  }
+}

@@ -1,0 +1,55 @@
+import { Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { DataModule } from '../data/data.module';
+import { MailModule } from '../mail/mail.module';
+import { PermissionsModule } from '../permissions/permissions.module';
+import { SitesModule } from '../sites/sites.module';
+import { StepRegistry } from './engine/step-registry.service';
+import { WorkflowClock } from './engine/workflow-clock';
+import { WorkflowRunner } from './engine/workflow-runner.service';
+import { ApiStepModule } from './steps/api/api-step.module';
+import { ConditionalStepModule } from './steps/conditional/conditional-step.module';
+import { NotifyStepModule } from './steps/notify/notify-step.module';
+import { SaveStepModule } from './steps/save/save-step.module';
+import { TransformStepModule } from './steps/transform/transform-step.module';
+import { ValidateStepModule } from './steps/validate/validate-step.module';
+import { WorkflowDefinitionValidator } from './workflow-definition.validator';
+import { WorkflowRunsRepository } from './workflow-runs.repository';
+import { WorkflowRunsService } from './workflow-runs.service';
+import { WorkflowsController } from './workflows.controller';
+import { WorkflowsRepository } from './workflows.repository';
+import { WorkflowsService } from './workflows.service';
+
+/** The built-in step types, each a module of its own, registered exactly as a third party's would be. */
+export const BUILT_IN_STEP_MODULES = [
+  ValidateStepModule,
+  SaveStepModule,
+  NotifyStepModule,
+  ApiStepModule,
+  TransformStepModule,
+  ConditionalStepModule,
+];
+
+@Module({
+  imports: [
+    DiscoveryModule,
+    DataModule,
+    PermissionsModule,
+    MailModule,
+    SitesModule,
+    ...BUILT_IN_STEP_MODULES,
+  ],
+  controllers: [WorkflowsController],
+  providers: [
+    StepRegistry,
+    WorkflowClock,
+    WorkflowRunner,
+    WorkflowDefinitionValidator,
+    WorkflowsRepository,
+    WorkflowRunsRepository,
+    WorkflowsService,
+    WorkflowRunsService,
+  ],
+  exports: [WorkflowRunner, WorkflowsService, StepRegistry],
+})
+export class WorkflowModule {}

@@ -1,0 +1,136 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import {
+  ApiCreatedResponse,
+  ApiForbiddenResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiQuery,
+  ApiTags,
+  ApiUnprocessableEntityResponse,
+} from '@nestjs/swagger';
+import { RequirePermission } from '../common/auth/auth-decision.decorators';
+import { Ctx } from '../common/context/ctx.decorator';
+import type { RequestContext } from '../common/context/request-context';
+import {
+  CreateWorkflowDto,
+  ExecuteWorkflowDto,
+  ListWorkflowsQueryDto,
+  UpdateWorkflowDto,
+} from './dto/workflow-definition.dto';
+import {
+  WorkflowListDto,
+  WorkflowResponseDto,
+  WorkflowResultDto,
+  WorkflowRunDto,
+  WorkflowRunPageDto,
+} from './dto/workflow-response.dto';
+import { RunHistoryQueryDto } from './dto/run-history-query.dto';
+import { WorkflowRunner } from './engine/workflow-runner.service';
+import { WorkflowRunsService } from './workflow-runs.service';
+import { WorkflowsService } from './workflows.service';
+
+@ApiTags('workflows')
+@Controller('api/workflow')
+export class WorkflowsController {
+  constructor(
+    private readonly workflows: WorkflowsService,
+    private readonly runner: WorkflowRunner,
+    private readonly runs: WorkflowRunsService,
+  ) {}
+
+  @Get()
+  @RequirePermission('workflows', 'read')
+  @ApiOperation({ summary: 'Active workflows visible on this site that the caller may run (admins: all)' })
+  @ApiOkResponse({ type: WorkflowListDto })
+  list(@Ctx() ctx: RequestContext, @Query() query: ListWorkflowsQueryDto): Promise<WorkflowListDto> {
+    return this.workflows.list(ctx, query);
+  }
+
+  @Get('runs/:runId')
+  @RequirePermission('workflows', 'read')
+  @ApiOperation({ summary: 'One run with its step log (admins, and the user who started it)' })
+  @ApiOkResponse({ type: WorkflowRunDto })
+  @ApiNotFoundResponse({ description: 'No such run visible to the caller' })
+  run(@Ctx() ctx: RequestContext, @Param('runId') runId: string): Promise<WorkflowRunDto> {
+    return this.runs.get(ctx, runId);
+  }
+
+  @Get(':workflowId')
+  @RequirePermission('workflows', 'read')
+  @ApiOperation({ summary: 'One workflow' })
+  @ApiOkResponse({ type: WorkflowResponseDto })
+  @ApiNotFoundResponse({ description: 'No active workflow with this id on this site' })
+  get(@Ctx() ctx: RequestContext, @Param('workflowId') workflowId: string): Promise<WorkflowResponseDto> {
+    return this.workflows.get(ctx, workflowId);
+  }
+
+  @Get(':workflowId/runs')
+  @RequirePermission('workflows', 'read')
+  @ApiOperation({ summary: "A workflow's runs, newest first (admins: all runs; others: their own)" })
+  @ApiQuery({ name: 'page', required: false, example: 1 })
+  @ApiQuery({ name: 'limit', required: false, example: 20 })
+  @ApiOkResponse({ type: WorkflowRunPageDto })
+  history(
+    @Ctx() ctx: RequestContext,
+    @Param('workflowId') workflowId: string,
+    @Query() query: RunHistoryQueryDto,
+  ): Promise<WorkflowRunPageDto> {
+    return this.runs.history(ctx, workflowId, query);
+  }
+
+  @Post()
+  @RequirePermission('workflows', 'create')
+  @ApiOperation({ summary: 'Create a workflow (admin, or a role granted workflows:create)' })
+  @ApiCreatedResponse({ type: WorkflowResponseDto })
+  @ApiUnprocessableEntityResponse({
+    description:
+      'Invalid body; an unknown step type, a bad step config, template or condition names the step',
+  })
+  create(@Ctx() ctx: RequestContext, @Body() body: CreateWorkflowDto): Promise<WorkflowResponseDto> {
+    return this.workflows.create(ctx, body);
+  }
+
+  @Put(':workflowId')
+  @RequirePermission('workflows', 'update')
+  @ApiOperation({ summary: 'Update a workflow; omitted fields keep their value' })
+  @ApiOkResponse({ type: WorkflowResponseDto })
+  update(
+    @Ctx() ctx: RequestContext,
+    @Param('workflowId') workflowId: string,
+    @Body() body: UpdateWorkflowDto,
+  ): Promise<WorkflowResponseDto> {
+    return this.workflows.update(ctx, workflowId, body);
+  }
+
+  @Delete(':workflowId')
+  @RequirePermission('workflows', 'delete')
+  @ApiOperation({ summary: 'Delete (deactivate) a workflow; its run history is kept' })
+  @ApiOkResponse({ type: WorkflowResponseDto })
+  remove(@Ctx() ctx: RequestContext, @Param('workflowId') workflowId: string): Promise<WorkflowResponseDto> {
+    return this.workflows.remove(ctx, workflowId);
+  }
+
+  @Post(':workflowId/execute')
+  @HttpCode(200)
+  @RequirePermission('workflows', 'execute')
+  @ApiOperation({
+    summary:
+      'Run a workflow on `{configId, data}`; 200 with the result object whether the run succeeded or not',
+    description:
+      'Needs the role in `permissions.roles` (or the user in `permissions.users`, admins always) and the form ' +
+      'permission `executeWorkflows` on the configuration. Steps run with the caller’s rights.',
+  })
+  @ApiOkResponse({ type: WorkflowResultDto })
+  @ApiForbiddenResponse({
+    description: 'Not allowed to run this workflow or to execute workflows on the form',
+  })
+  @ApiNotFoundResponse({ description: 'No such workflow or configuration visible to the caller' })
+  execute(
+    @Ctx() ctx: RequestContext,
+    @Param('workflowId') workflowId: string,
+    @Body() body: ExecuteWorkflowDto,
+  ): Promise<WorkflowResultDto> {
+    return this.runner.execute(ctx, workflowId, body);
+  }
+}

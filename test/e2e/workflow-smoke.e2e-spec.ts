@@ -1,0 +1,94 @@
+import { createConfig } from '../factories/config.factory';
+import { adminToken, createUser, type TestUser } from '../factories/user.factory';
+import { createTestApp, type TestApp } from '../utils/test-app';
+
+describe('workflow smoke', () => {
+  let t: TestApp;
+  let admin: string;
+  let user: TestUser;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+  beforeEach(async () => {
+    await t.reset();
+    admin = await adminToken(t);
+    user = await createUser(t);
+  });
+
+  it('validate -> save -> transform runs and is recorded', async () => {
+    const configId = await createConfig(t, admin);
+    const created = await t.request({
+      method: 'POST',
+      url: '/api/workflow',
+      token: admin,
+      payload: {
+        name: 'Order intake',
+        type: 'save',
+        permissions: { roles: ['user'] },
+        config: {
+          steps: [
+            { name: 'check', type: 'validate', config: {} },
+            { name: 'store', type: 'save', config: {} },
+            { name: 'shape', type: 'transform', config: { mapping: { who: 'name', howMany: 'qty' } } },
+            { name: 'vip', type: 'conditional', config: { condition: 'input.qty.equals.5' } },
+            {
+              name: 'skipped',
+              type: 'transform',
+              condition: 'results.vip.matched',
+              config: { mapping: { a: 'name' } },
+            },
+          ],
+        },
+      },
+    });
+    expect(created.statusCode).toBe(201);
+    const workflowId = created.json().id;
+    const run = await t.request({
+      method: 'POST',
+      url: `/api/workflow/${workflowId}/execute`,
+      token: user.token,
+      payload: { configId, data: { name: 'Ann', qty: 2, price: 3 } },
+    });
+    expect(run.statusCode).toBe(200);
+    const body = run.json();
+    expect(body).toMatchObject({
+      success: true,
+      message: 'Workflow completed',
+      workflowId,
+      workflowName: 'Order intake',
+      steps: [
+        { name: 'check', type: 'validate', status: 'success' },
+        { name: 'store', type: 'save', status: 'success' },
+        { name: 'shape', type: 'transform', status: 'success', result: { who: 'Ann', howMany: 2 } },
+        { name: 'vip', type: 'conditional', status: 'success', result: { matched: false } },
+        { name: 'skipped', type: 'transform', status: 'skipped', result: null },
+      ],
+      results: {
+        check: { valid: true },
+        store: { dataId: expect.any(String) },
+        shape: { who: 'Ann', howMany: 2 },
+      },
+      data: { data: { name: 'Ann', qty: 2, price: 3 } },
+    });
+    const record = await t.request({
+      method: 'GET',
+      url: `/api/data/${configId}/${body.results.store.dataId}`,
+      token: user.token,
+    });
+    expect(record.json().workflow).toEqual([
+      expect.objectContaining({ runId: body.runId, status: 'success', workflowName: 'Order intake' }),
+    ]);
+    const history = await t.request({
+      method: 'GET',
+      url: `/api/workflow/${workflowId}/runs`,
+      token: user.token,
+    });
+    expect(history.json()).toMatchObject({
+      totalCount: 1,
+      page: 1,
+      pages: 1,
+      data: [{ id: body.runId, status: 'success' }],
+    });
+  });
+});
