@@ -26,6 +26,8 @@ export interface AppModuleOptions {
   config: AppConfig;
   /** An open database to use instead of opening one from the configuration (tests). */
   database?: DatabaseClient;
+  /** More modules to load, such as one providing custom workflow step types. */
+  modules?: DynamicModule['imports'];
 }
 
 @Module({})
@@ -57,6 +59,7 @@ export class AppModule {
         ExportModule,
         DataModule,
         WorkflowModule,
+        ...(options.modules ?? []),
       ],
       providers: [
         { provide: APP_FILTER, useClass: AllExceptionsFilter },

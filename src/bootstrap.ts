@@ -4,7 +4,7 @@ import helmet from '@fastify/helmet';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { AppModule } from './app.module';
+import { AppModule, type AppModuleOptions } from './app.module';
 import { PinoNestLogger } from './common/http/pino-nest-logger';
 import { resolveLocale } from './common/i18n/locale';
 import type { AppConfig } from './config/app-config';
@@ -36,6 +36,7 @@ export function buildOpenApiDocument(app: NestFastifyApplication) {
 export async function createApp(
   config: AppConfig,
   database?: DatabaseClient,
+  options: { modules?: AppModuleOptions['modules'] } = {},
 ): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     bodyLimit: config.bodyLimit,
@@ -47,7 +48,7 @@ export async function createApp(
     },
   });
   const app = await NestFactory.create<NestFastifyApplication>(
-    AppModule.forRoot({ config, database }),
+    AppModule.forRoot({ config, database, modules: options.modules }),
     adapter,
     {
       bufferLogs: true,

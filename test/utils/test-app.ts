@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { AppModuleOptions } from '../../src/app.module';
 import { createApp } from '../../src/bootstrap';
 import { loadConfig, type AppConfig } from '../../src/config/app-config';
 import { SeedService } from '../../src/database/seed.service';
@@ -25,6 +26,8 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   /** Share a database with another app instance (restart and scale-out tests). */
   database?: TestDatabase;
+  /** Extra modules, e.g. one registering a custom workflow step type. */
+  modules?: AppModuleOptions['modules'];
 }
 
 export const TEST_JWT_SECRET = 'test-secret-for-jest-only-0123456789';
@@ -52,7 +55,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const ownsDatabase = !options.database;
   const database = options.database ?? (await createTestDatabase());
   const config = loadConfig(testEnv(options.env));
-  const app = await createApp(config, database.client);
+  const app = await createApp(config, database.client, { modules: options.modules });
   return {
     app,
     config,
