@@ -1,3 +1,4 @@
+import { createServer, type Server } from 'node:http';
 import { createBenchDatabase } from '../lib/bench-database';
 import { load, report } from '../lib/load';
 import { loginAdmin, startBaseline, startService } from '../lib/servers';
@@ -16,10 +17,60 @@ async function createForm(serviceUrl: string, token: string): Promise<string> {
   return ((await response.json()) as { id: string }).id;
 }
 
-/** `create` on PostgreSQL against the baseline insert, and `embedded` (create on PGlite). */
+const RECEIVER_PORT = 3934;
+
+/** The loopback server the workflow's `api` step posts to. */
+function startReceiver(): Promise<Server> {
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      response.writeHead(201, { 'content-type': 'application/json' });
+      response.end('{"accepted":true}');
+    });
+  });
+  return new Promise((resolve) => server.listen(RECEIVER_PORT, '127.0.0.1', () => resolve(server)));
+}
+
+async function createWorkflow(serviceUrl: string, token: string, configId: string): Promise<string> {
+  const response = await fetch(`${serviceUrl}/api/workflow`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({
+      name: 'bench intake',
+      type: 'save',
+      config: {
+        steps: [
+          { name: 'check', type: 'validate', config: { configId } },
+          { name: 'store', type: 'save', config: { configId } },
+          { name: 'shape', type: 'transform', config: { mapping: { who: 'name', city: 'city' } } },
+          {
+            name: 'forward',
+            type: 'api',
+            config: {
+              url: `http://127.0.0.1:${RECEIVER_PORT}/orders`,
+              method: 'POST',
+              payload: { id: '{{savedData._id}}', shape: '{{results.shape}}' },
+            },
+          },
+        ],
+      },
+    }),
+  });
+  if (response.status !== 201)
+    throw new Error(`workflow create failed: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { id: string }).id;
+}
+
+/**
+ * `create` on PostgreSQL against the baseline insert, `workflow` (validate -> save -> transform ->
+ * api to a loopback server) against that create figure, and `embedded` (create on PGlite).
+ */
 export async function runWriteBenchmarks(): Promise<void> {
   const database = await createBenchDatabase();
-  const service = await startService(database.url, 3931);
+  const receiver = await startReceiver();
+  const service = await startService(database.url, 3931, {
+    WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${RECEIVER_PORT}`,
+  });
   const baseline = await startBaseline(database.url, 3932);
   try {
     const token = await loginAdmin(service);
@@ -62,10 +113,33 @@ export async function runWriteBenchmarks(): Promise<void> {
       target: '>= 0.5 x baseline req/s and p99 <= 50 ms',
       pass: ratio >= 0.5 && ours.p99 <= 50 && ours.non2xx === 0,
     });
+
+    const workflowId = await createWorkflow(service.url, token, configId);
+    const run = await load({
+      url: `${service.url}/api/workflow/${workflowId}/execute`,
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ configId, data: BENCH_SUBMISSION }),
+      connections: 16,
+      durationSeconds: DURATION,
+    });
+    const workflowRatio = run.requestsPerSecond / ours.requestsPerSecond;
+    report({
+      figure: 'workflow',
+      reqPerSec: run.requestsPerSecond,
+      p50Ms: run.p50,
+      p99Ms: run.p99,
+      non2xx: run.non2xx,
+      createReqPerSec: ours.requestsPerSecond,
+      ratio: Number(workflowRatio.toFixed(2)),
+      target: '>= 0.4 x the create figure req/s',
+      pass: workflowRatio >= 0.4 && run.non2xx === 0,
+    });
   } finally {
     await service.stop();
     await baseline.stop();
     await database.drop();
+    receiver.close();
   }
 
   const embedded = await startService(null, 3933);
