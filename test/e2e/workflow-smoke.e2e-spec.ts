@@ -91,4 +91,40 @@ describe('workflow smoke', () => {
       data: [{ id: body.runId, status: 'success' }],
     });
   });
+
+  it('a failed validate continued past leaves validationResult.valid false for later conditions', async () => {
+    const configId = await createConfig(t, admin);
+    const created = await t.request({
+      method: 'POST',
+      url: '/api/workflow',
+      token: admin,
+      payload: {
+        name: 'Triage',
+        type: 'validate',
+        config: {
+          steps: [
+            { name: 'check', type: 'validate', onError: 'continue' },
+            { name: 'store', type: 'save', condition: 'validationResult.valid' },
+            { name: 'flag', type: 'conditional', config: { condition: '!validationResult.valid' } },
+          ],
+        },
+      },
+    });
+    const run = await t.request({
+      method: 'POST',
+      url: `/api/workflow/${created.json().id}/execute`,
+      token: admin,
+      payload: { configId, data: { name: 'Ann', qty: 500 } },
+    });
+    expect(run.statusCode).toBe(200);
+    expect(run.json()).toMatchObject({
+      success: true,
+      steps: [
+        { name: 'check', status: 'failed', error: { code: 'DATA_VALIDATION_FAILED' } },
+        { name: 'store', status: 'skipped' },
+        { name: 'flag', status: 'success', result: { matched: true } },
+      ],
+      data: null,
+    });
+  });
 });

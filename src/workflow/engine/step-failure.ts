@@ -8,6 +8,7 @@ export interface StepFailure {
   retryable: boolean;
   retryAfterMs?: number;
   details?: unknown;
+  provides?: Record<string, unknown>;
 }
 
 /**
@@ -23,6 +24,7 @@ export function toStepFailure(error: unknown, translate: (error: AppError) => st
       retryable: error.retryable,
       retryAfterMs: error.retryAfterMs,
       details: error.details,
+      provides: error.provides,
     };
   if (error instanceof AppError)
     return {

@@ -134,6 +134,7 @@ export class WorkflowRunner {
         });
         continue;
       }
+      if (outcome.failure.provides) Object.assign(state.scope, pickScopeEntries(outcome.failure.provides));
       failedStep = { name: step.name, failure: outcome.failure };
       const strategy: OnErrorStrategy = step.onError ?? definition.errorHandling?.strategy ?? 'stop';
       if (strategy === 'continue') continue;
@@ -374,6 +375,12 @@ export class WorkflowRunner {
   private translateError(error: AppError, ctx: RequestContext): string {
     return this.translator.translate(error.messageKey, ctx.locale, error.params);
   }
+}
+
+/** Only the entries a step may produce; a failure never replaces `input`, `results` or `user`. */
+function pickScopeEntries(provides: Record<string, unknown>): Record<string, unknown> {
+  const allowed = ['savedData', 'validationResult', 'computedResults'];
+  return Object.fromEntries(Object.entries(provides).filter(([key]) => allowed.includes(key)));
 }
 
 function unknownType(type: string): StepFailure {

@@ -7,6 +7,8 @@ export interface StepErrorOptions {
   retryAfterMs?: number;
   /** Shown in the step log and the response (never a secret). */
   details?: unknown;
+  /** Context entries the failed step still produces (a failed `validate` sets `validationResult`). */
+  provides?: Record<string, unknown>;
 }
 
 /** The error a step handler throws to fail its step; anything else thrown fails it as not retryable. */
@@ -15,6 +17,7 @@ export class StepError extends Error {
   readonly retryable: boolean;
   readonly retryAfterMs?: number;
   readonly details?: unknown;
+  readonly provides?: Record<string, unknown>;
 
   constructor(message: string, options: StepErrorOptions = {}) {
     super(message);
@@ -23,5 +26,6 @@ export class StepError extends Error {
     this.retryable = options.retryable ?? false;
     this.retryAfterMs = options.retryAfterMs;
     this.details = options.details;
+    this.provides = options.provides;
   }
 }

@@ -44,7 +44,11 @@ export class ValidateStep implements WorkflowStepHandler<ValidateStepConfig, Val
       computedResults: outcome.computedResults,
     };
     if (!outcome.valid)
-      throw new StepError('the data is not valid', { code: 'DATA_VALIDATION_FAILED', details: result });
+      throw new StepError('the data is not valid', {
+        code: 'DATA_VALIDATION_FAILED',
+        details: result,
+        provides: { validationResult: { valid: false, validationErrors: outcome.validationErrors } },
+      });
     return {
       result,
       provides: {
