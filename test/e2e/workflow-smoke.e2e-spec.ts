@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { StepRegistry } from '../../src/workflow/engine/step-registry.service';
 import { createConfig } from '../factories/config.factory';
 import { adminToken, createUser, type TestUser } from '../factories/user.factory';
 import { createTestApp, type TestApp } from '../utils/test-app';
@@ -126,5 +129,12 @@ describe('workflow smoke', () => {
       ],
       data: null,
     });
+  });
+
+  it('registers every built-in step type, each documented in the README', () => {
+    const types = t.app.get(StepRegistry).types();
+    expect(types).toEqual(['api', 'conditional', 'notify', 'save', 'transform', 'validate']);
+    const readme = readFileSync(join(__dirname, '../../README.md'), 'utf8');
+    for (const type of types) expect(readme).toContain(`\`${type}\``);
   });
 });
