@@ -1,0 +1,357 @@
+import { createConfig } from '../factories/config.factory';
+import { adminToken, createUser, type TestUser } from '../factories/user.factory';
+import { createTestApp, type TestApp } from '../utils/test-app';
+import { createWorkflow, execute, postWorkflow, workflowBody } from '../utils/workflow-api';
+
+const ZERO = '00000000-0000-4000-8000-000000000000';
+
+describe('workflow definitions: CRUD, access, validation and tenants', () => {
+  let t: TestApp;
+  let admin: string;
+  let user: TestUser;
+  beforeAll(async () => {
+    t = await createTestApp({ env: { WORKFLOW_ENV_ALLOWLIST: 'API_TOKEN' } });
+  });
+  afterAll(() => t.close());
+  beforeEach(async () => {
+    await t.reset();
+    admin = await adminToken(t);
+    user = await createUser(t);
+  });
+
+  const list = async (token: string, query = '', headers?: Record<string, string>) => {
+    const response = await t.request({ method: 'GET', url: `/api/workflow${query}`, token, headers });
+    expect(response.statusCode).toBe(200);
+    return response.json<{ data: any[]; totalCount: number }>();
+  };
+  const names = (page: { data: any[] }) => page.data.map((w) => w.name);
+
+  it('creates a workflow (201) echoing the body with an id, isActive true and defaults; GET returns the same', async () => {
+    const steps = [
+      { name: 'check', type: 'validate', config: {} },
+      { name: 'store', type: 'save', config: {}, onError: 'rollback' },
+    ];
+    const created = await postWorkflow(t, admin, {
+      name: 'Order intake',
+      type: 'save',
+      config: { steps },
+    });
+    expect(created.statusCode).toBe(201);
+    const body = created.json();
+    expect(body).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      name: 'Order intake',
+      alias: null,
+      description: null,
+      type: 'save',
+      config: { steps },
+      permissions: { roles: [], users: [] },
+      tags: [],
+      siteId: null,
+      isActive: true,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+    });
+    const fetched = await t.request({ method: 'GET', url: `/api/workflow/${body.id}`, token: admin });
+    expect(fetched.statusCode).toBe(200);
+    expect(fetched.json()).toEqual(body);
+  });
+
+  it('lists {data, totalCount} filtered by type and by every given tag', async () => {
+    await createWorkflow(t, admin, workflowBody({ name: 'A', type: 'save', tags: ['orders', 'eu'] }));
+    await createWorkflow(t, admin, workflowBody({ name: 'B', type: 'save', tags: ['orders'] }));
+    await createWorkflow(t, admin, workflowBody({ name: 'C', type: 'notification', tags: ['eu'] }));
+
+    const all = await list(admin);
+    expect(all.totalCount).toBe(3);
+    expect(names(all)).toEqual(['A', 'B', 'C']);
+    expect(names(await list(admin, '?type=save'))).toEqual(['A', 'B']);
+    expect(await list(admin, '?tags=orders,eu')).toMatchObject({ totalCount: 1, data: [{ name: 'A' }] });
+    expect(names(await list(admin, '?tags=eu'))).toEqual(['A', 'C']);
+    expect(await list(admin, '?type=notification&tags=orders')).toEqual({ data: [], totalCount: 0 });
+    const badType = await t.request({ method: 'GET', url: '/api/workflow?type=nope', token: admin });
+    expect(badType.statusCode).toBe(422);
+  });
+
+  it('PUT replaces the named fields and keeps the omitted ones', async () => {
+    const original = workflowBody({
+      name: 'Before',
+      alias: 'before',
+      description: 'kept',
+      tags: ['x'],
+    });
+    const id = await createWorkflow(t, admin, original);
+    const updated = await t.request({
+      method: 'PUT',
+      url: `/api/workflow/${id}`,
+      token: admin,
+      payload: { name: 'After', tags: ['y', 'z'] },
+    });
+    expect(updated.statusCode).toBe(200);
+    expect(updated.json()).toMatchObject({
+      id,
+      name: 'After',
+      alias: 'before',
+      description: 'kept',
+      type: 'custom',
+      tags: ['y', 'z'],
+      permissions: { roles: ['user'], users: [] },
+      config: original.config,
+      isActive: true,
+    });
+    const fetched = (await t.request({ method: 'GET', url: `/api/workflow/${id}`, token: admin })).json();
+    expect(fetched).toEqual(updated.json());
+
+    const invalid = await t.request({
+      method: 'PUT',
+      url: `/api/workflow/${id}`,
+      token: admin,
+      payload: { config: { steps: [{ name: 'x', type: 'teleport' }] } },
+    });
+    expect(invalid.statusCode).toBe(422);
+    expect(invalid.json().validationErrors).toEqual([
+      expect.objectContaining({ field: 'config.steps[0].type', rule: 'stepType' }),
+    ]);
+    // A refused update changes nothing.
+    expect((await t.request({ method: 'GET', url: `/api/workflow/${id}`, token: admin })).json()).toEqual(
+      fetched,
+    );
+  });
+
+  it('DELETE deactivates: 404 WORKFLOW_NOT_FOUND afterwards, gone from the list, listed by admins with isActive=false', async () => {
+    const keep = await createWorkflow(t, admin, workflowBody({ name: 'Keep' }));
+    const id = await createWorkflow(t, admin, workflowBody({ name: 'Gone' }));
+    const deleted = await t.request({ method: 'DELETE', url: `/api/workflow/${id}`, token: admin });
+    expect(deleted.statusCode).toBe(200);
+    expect(deleted.json()).toMatchObject({ id, name: 'Gone', isActive: false });
+
+    for (const token of [admin, user.token]) {
+      const got = await t.request({ method: 'GET', url: `/api/workflow/${id}`, token });
+      expect(got.statusCode).toBe(404);
+      expect(got.json()).toMatchObject({ success: false, code: 'WORKFLOW_NOT_FOUND', statusCode: 404 });
+    }
+    expect(await list(admin)).toMatchObject({ totalCount: 1, data: [{ id: keep }] });
+    expect(await list(admin, '?isActive=false')).toMatchObject({
+      totalCount: 1,
+      data: [{ id, isActive: false }],
+    });
+    // A non-admin cannot list deactivated workflows: the flag is ignored for them.
+    expect(await list(user.token, '?isActive=false')).toMatchObject({ totalCount: 1, data: [{ id: keep }] });
+
+    const again = await t.request({ method: 'DELETE', url: `/api/workflow/${id}`, token: admin });
+    expect(again.statusCode).toBe(404);
+    const update = await t.request({
+      method: 'PUT',
+      url: `/api/workflow/${id}`,
+      token: admin,
+      payload: { name: 'Back' },
+    });
+    expect(update.statusCode).toBe(404);
+    const configId = await createConfig(t, admin);
+    const run = await execute(t, user.token, id, configId, { name: 'Ann', qty: 1 });
+    expect(run.statusCode).toBe(404);
+    expect(run.json().code).toBe('WORKFLOW_NOT_FOUND');
+  });
+
+  it('a non-admin lists only the workflows naming their role or their id, and cannot read the others', async () => {
+    const manager = await createUser(t, { role: 'manager' });
+    const byRole = await createWorkflow(t, admin, workflowBody({ name: 'By role' }));
+    await createWorkflow(t, admin, workflowBody({ name: 'Managers', permissions: { roles: ['manager'] } }));
+    const byId = await createWorkflow(
+      t,
+      admin,
+      workflowBody({ name: 'By id', permissions: { roles: [], users: [user.user.id] } }),
+    );
+    const adminsOnly = await createWorkflow(t, admin, workflowBody({ name: 'Admins only', permissions: {} }));
+
+    expect(names(await list(user.token))).toEqual(['By id', 'By role']);
+    expect(names(await list(manager.token))).toEqual(['Managers']);
+    expect((await list(admin)).totalCount).toBe(4);
+
+    for (const id of [byRole, byId]) {
+      expect(
+        (await t.request({ method: 'GET', url: `/api/workflow/${id}`, token: user.token })).statusCode,
+      ).toBe(200);
+    }
+    const hidden = await t.request({ method: 'GET', url: `/api/workflow/${adminsOnly}`, token: user.token });
+    expect(hidden.statusCode).toBe(403);
+    expect(hidden.json()).toMatchObject({ success: false, code: 'FORBIDDEN' });
+  });
+
+  it('a user may not create, update or delete workflows (403); without a token every route is 401', async () => {
+    const id = await createWorkflow(t, admin, workflowBody({ name: 'Mine' }));
+    const attempts = [
+      { method: 'POST' as const, url: '/api/workflow', payload: workflowBody() },
+      { method: 'PUT' as const, url: `/api/workflow/${id}`, payload: { name: 'Hijacked' } },
+      { method: 'DELETE' as const, url: `/api/workflow/${id}` },
+    ];
+    for (const attempt of attempts) {
+      const response = await t.request({ ...attempt, token: user.token });
+      expect(response.statusCode).toBe(403);
+      expect(response.json()).toMatchObject({ success: false, code: 'FORBIDDEN', statusCode: 403 });
+    }
+    expect(await list(admin)).toMatchObject({ totalCount: 1, data: [{ id, name: 'Mine', isActive: true }] });
+
+    const anonymous = [
+      ...attempts,
+      { method: 'GET' as const, url: '/api/workflow' },
+      { method: 'GET' as const, url: `/api/workflow/${id}` },
+      { method: 'GET' as const, url: `/api/workflow/${id}/runs` },
+      { method: 'GET' as const, url: `/api/workflow/runs/${ZERO}` },
+      { method: 'POST' as const, url: `/api/workflow/${id}/execute`, payload: { configId: ZERO, data: {} } },
+    ];
+    for (const attempt of anonymous) {
+      const response = await t.request(attempt);
+      expect(response.statusCode).toBe(401);
+      expect(response.json()).toMatchObject({ success: false, statusCode: 401 });
+    }
+  });
+
+  const api = (config: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+    name: 'call',
+    type: 'api',
+    config: { url: 'https://example.com/hook', ...config },
+    ...extra,
+  });
+  const transform = { name: 'shape', type: 'transform', config: { mapping: { a: 'b' } } };
+
+  it.each<[string, unknown[], string, string]>([
+    [
+      'an unknown step type',
+      [transform, { name: 'x', type: 'teleport' }],
+      'config.steps[1].type',
+      'stepType',
+    ],
+    [
+      'a duplicate step name',
+      [transform, { ...transform, config: { mapping: { c: 'd' } } }],
+      'config.steps[1].name',
+      'unique',
+    ],
+    ['a bad api method', [api({ method: 'TRACE' })], 'config.steps[0].config.method', 'isIn'],
+    [
+      'a template reading through a prototype',
+      [api({ url: 'https://example.com/{{input.__proto__}}' })],
+      'config.steps[0].config.url',
+      'template',
+    ],
+    [
+      'an env name outside WORKFLOW_ENV_ALLOWLIST in the url',
+      [api({ url: 'https://example.com/?k={{env.SECRET}}' })],
+      'config.steps[0].config.url',
+      'template',
+    ],
+    [
+      'an env name outside WORKFLOW_ENV_ALLOWLIST in a header',
+      [api({ headers: { Authorization: 'Bearer {{env.DATABASE_URL}}' } })],
+      'config.steps[0].config.headers.Authorization',
+      'template',
+    ],
+    [
+      'a template in a payload reading constructor',
+      [transform, api({ method: 'POST', payload: { x: '{{results.shape.constructor}}' } })],
+      'config.steps[1].config.payload.x',
+      'template',
+    ],
+    [
+      'a condition through a prototype',
+      [{ ...transform, condition: 'input.__proto__.polluted' }],
+      'config.steps[0].condition',
+      'condition',
+    ],
+    [
+      'a condition reading env',
+      [{ ...transform, condition: 'env.API_TOKEN' }],
+      'config.steps[0].condition',
+      'condition',
+    ],
+  ])('a definition with %s is a 422 naming the step', async (_, steps, field, rule) => {
+    const response = await postWorkflow(t, admin, workflowBody({ config: { steps } }));
+    expect(response.statusCode).toBe(422);
+    const body = response.json();
+    expect(body).toMatchObject({ success: false, code: 'VALIDATION_FAILED', statusCode: 422 });
+    expect(body.validationErrors).toEqual([{ field, rule, message: expect.any(String) }]);
+    expect((await list(admin)).totalCount).toBe(0);
+  });
+
+  it('an allow-listed env name is accepted; more than 50 steps is a 422, 50 are fine', async () => {
+    const ok = await postWorkflow(
+      t,
+      admin,
+      workflowBody({ config: { steps: [api({ headers: { Authorization: 'Bearer {{env.API_TOKEN}}' } })] } }),
+    );
+    expect(ok.statusCode).toBe(201);
+    const steps = Array.from({ length: 51 }, (_, i) => ({ ...transform, name: `s${i}` }));
+    const tooMany = await postWorkflow(t, admin, workflowBody({ config: { steps } }));
+    expect(tooMany.statusCode).toBe(422);
+    expect(tooMany.json().validationErrors).toEqual([
+      { field: 'config.steps', rule: 'arrayMaxSize', message: expect.any(String) },
+    ]);
+    const fifty = await postWorkflow(t, admin, workflowBody({ config: { steps: steps.slice(0, 50) } }));
+    expect(fifty.statusCode).toBe(201);
+  });
+
+  it('a workflow of a site is a 404 to a user of another site and visible on its own host', async () => {
+    const createSite = async (name: string, domain: string) => {
+      const response = await t.request({
+        method: 'POST',
+        url: '/api/sites',
+        token: admin,
+        payload: { name, domains: [domain] },
+      });
+      expect(response.statusCode).toBe(201);
+      return response.json().id as string;
+    };
+    const beta = await createSite('Beta', 'beta.example.com');
+    const gamma = await createSite('Gamma', 'gamma.example.com');
+    const onBeta = { host: 'beta.example.com' };
+    const onGamma = { host: 'gamma.example.com' };
+    const betaUser = await createUser(t, { siteId: beta });
+    const gammaUser = await createUser(t, { siteId: gamma });
+    const id = await createWorkflow(t, admin, workflowBody({ name: 'Beta only', siteId: beta }));
+    const configId = await createConfig(t, admin);
+
+    const seen = await t.request({
+      method: 'GET',
+      url: `/api/workflow/${id}`,
+      token: betaUser.token,
+      headers: onBeta,
+    });
+    expect(seen.statusCode).toBe(200);
+    expect(seen.json()).toMatchObject({ id, siteId: beta });
+    expect(names(await list(betaUser.token, '', onBeta))).toEqual(['Beta only']);
+
+    const foreign = await t.request({
+      method: 'GET',
+      url: `/api/workflow/${id}`,
+      token: gammaUser.token,
+      headers: onGamma,
+    });
+    expect(foreign.statusCode).toBe(404);
+    expect(foreign.json().code).toBe('WORKFLOW_NOT_FOUND');
+    expect(await list(gammaUser.token, '', onGamma)).toEqual({ data: [], totalCount: 0 });
+    const foreignRun = await t.request({
+      method: 'POST',
+      url: `/api/workflow/${id}/execute`,
+      token: gammaUser.token,
+      headers: onGamma,
+      payload: { configId, data: { name: 'Ann', qty: 1 } },
+    });
+    expect(foreignRun.statusCode).toBe(404);
+    expect(foreignRun.json().code).toBe('WORKFLOW_NOT_FOUND');
+    // A global user on a host without a site sees no site's workflow either.
+    const global = await t.request({
+      method: 'GET',
+      url: `/api/workflow/${id}`,
+      token: user.token,
+      headers: { host: 'elsewhere.example.com' },
+    });
+    expect(global.statusCode).toBe(404);
+
+    const unknownSite = await postWorkflow(t, admin, workflowBody({ siteId: ZERO }));
+    expect(unknownSite.statusCode).toBe(422);
+    expect(unknownSite.json().validationErrors).toEqual([
+      { field: 'siteId', rule: 'exists', message: expect.any(String) },
+    ]);
+  });
+});

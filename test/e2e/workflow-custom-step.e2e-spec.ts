@@ -1,0 +1,117 @@
+import { createConfig } from '../factories/config.factory';
+import { adminToken, createUser, type TestUser } from '../factories/user.factory';
+import type { TestApp } from '../utils/test-app';
+import { EchoStepModule, ShadowSaveStepModule } from '../utils/workflow-echo-step';
+import { createSteps, postWorkflow, run, workflowBody } from '../utils/workflow-api';
+import { bootError, createTestAppWithModules } from '../utils/workflow-test-app';
+
+describe('a custom step type registered from a module of its own', () => {
+  let t: TestApp;
+  let admin: string;
+  let user: TestUser;
+  let configId: string;
+  beforeAll(async () => {
+    t = await createTestAppWithModules([EchoStepModule]);
+  });
+  afterAll(() => t.close());
+  beforeEach(async () => {
+    await t.reset();
+    admin = await adminToken(t);
+    user = await createUser(t);
+    configId = await createConfig(t, admin);
+  });
+
+  it('runs like a built-in step: rendered config, result under its name, readable by later steps', async () => {
+    const id = await createSteps(t, admin, [
+      { name: 'greet', type: 'echo', config: { message: 'Hello {{input.name}}', case: 'upper' } },
+      { name: 'skipped', type: 'echo', condition: 'input.vip', config: { message: 'VIP' } },
+      { name: 'copy', type: 'transform', config: { source: 'results.greet', mapping: { said: 'message' } } },
+      { name: 'store', type: 'save', config: {} },
+    ]);
+    const body = await run(t, user.token, id, configId, { name: 'Ann', qty: 2 });
+    expect(body).toMatchObject({
+      success: true,
+      steps: [
+        { name: 'greet', type: 'echo', status: 'success', attempts: 1 },
+        { name: 'skipped', type: 'echo', status: 'skipped' },
+        { name: 'copy', status: 'success' },
+        { name: 'store', status: 'success' },
+      ],
+    });
+    expect(body.results.greet).toEqual({
+      message: 'HELLO ANN',
+      step: 'greet',
+      userId: user.user.id,
+      attempt: 1,
+    });
+    expect(body.results.copy).toEqual({ said: 'HELLO ANN' });
+    const record = await t.request({
+      method: 'GET',
+      url: `/api/data/${configId}/${body.results.store.dataId}`,
+      token: user.token,
+    });
+    expect(record.json().workflow[0].steps[0]).toEqual({ name: 'greet', type: 'echo', status: 'success' });
+  });
+
+  it('its config is validated against its own config class when the definition is saved (422 naming the field)', async () => {
+    const missing = await postWorkflow(
+      t,
+      admin,
+      workflowBody({ config: { steps: [{ name: 'greet', type: 'echo', config: { case: 'upper' } }] } }),
+    );
+    expect(missing.statusCode).toBe(422);
+    const fields = missing.json().validationErrors.map((e: { field: string }) => e.field);
+    expect(new Set(fields)).toEqual(new Set(['config.steps[0].config.message']));
+    const badEnum = await postWorkflow(
+      t,
+      admin,
+      workflowBody({
+        config: { steps: [{ name: 'greet', type: 'echo', config: { message: 'x', case: 'title' } }] },
+      }),
+    );
+    expect(badEnum.statusCode).toBe(422);
+    expect(badEnum.json().validationErrors).toEqual([
+      { field: 'config.steps[0].config.case', rule: 'isIn', message: expect.any(String) },
+    ]);
+    const extra = await postWorkflow(
+      t,
+      admin,
+      workflowBody({
+        config: { steps: [{ name: 'greet', type: 'echo', config: { message: 'x', shell: 'rm' } }] },
+      }),
+    );
+    expect(extra.statusCode).toBe(422);
+    expect(extra.json().validationErrors).toEqual([
+      expect.objectContaining({ field: 'config.steps[0].config.shell' }),
+    ]);
+  });
+
+  it('its failure goes through the runner’s onError like any step', async () => {
+    const id = await createSteps(t, admin, [
+      { name: 'store', type: 'save', config: {} },
+      { name: 'boom', type: 'echo', config: { message: 'fail' }, onError: 'rollback' },
+    ]);
+    const body = await run(t, user.token, id, configId, { name: 'Ann', qty: 2 });
+    expect(body).toMatchObject({
+      success: false,
+      status: 'rolled_back',
+      steps: [
+        { name: 'store', status: 'compensated' },
+        {
+          name: 'boom',
+          type: 'echo',
+          status: 'failed',
+          error: { code: 'ECHO_FAILED', message: 'asked to fail' },
+        },
+      ],
+    });
+  });
+
+  it('a second provider for an existing type (save) stops the boot with an error naming the type', async () => {
+    const error = await bootError([ShadowSaveStepModule]);
+    expect(error).toBeInstanceOf(Error);
+    expect(error!.message).toContain('"save"');
+    expect(error!.message).toMatch(/registered twice/);
+    expect(error!.message).toContain('ShadowSaveStep');
+  });
+});

@@ -1,0 +1,230 @@
+import { createConfig } from '../factories/config.factory';
+import { adminToken, createUser, type TestUser } from '../factories/user.factory';
+import { startSmtpTestServer, type SmtpTestServer } from '../utils/smtp-test-server';
+import { createTestApp, type TestApp } from '../utils/test-app';
+import { activeRecords, createSteps, run } from '../utils/workflow-api';
+
+const ORDER = { name: 'Ann', qty: 2, price: 3 };
+const ADMIN_NOTIFY = 'ops@example.com';
+
+describe('workflow run outcomes: conditions, onError, rollback, held mail and failure notices', () => {
+  let smtp: SmtpTestServer;
+  let t: TestApp;
+  let admin: string;
+  let user: TestUser;
+  let configId: string;
+  let strictId: string;
+  beforeAll(async () => {
+    smtp = await startSmtpTestServer();
+    t = await createTestApp({
+      env: { SMTP_URL: smtp.url, ADMIN_NOTIFY_EMAIL: ADMIN_NOTIFY, MAIL_FROM: 'forms@example.com' },
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+    await smtp.close();
+  });
+  beforeEach(async () => {
+    await t.reset();
+    smtp.messages.length = 0;
+    admin = await adminToken(t);
+    user = await createUser(t);
+    configId = await createConfig(t, admin);
+    // A form the order never satisfies: validating against it is a dependable step failure.
+    strictId = await createConfig(t, admin, {
+      title: 'Strict',
+      schema: { type: 'object', required: ['zip'], properties: { zip: { type: 'string' } } },
+      validationRules: [],
+      computedRules: [],
+    });
+  });
+
+  const save = { name: 'store', type: 'save', config: {} };
+  const shape = { name: 'shape', type: 'transform', config: { mapping: { who: 'name' } } };
+  const failing = (extra: Record<string, unknown> = {}) => ({
+    name: 'strict',
+    type: 'validate',
+    config: { configId: strictId },
+    ...extra,
+  });
+  const notify = {
+    name: 'mail',
+    type: 'notify',
+    config: { email: { to: 'buyer@example.com', subject: 'Order from {{input.name}} on {{formTitle}}' } },
+  };
+  const runOf = async (runId: string) =>
+    (await t.request({ method: 'GET', url: `/api/workflow/runs/${runId}`, token: user.token })).json();
+
+  it('a step whose condition is not met is skipped and the next step runs', async () => {
+    const id = await createSteps(t, admin, [
+      { ...shape, name: 'vipOnly', condition: 'input.vip' },
+      { ...shape, name: 'notVip', condition: '!input.vip' },
+      { ...shape, name: 'kindIsB2b', condition: 'input.kind.equals.b2b' },
+      { ...shape, name: 'savedYet', condition: 'savedData.exists' },
+      save,
+      { ...shape, name: 'afterSave', condition: 'savedData.exists' },
+    ]);
+    const body = await run(t, user.token, id, configId, { ...ORDER, vip: false, kind: 'retail' });
+    expect(body.success).toBe(true);
+    expect(body.status).toBe('success');
+    expect(body.steps.map((s: any) => [s.name, s.status])).toEqual([
+      ['vipOnly', 'skipped'],
+      ['notVip', 'success'],
+      ['kindIsB2b', 'skipped'],
+      ['savedYet', 'skipped'],
+      ['store', 'success'],
+      ['afterSave', 'success'],
+    ]);
+    expect(body.steps[0]).toMatchObject({ result: null, attempts: 0 });
+    expect(Object.keys(body.results).sort()).toEqual(['afterSave', 'notVip', 'store']);
+  });
+
+  it('onError stop: the remaining steps do not run, success false, run status failed; held mail still goes out', async () => {
+    const id = await createSteps(t, admin, [notify, failing({ onError: 'stop' }), save]);
+    const body = await run(t, user.token, id, configId, ORDER);
+    expect(body).toMatchObject({
+      success: false,
+      status: 'failed',
+      message: expect.stringContaining('step "strict" failed'),
+      data: null,
+      steps: [
+        { name: 'mail', status: 'success' },
+        { name: 'strict', status: 'failed', error: { code: 'DATA_VALIDATION_FAILED' } },
+      ],
+    });
+    expect(body.steps).toHaveLength(2);
+    expect(body.results.store).toBeUndefined();
+    expect((await activeRecords(t, admin, configId)).total).toBe(0);
+    expect(await runOf(body.runId)).toMatchObject({ status: 'failed', dataId: null });
+    // Only a rollback drops held mail; a stopped run sends what it queued.
+    expect(smtp.messages).toHaveLength(1);
+  });
+
+  it('onError continue: the error is logged, the next step runs and the run ends in success', async () => {
+    const id = await createSteps(t, admin, [failing({ onError: 'continue' }), save]);
+    const body = await run(t, user.token, id, configId, ORDER);
+    expect(body).toMatchObject({
+      success: true,
+      status: 'success',
+      message: 'Workflow completed; step "strict" failed and was continued past',
+      steps: [
+        { name: 'strict', status: 'failed', error: { code: 'DATA_VALIDATION_FAILED' } },
+        { name: 'store', status: 'success' },
+      ],
+      data: { data: ORDER },
+    });
+    expect(Object.keys(body.results)).toEqual(['store']);
+    expect((await activeRecords(t, admin, configId)).total).toBe(1);
+    expect(await runOf(body.runId)).toMatchObject({ status: 'success', dataId: body.results.store.dataId });
+  });
+
+  it('onError rollback after a save: the record is deactivated, earlier mail is dropped, the run ends rolled_back', async () => {
+    const id = await createSteps(t, admin, [notify, save, failing({ onError: 'rollback' }), shape]);
+    const body = await run(t, user.token, id, configId, ORDER);
+    const dataId = body.results.store.dataId;
+    expect(body).toMatchObject({
+      success: false,
+      status: 'rolled_back',
+      message: expect.stringMatching(/^Workflow rolled back: step "strict" failed/),
+      steps: [
+        { name: 'mail', type: 'notify', status: 'compensated', compensation: { mailDropped: 1 } },
+        {
+          name: 'store',
+          type: 'save',
+          status: 'compensated',
+          compensation: { dataId, isActive: false },
+        },
+        { name: 'strict', status: 'failed', error: { code: 'DATA_VALIDATION_FAILED' } },
+      ],
+    });
+    expect(body.steps).toHaveLength(3);
+
+    const record = await t.request({
+      method: 'GET',
+      url: `/api/data/${configId}/${dataId}`,
+      token: user.token,
+    });
+    expect(record.statusCode).toBe(404);
+    expect(record.json().code).toBe('RECORD_NOT_FOUND');
+    expect(await activeRecords(t, admin, configId)).toMatchObject({ total: 0, data: [] });
+    expect(await runOf(body.runId)).toMatchObject({
+      status: 'rolled_back',
+      steps: [{ status: 'compensated' }, { status: 'compensated' }, { status: 'failed' }],
+    });
+    expect(smtp.messages).toHaveLength(0);
+    // The deactivated record no longer counts against a save limit of the user.
+    const stats = await t.request({ method: 'GET', url: `/api/data/${configId}/stats`, token: admin });
+    expect(stats.json().total).toBe(0);
+  });
+
+  it('a successful run with a notify step sends exactly one e-mail when the run ends', async () => {
+    const id = await createSteps(t, admin, [save, notify]);
+    const body = await run(t, user.token, id, configId, ORDER);
+    expect(body.success).toBe(true);
+    expect(body.results.mail).toEqual({
+      to: 'buyer@example.com',
+      subject: 'Order from Ann on Order form',
+      queued: true,
+    });
+    expect(smtp.messages).toHaveLength(1);
+    const [mail] = smtp.messages;
+    expect(mail.envelope).toEqual({ from: 'forms@example.com', to: ['buyer@example.com'] });
+    expect(mail.subject).toBe('Order from Ann on Order form');
+    // The fields of the saved record (jsonb keeps its own key order).
+    expect(mail.text!.trimEnd().split('\n').sort()).toEqual(['name: Ann', 'price: 3', 'qty: 2']);
+    expect(mail.html).toContain('<tr><th align="left" valign="top">name</th><td>Ann</td></tr>');
+  });
+
+  it('errorHandling.strategy is used by steps without onError; a step’s own onError wins', async () => {
+    const continuing = await createSteps(t, admin, [failing(), save], {
+      config: { errorHandling: { strategy: 'continue' } },
+    });
+    const continued = await run(t, user.token, continuing, configId, ORDER);
+    expect(continued).toMatchObject({
+      success: true,
+      steps: [
+        { name: 'strict', status: 'failed' },
+        { name: 'store', status: 'success' },
+      ],
+    });
+
+    const overridden = await createSteps(t, admin, [failing({ onError: 'stop' }), save], {
+      config: { errorHandling: { strategy: 'continue' } },
+    });
+    const stopped = await run(t, user.token, overridden, configId, ORDER);
+    expect(stopped).toMatchObject({ success: false, status: 'failed', steps: [{ name: 'strict' }] });
+    expect(stopped.steps).toHaveLength(1);
+
+    // Without either, a failure stops the run.
+    const defaulted = await createSteps(t, admin, [failing(), save]);
+    const byDefault = await run(t, user.token, defaulted, configId, ORDER);
+    expect(byDefault).toMatchObject({ success: false, status: 'failed' });
+    expect(byDefault.steps).toHaveLength(1);
+    expect((await activeRecords(t, admin, configId)).total).toBe(1);
+  });
+
+  it('errorHandling.notify e-mails ADMIN_NOTIFY_EMAIL naming the workflow, the failed step and the run; a success sends nothing', async () => {
+    const id = await createSteps(t, admin, [shape, failing()], {
+      name: 'Nightly sync',
+      config: { errorHandling: { notify: true } },
+    });
+    const body = await run(t, user.token, id, configId, ORDER);
+    expect(body.success).toBe(false);
+    expect(smtp.messages).toHaveLength(1);
+    const [notice] = smtp.messages;
+    expect(notice.envelope.to).toEqual([ADMIN_NOTIFY]);
+    expect(notice.subject).toBe('Workflow "Nightly sync" failed');
+    expect(notice.text).toContain(`Nightly sync (${id})`);
+    expect(notice.text).toContain('strict');
+    expect(notice.text).toContain(body.runId);
+    expect(notice.text).toContain('DATA_VALIDATION_FAILED');
+    expect(notice.html).toContain(body.runId);
+
+    const fine = await createSteps(t, admin, [shape], {
+      name: 'Fine',
+      config: { errorHandling: { notify: true } },
+    });
+    expect((await run(t, user.token, fine, configId, ORDER)).success).toBe(true);
+    expect(smtp.messages).toHaveLength(1);
+  });
+});

@@ -1,0 +1,181 @@
+import { createConfig } from '../factories/config.factory';
+import { adminToken, createUser, type TestUser } from '../factories/user.factory';
+import { createTestApp, type TestApp } from '../utils/test-app';
+import {
+  activeRecords,
+  createSteps,
+  createWorkflow,
+  execute,
+  replaceFormPermissions,
+  run,
+  workflowBody,
+} from '../utils/workflow-api';
+
+const ZERO = '00000000-0000-4000-8000-000000000000';
+const ORDER = { name: 'Ann', qty: 2, price: 3 };
+const SAVE = [{ name: 'store', type: 'save', config: {} }];
+
+describe('workflow execution permissions: who may run, and steps hold the caller to the API rules', () => {
+  let t: TestApp;
+  let admin: string;
+  let user: TestUser;
+  let configId: string;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+  beforeEach(async () => {
+    await t.reset();
+    admin = await adminToken(t);
+    user = await createUser(t);
+    configId = await createConfig(t, admin);
+  });
+
+  const history = async (workflowId: string) =>
+    (await t.request({ method: 'GET', url: `/api/workflow/${workflowId}/runs`, token: admin })).json();
+
+  it('a user whose role is not in permissions.roles (nor id in permissions.users) gets 403 and no run starts', async () => {
+    const managersOnly = await createWorkflow(
+      t,
+      admin,
+      workflowBody({ permissions: { roles: ['manager'] }, config: { steps: SAVE } }),
+    );
+    const refused = await execute(t, user.token, managersOnly, configId, ORDER);
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toMatchObject({ success: false, code: 'FORBIDDEN', statusCode: 403 });
+    expect(await history(managersOnly)).toMatchObject({ totalCount: 0, data: [] });
+    expect((await activeRecords(t, admin, configId)).total).toBe(0);
+
+    // Named by id, the same user may run it; an admin always may.
+    const byId = await createWorkflow(
+      t,
+      admin,
+      workflowBody({ permissions: { roles: ['manager'], users: [user.user.id] }, config: { steps: SAVE } }),
+    );
+    expect((await run(t, user.token, byId, configId, ORDER)).success).toBe(true);
+    expect((await run(t, admin, managersOnly, configId, ORDER)).success).toBe(true);
+  });
+
+  it('an unknown configuration or workflow is a 404 before anything runs', async () => {
+    const id = await createSteps(t, admin, SAVE);
+    const noConfig = await execute(t, user.token, id, ZERO, ORDER);
+    expect(noConfig.statusCode).toBe(404);
+    expect(noConfig.json()).toMatchObject({ success: false, code: 'CONFIG_NOT_FOUND', statusCode: 404 });
+    expect(await history(id)).toMatchObject({ totalCount: 0 });
+
+    const noWorkflow = await execute(t, user.token, ZERO, configId, ORDER);
+    expect(noWorkflow.statusCode).toBe(404);
+    expect(noWorkflow.json()).toMatchObject({ success: false, code: 'WORKFLOW_NOT_FOUND' });
+
+    const badBody = await t.request({
+      method: 'POST',
+      url: `/api/workflow/${id}/execute`,
+      token: user.token,
+      payload: { configId: 'not-a-uuid', data: 'text' },
+    });
+    expect(badBody.statusCode).toBe(422);
+    expect(
+      badBody
+        .json()
+        .validationErrors.map((e: any) => e.field)
+        .sort(),
+    ).toEqual(['configId', 'data']);
+  });
+
+  it('without the form permission executeWorkflows the run is a 403', async () => {
+    await replaceFormPermissions(t, admin, configId, { roles: { user: ['viewForm', 'createResults'] } });
+    const id = await createSteps(t, admin, SAVE);
+    const response = await execute(t, user.token, id, configId, ORDER);
+    expect(response.statusCode).toBe(403);
+    expect(response.json()).toMatchObject({ success: false, code: 'FORBIDDEN' });
+    expect(await history(id)).toMatchObject({ totalCount: 0 });
+    expect((await activeRecords(t, admin, configId)).total).toBe(0);
+  });
+
+  it('a user without createResults cannot save through a workflow: the save step fails with FORBIDDEN and nothing is stored', async () => {
+    await replaceFormPermissions(t, admin, configId, {
+      roles: { user: ['viewForm', 'viewOwnResults', 'executeWorkflows'] },
+    });
+    const id = await createSteps(t, admin, [
+      { name: 'check', type: 'validate', config: {} },
+      ...SAVE,
+      { name: 'after', type: 'transform', config: { mapping: { who: 'name' } } },
+    ]);
+    const body = await run(t, user.token, id, configId, ORDER);
+    expect(body).toMatchObject({
+      success: false,
+      status: 'failed',
+      data: null,
+      steps: [
+        { name: 'check', status: 'success' },
+        { name: 'store', type: 'save', status: 'failed', result: null, error: { code: 'FORBIDDEN' } },
+      ],
+    });
+    expect(body.steps).toHaveLength(2);
+    expect(body.results).toEqual({ check: expect.objectContaining({ valid: true }) });
+    expect((await activeRecords(t, admin, configId)).total).toBe(0);
+    expect(await history(id)).toMatchObject({
+      totalCount: 1,
+      data: [{ id: body.runId, status: 'failed', dataId: null }],
+    });
+  });
+
+  it('the save limit holds through a workflow: the second run’s save fails with DATA_SAVE_LIMIT_REACHED', async () => {
+    const limited = await createConfig(t, admin, {
+      preferences: { saveLimit: 1, allowEdit: false, allowDelete: true, storeComputedResults: true },
+    });
+    const id = await createSteps(t, admin, SAVE, {
+      config: { retry: { enabled: true, maxAttempts: 3, delayMs: 0 } },
+    });
+    const first = await run(t, user.token, id, limited, ORDER);
+    expect(first).toMatchObject({ success: true, results: { store: { dataId: expect.any(String) } } });
+
+    const second = await run(t, user.token, id, limited, { ...ORDER, qty: 3 });
+    expect(second).toMatchObject({
+      success: false,
+      status: 'failed',
+      steps: [
+        {
+          name: 'store',
+          status: 'failed',
+          error: { code: 'DATA_SAVE_LIMIT_REACHED', details: { limit: 1 } },
+        },
+      ],
+    });
+    expect(second.steps[0].error.message).toMatch(/1/);
+    // The limit is not retried even when retries are on: it is not a transient failure.
+    expect(second.steps[0].attempts).toBe(1);
+    const records = await activeRecords(t, admin, limited);
+    expect(records.total).toBe(1);
+    expect(records.data[0]._id).toBe(first.results.store.dataId);
+
+    // The limit is per user: another user still saves once.
+    const other = await createUser(t);
+    expect((await run(t, other.token, id, limited, ORDER)).success).toBe(true);
+  });
+
+  it('a save step writes the record as the caller: owner and computed results as POST /api/data would', async () => {
+    const id = await createSteps(t, admin, SAVE);
+    const body = await run(t, user.token, id, configId, ORDER);
+    const record = await t.request({
+      method: 'GET',
+      url: `/api/data/${configId}/${body.results.store.dataId}`,
+      token: user.token,
+    });
+    expect(record.statusCode).toBe(200);
+    expect(record.json()).toMatchObject({
+      configId,
+      userId: user.user.id,
+      data: ORDER,
+      computedResults: { total: 6, bigOrder: false },
+      isActive: true,
+    });
+    // The owner may delete it like any own record.
+    const deleted = await t.request({
+      method: 'DELETE',
+      url: `/api/data/${configId}/${body.results.store.dataId}`,
+      token: user.token,
+    });
+    expect(deleted.statusCode).toBe(200);
+  });
+});

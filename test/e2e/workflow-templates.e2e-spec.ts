@@ -1,0 +1,227 @@
+import { randomBytes } from 'node:crypto';
+import { createConfig } from '../factories/config.factory';
+import { adminToken, createUser, type TestUser } from '../factories/user.factory';
+import { startHttpServer, type HttpTestServer } from '../utils/http-test-server';
+import { createTestApp, type TestApp } from '../utils/test-app';
+import { createSteps, run } from '../utils/workflow-api';
+
+describe('workflow templates and secrets: typed values, text, missing paths, env values redacted', () => {
+  let server: HttpTestServer;
+  let t: TestApp;
+  let admin: string;
+  let user: TestUser;
+  let configId: string;
+  const secret = `tok-${randomBytes(12).toString('hex')}`;
+  const previousToken = process.env.API_TOKEN;
+  beforeAll(async () => {
+    process.env.API_TOKEN = secret;
+    server = await startHttpServer();
+    t = await createTestApp({
+      env: { WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${server.port}`, WORKFLOW_ENV_ALLOWLIST: 'API_TOKEN' },
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+    await server.close();
+    if (previousToken === undefined) delete process.env.API_TOKEN;
+    else process.env.API_TOKEN = previousToken;
+  });
+  beforeEach(async () => {
+    await t.reset();
+    server.reset();
+    admin = await adminToken(t);
+    user = await createUser(t);
+    configId = await createConfig(t, admin);
+  });
+
+  const post = (name: string, payload: unknown, extra: Record<string, unknown> = {}) => ({
+    name,
+    type: 'api',
+    config: { url: server.url(`/${name}`), method: 'POST', payload, ...extra },
+  });
+  const received = (index = 0) => JSON.parse(server.requests[index].body);
+
+  it('a value that is exactly one token keeps its type; a missing one is null', async () => {
+    const id = await createSteps(t, admin, [
+      post('typed', {
+        qty: '{{input.qty}}',
+        price: '{{ input.price }}',
+        paid: '{{input.paid}}',
+        lines: '{{input.lines}}',
+        meta: '{{input.meta}}',
+        missing: '{{input.nope}}',
+        deep: '{{input.meta.none.deeper}}',
+        list: ['{{input.qty}}', 'fixed'],
+      }),
+    ]);
+    const data = {
+      name: 'Ann',
+      qty: 2,
+      price: 3.5,
+      paid: false,
+      lines: [{ sku: 'A', n: 1 }],
+      meta: { source: 'web' },
+    };
+    const body = await run(t, user.token, id, configId, data);
+    expect(body.success).toBe(true);
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0].headers['content-type']).toBe('application/json');
+    expect(received()).toEqual({
+      qty: 2,
+      price: 3.5,
+      paid: false,
+      lines: [{ sku: 'A', n: 1 }],
+      meta: { source: 'web' },
+      missing: null,
+      deep: null,
+      list: [2, 'fixed'],
+    });
+  });
+
+  it('inside a longer text values are written as text, objects as JSON, missing as empty', async () => {
+    const id = await createSteps(
+      t,
+      admin,
+      [
+        { name: 'store', type: 'save', config: {} },
+        post('text', {
+          line: '{{input.qty}} x {{input.name}} for {{user.email}}',
+          where: 'Form "{{formTitle}}" in workflow {{workflowName}}',
+          record: 'saved {{savedData._id}} in {{savedData.data.city}}',
+          computed: 'total={{computedResults.total}} big={{computedResults.bigOrder}}',
+          json: 'meta={{input.meta}}',
+          missing: '[{{input.nope}}]',
+          previous: 'id={{results.store.dataId}}',
+        }),
+      ],
+      { name: 'Texts' },
+    );
+    const data = { name: 'Ann', qty: 2, price: 3, city: 'Pécs', meta: { a: 1 } };
+    const body = await run(t, user.token, id, configId, data);
+    expect(body.success).toBe(true);
+    const dataId = body.results.store.dataId;
+    expect(received()).toEqual({
+      line: `2 x Ann for ${user.user.email}`,
+      where: 'Form "Order form" in workflow Texts',
+      record: `saved ${dataId} in Pécs`,
+      computed: 'total=6 big=false',
+      json: 'meta={"a":1}',
+      missing: '[]',
+      previous: `id=${dataId}`,
+    });
+  });
+
+  it('templates render in the url and headers; a text payload is sent as it renders', async () => {
+    const id = await createSteps(t, admin, [
+      {
+        name: 'put',
+        type: 'api',
+        config: {
+          url: `${server.url('/orders')}/{{input.name}}?qty={{input.qty}}`,
+          method: 'PUT',
+          headers: { 'X-Order': '{{input.name}}-{{input.qty}}' },
+          payload: 'qty={{input.qty}}',
+        },
+      },
+    ]);
+    expect((await run(t, user.token, id, configId, { name: 'Ann', qty: 2 })).success).toBe(true);
+    expect(server.requests[0]).toMatchObject({
+      method: 'PUT',
+      url: '/orders/Ann?qty=2',
+      body: 'qty=2',
+      headers: { 'x-order': 'Ann-2', 'content-type': 'text/plain; charset=utf-8' },
+    });
+  });
+
+  it('{{env.API_TOKEN}} reaches the server but is redacted from the response, the run record and the record log', async () => {
+    // The server echoes the header it got, so the secret comes back in the step's result too.
+    server.handle((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ seen: req.headers.authorization }));
+    });
+    const id = await createSteps(t, admin, [
+      { name: 'store', type: 'save', config: {} },
+      {
+        name: 'call',
+        type: 'api',
+        config: {
+          url: server.url('/secure'),
+          method: 'POST',
+          headers: { Authorization: 'Bearer {{env.API_TOKEN}}' },
+          payload: { id: '{{savedData._id}}' },
+        },
+      },
+    ]);
+    const response = await t.request({
+      method: 'POST',
+      url: `/api/workflow/${id}/execute`,
+      token: user.token,
+      payload: { configId, data: { name: 'Ann', qty: 2 } },
+    });
+    expect(response.statusCode).toBe(200);
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0].headers.authorization).toBe(`Bearer ${secret}`);
+
+    expect(response.body).not.toContain(secret);
+    const body = response.json();
+    expect(body.success).toBe(true);
+    expect(body.results.call).toEqual({ status: 200, data: { seen: 'Bearer [redacted]' } });
+
+    const runRecord = await t.request({
+      method: 'GET',
+      url: `/api/workflow/runs/${body.runId}`,
+      token: admin,
+    });
+    expect(runRecord.statusCode).toBe(200);
+    expect(JSON.stringify(runRecord.json())).not.toContain(secret);
+    expect(runRecord.json().steps[1].result).toEqual({ status: 200, data: { seen: 'Bearer [redacted]' } });
+
+    const history = await t.request({ method: 'GET', url: `/api/workflow/${id}/runs`, token: user.token });
+    expect(history.body).not.toContain(secret);
+    const record = await t.request({
+      method: 'GET',
+      url: `/api/data/${configId}/${body.results.store.dataId}`,
+      token: admin,
+    });
+    expect(record.statusCode).toBe(200);
+    expect(record.json().workflow).toHaveLength(1);
+    expect(JSON.stringify(record.json())).not.toContain(secret);
+    // The definition keeps the placeholder, never the value.
+    const definition = await t.request({ method: 'GET', url: `/api/workflow/${id}`, token: admin });
+    expect(definition.body).toContain('{{env.API_TOKEN}}');
+    expect(definition.body).not.toContain(secret);
+  });
+
+  it('a failed call with the secret in its error answer is redacted as well', async () => {
+    server.handle((req, res) => {
+      res.writeHead(401, { 'content-type': 'text/plain' });
+      res.end(`rejected ${req.headers.authorization}`);
+    });
+    const id = await createSteps(t, admin, [
+      {
+        name: 'call',
+        type: 'api',
+        config: { url: server.url('/secure'), headers: { Authorization: 'Bearer {{env.API_TOKEN}}' } },
+      },
+    ]);
+    const response = await t.request({
+      method: 'POST',
+      url: `/api/workflow/${id}/execute`,
+      token: user.token,
+      payload: { configId, data: { name: 'Ann', qty: 2 } },
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.body).not.toContain(secret);
+    const body = response.json();
+    expect(body.steps[0]).toMatchObject({
+      status: 'failed',
+      error: { code: 'HTTP_STATUS', details: { status: 401, data: 'rejected Bearer [redacted]' } },
+    });
+    const runRecord = await t.request({
+      method: 'GET',
+      url: `/api/workflow/runs/${body.runId}`,
+      token: user.token,
+    });
+    expect(runRecord.body).not.toContain(secret);
+  });
+});

@@ -1,0 +1,114 @@
+import type { LightMyRequestResponse } from 'fastify';
+import { WorkflowClock } from '../../src/workflow/engine/workflow-clock';
+import type { TestApp } from './test-app';
+
+/** HTTP helpers for the workflow e2e tests: everything goes through the real routes. */
+
+export type WorkflowBody = Record<string, unknown>;
+
+/** A minimal valid definition (one transform step) that a `user` may run; `overrides` replace top-level fields. */
+export function workflowBody(overrides: WorkflowBody = {}): WorkflowBody {
+  return {
+    name: 'Workflow',
+    type: 'custom',
+    permissions: { roles: ['user'] },
+    config: { steps: [{ name: 'shape', type: 'transform', config: { mapping: { who: 'name' } } }] },
+    ...overrides,
+  };
+}
+
+export function postWorkflow(t: TestApp, token: string, body: WorkflowBody): Promise<LightMyRequestResponse> {
+  return t.request({ method: 'POST', url: '/api/workflow', token, payload: body });
+}
+
+/** Creates a workflow as `token` (an admin) and returns its id; fails the test on anything but 201. */
+export async function createWorkflow(t: TestApp, token: string, body: WorkflowBody): Promise<string> {
+  const response = await postWorkflow(t, token, body);
+  if (response.statusCode !== 201)
+    throw new Error(`workflow create failed: ${response.statusCode} ${response.body}`);
+  return response.json().id;
+}
+
+/** `steps` wrapped in a definition a `user` may run; `extra` adds top-level or `config` fields. */
+export async function createSteps(
+  t: TestApp,
+  token: string,
+  steps: unknown[],
+  extra: { config?: WorkflowBody } & WorkflowBody = {},
+): Promise<string> {
+  const { config, ...rest } = extra;
+  return createWorkflow(t, token, workflowBody({ ...rest, config: { steps, ...config } }));
+}
+
+export function execute(
+  t: TestApp,
+  token: string,
+  workflowId: string,
+  configId: string,
+  data: Record<string, unknown>,
+  headers?: Record<string, string>,
+): Promise<LightMyRequestResponse> {
+  return t.request({
+    method: 'POST',
+    url: `/api/workflow/${workflowId}/execute`,
+    token,
+    headers,
+    payload: { configId, data },
+  });
+}
+
+/** Runs a workflow that must start (200) and returns the result object. */
+export async function run(
+  t: TestApp,
+  token: string,
+  workflowId: string,
+  configId: string,
+  data: Record<string, unknown>,
+): Promise<any> {
+  const response = await execute(t, token, workflowId, configId, data);
+  if (response.statusCode !== 200)
+    throw new Error(`workflow execute failed: ${response.statusCode} ${response.body}`);
+  return response.json();
+}
+
+/** The active records of a configuration as the admin sees them. */
+export async function activeRecords(
+  t: TestApp,
+  admin: string,
+  configId: string,
+): Promise<{ total: number; data: any[] }> {
+  const response = await t.request({ method: 'GET', url: `/api/data/${configId}`, token: admin });
+  if (response.statusCode !== 200)
+    throw new Error(`record list failed: ${response.statusCode} ${response.body}`);
+  return response.json();
+}
+
+/** Replaces the form permissions of a configuration (admin). */
+export async function replaceFormPermissions(
+  t: TestApp,
+  admin: string,
+  configId: string,
+  body: { roles?: Record<string, string[]>; users?: Record<string, string[]> },
+): Promise<void> {
+  const response = await t.request({
+    method: 'PUT',
+    url: `/api/permissions/${configId}`,
+    token: admin,
+    payload: body,
+  });
+  if (response.statusCode !== 200)
+    throw new Error(`permission replace failed: ${response.statusCode} ${response.body}`);
+}
+
+/**
+ * Replaces the runner's clock waits on the app's `WorkflowClock` singleton: `sleep` resolves at
+ * once and records every wait it was asked for (the real clock never runs). Call `restore()` after.
+ */
+export function recordClock(t: TestApp): { delays: number[]; restore(): void } {
+  const clock = t.app.get(WorkflowClock);
+  const delays: number[] = [];
+  const spy = jest.spyOn(clock, 'sleep').mockImplementation(async (ms: number) => {
+    if (ms > 0) delays.push(ms);
+  });
+  return { delays, restore: () => spy.mockRestore() };
+}
