@@ -4,6 +4,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { RolesModule } from '../roles/roles.module';
+import { SitesModule } from '../sites/sites.module';
 import { UsersModule } from '../users/users.module';
 import { AccessGuard } from './access.guard';
 import { AuthController } from './auth.controller';
@@ -15,6 +16,7 @@ import { TokenService } from './token.service';
   imports: [
     UsersModule,
     RolesModule,
+    SitesModule,
     JwtModule.registerAsync({
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => ({

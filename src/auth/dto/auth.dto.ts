@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsEmail, IsString, Length, MaxLength } from 'class-validator';
+import { UserSummaryDto } from '../../users/dto/user.dto';
 
 const normalizeEmail = ({ value }: { value: unknown }) =>
   typeof value === 'string' ? value.trim().toLowerCase() : value;
@@ -49,23 +50,9 @@ export class ChangePasswordDto {
   newPassword: string;
 }
 
-export class AuthUserDto {
-  @ApiProperty({ format: 'uuid' }) id: string;
-  @ApiProperty() email: string;
-  @ApiProperty() name: string;
-  @ApiProperty({ example: 'user' }) role: string;
-}
-
 export class AuthTokenResponseDto {
   @ApiProperty({ description: 'Bearer access token (JWT, HS256)' }) token: string;
-  @ApiProperty({ type: AuthUserDto }) user: AuthUserDto;
-}
-
-export class UserResponseDto extends AuthUserDto {
-  @ApiProperty({ format: 'uuid', nullable: true, type: String }) siteId: string | null;
-  @ApiProperty() isActive: boolean;
-  @ApiProperty({ format: 'date-time' }) createdAt: string;
-  @ApiProperty({ format: 'date-time' }) updatedAt: string;
+  @ApiProperty({ type: UserSummaryDto }) user: UserSummaryDto;
 }
 
 export class LogoutResponseDto {

@@ -11,7 +11,6 @@ import {
   MaxLength,
   ValidateIf,
 } from 'class-validator';
-import { UserResponseDto } from '../../auth/dto/auth.dto';
 
 export class UpdateUserDto {
   @ApiPropertyOptional({ example: 'Jane Doe' })
@@ -46,6 +45,22 @@ export class UpdateUserDto {
   @ValidateIf((_, value) => value !== null)
   @IsUUID()
   siteId?: string | null;
+}
+
+/** The user as the login and register answers name it. */
+export class UserSummaryDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty() email: string;
+  @ApiProperty() name: string;
+  @ApiProperty({ example: 'user' }) role: string;
+}
+
+/** The only shape a user leaves the service in: never the password hash or token version. */
+export class UserResponseDto extends UserSummaryDto {
+  @ApiProperty({ format: 'uuid', nullable: true, type: String }) siteId: string | null;
+  @ApiProperty() isActive: boolean;
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt: string;
 }
 
 export class UserListDto {
