@@ -1,16 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { IsEmail, IsString, Length, MaxLength } from 'class-validator';
+import { IsString, Length } from 'class-validator';
 import { UserSummaryDto } from '../../users/dto/user.dto';
-
-const normalizeEmail = ({ value }: { value: unknown }) =>
-  typeof value === 'string' ? value.trim().toLowerCase() : value;
+import { EmailField, PersonNameField } from '../../users/dto/user-fields';
 
 export class LoginDto {
   @ApiProperty({ example: 'admin@example.com' })
-  @Transform(normalizeEmail)
-  @IsEmail()
-  @MaxLength(254)
+  @EmailField()
   email: string;
 
   @ApiProperty({ example: 'admin12345' })
@@ -21,9 +16,7 @@ export class LoginDto {
 
 export class RegisterDto {
   @ApiProperty({ example: 'jane@example.com' })
-  @Transform(normalizeEmail)
-  @IsEmail()
-  @MaxLength(254)
+  @EmailField()
   email: string;
 
   @ApiProperty({ minLength: 8, maxLength: 128, example: 'correct horse battery' })
@@ -32,9 +25,7 @@ export class RegisterDto {
   password: string;
 
   @ApiProperty({ example: 'Jane Doe', maxLength: 200 })
-  @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
-  @IsString()
-  @Length(1, 200)
+  @PersonNameField()
   name: string;
 }
 

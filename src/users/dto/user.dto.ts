@@ -1,36 +1,22 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import {
-  IsBoolean,
-  IsEmail,
-  IsOptional,
-  IsString,
-  IsUUID,
-  Length,
-  Matches,
-  MaxLength,
-  ValidateIf,
-} from 'class-validator';
+import { IsBoolean, IsOptional, IsUUID, ValidateIf } from 'class-validator';
+import { RoleNameField } from '../../roles/dto/role-name.field';
+import { EmailField, PersonNameField } from './user-fields';
 
 export class UpdateUserDto {
   @ApiPropertyOptional({ example: 'Jane Doe' })
   @IsOptional()
-  @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
-  @IsString()
-  @Length(1, 200)
+  @PersonNameField()
   name?: string;
 
   @ApiPropertyOptional({ example: 'jane@example.com' })
   @IsOptional()
-  @Transform(({ value }) => (typeof value === 'string' ? value.trim().toLowerCase() : value))
-  @IsEmail()
-  @MaxLength(254)
+  @EmailField()
   email?: string;
 
   @ApiPropertyOptional({ example: 'manager', description: 'Admins only' })
   @IsOptional()
-  @IsString()
-  @Matches(/^[a-z][a-z0-9_-]{1,49}$/)
+  @RoleNameField()
   role?: string;
 
   @ApiPropertyOptional({
