@@ -1,6 +1,67 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** Feature folders of src/ (DESIGN.md section 3); common/, config/ and database/ are the layer below them. */
+const FEATURES = [
+  'auth',
+  'users',
+  'roles',
+  'sites',
+  'permissions',
+  'form-configs',
+  'validation',
+  'data',
+  'export',
+  'stats',
+  'health',
+  'workflow',
+];
+const up = (levels) => '\\.\\./'.repeat(levels);
+
+/**
+ * common/ and database/ import no feature folder: the dependency points from features down to them.
+ * A file `depth` folders below src/ reaches src/ with `depth` times `../`, so one override per depth
+ * names exactly the imports that land in a feature folder (and not, say, common/auth/).
+ */
+const infrastructureImportsNoFeature = [1, 2, 3, 4].map((depth) => ({
+  files: [`src/{common,database}/${'*/'.repeat(depth - 1)}*.ts`],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          {
+            regex: `^${up(depth)}(${FEATURES.join('|')})(/|$)`,
+            message: 'common/ and database/ must not depend on a feature folder; move the code to its owner.',
+          },
+        ],
+      },
+    ],
+  },
+}));
+
+/**
+ * A feature reaches another feature through its services, never its repository (type imports of
+ * row types are allowed). A file `nesting` folders inside its feature leaves it with nesting + 1 `../`.
+ */
+const noOtherFeaturesRepository = [0, 1, 2].map((nesting) => ({
+  files: [`src/{${FEATURES.join(',')}}/${'*/'.repeat(nesting)}*.ts`],
+  rules: {
+    '@typescript-eslint/no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          {
+            regex: `^${up(nesting + 1)}[^./][^/]*/(.+/)?[^/]+\\.repository$`,
+            allowTypeImports: true,
+            message: "Use the other module's exported service; repositories are private to their module.",
+          },
+        ],
+      },
+    ],
+  },
+}));
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'src/database/migrations/**', '*.mjs', '*.js'] },
   js.configs.recommended,
@@ -23,4 +84,6 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
+  ...infrastructureImportsNoFeature,
+  ...noOtherFeaturesRepository,
 );

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
-import { AcceptLanguageResolver, I18nModule, QueryResolver } from 'nestjs-i18n';
+import { I18nModule } from 'nestjs-i18n';
 import { AuthModule } from './auth/auth.module';
 import { FormConfigsModule } from './form-configs/form-configs.module';
 import { DataModule } from './data/data.module';
@@ -14,6 +14,7 @@ import { AppCacheModule } from './common/cache/app-cache.module';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { createValidationPipe } from './common/http/validation.pipe';
 import { I18nSupportModule } from './common/i18n/i18n-support.module';
+import { RequestLocaleResolver } from './common/i18n/request-locale.resolver';
 import { RedisModule } from './common/redis/redis.module';
 import { ThrottlingModule } from './common/throttling/throttling.module';
 import type { AppConfig } from './config/app-config';
@@ -44,7 +45,10 @@ export class AppModule {
           fallbackLanguage: 'en',
           // From the working directory so `dist/` finds the same files (DESIGN.md gotcha).
           loaderOptions: { path: join(process.cwd(), 'i18n'), watch: false },
-          resolvers: [new QueryResolver(['lang', 'locale']), AcceptLanguageResolver],
+          // The locale is resolved once per request (bootstrap's onRequest hook); i18n reads that answer.
+          resolvers: [new RequestLocaleResolver()],
+          disableMiddleware: true,
+          skipAsyncHook: true,
           logging: false,
         }),
         I18nSupportModule,

@@ -18,7 +18,7 @@ function requestIdOf(request: IncomingMessage): string {
   return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
 }
 
-export function buildOpenApiDocument(app: NestFastifyApplication) {
+function buildOpenApiDocument(app: NestFastifyApplication) {
   const config = new DocumentBuilder()
     .setTitle('Form Data and Workflow Service')
     .setDescription(

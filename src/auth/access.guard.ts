@@ -1,7 +1,7 @@
-import { CanActivate, ExecutionContext, Injectable, Logger } from '@nestjs/common';
+import { ExecutionContext, Injectable, Logger } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { AuthGuard } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
-import { AppError } from '../common/errors/app-error';
 import {
   AUTH_DECISION,
   REQUIRED_PERMISSION,
@@ -9,29 +9,29 @@ import {
   type AuthDecision,
   type RequiredPermission,
 } from '../common/auth/auth-decision.decorators';
+import type { AuthUser } from '../common/context/request-context';
+import { AppError } from '../common/errors/app-error';
 import { RolePermissions } from '../roles/role-permissions.service';
 import { SiteResolver } from '../sites/site-resolver.service';
-import { TokenService, type TokenClaims } from './token.service';
+import { bearerToken } from './bearer-token';
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    tokenClaims?: TokenClaims;
-  }
-}
-
-/** Global guard: enforces each route's auth decision (public, authenticated, roles, role permission). */
+/**
+ * Global guard: enforces each route's auth decision (public, authenticated, roles, role permission).
+ * Authentication is passport's `jwt` strategy (JwtStrategy); a route without a decision is refused.
+ */
 @Injectable()
-export class AccessGuard implements CanActivate {
+export class AccessGuard extends AuthGuard('jwt') {
   private readonly logger = new Logger(AccessGuard.name);
 
   constructor(
     private readonly reflector: Reflector,
-    private readonly tokens: TokenService,
     private readonly rolePermissions: RolePermissions,
     private readonly sites: SiteResolver,
-  ) {}
+  ) {
+    super();
+  }
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
     const targets = [context.getHandler(), context.getClass()];
     const decision = this.reflector.getAllAndOverride<AuthDecision | undefined>(AUTH_DECISION, targets);
     if (decision === undefined) {
@@ -42,11 +42,10 @@ export class AccessGuard implements CanActivate {
     if (decision === 'public') return true;
 
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    const token = bearerToken(request);
-    if (!token) throw new AppError('UNAUTHORIZED');
-    const { user, claims } = await this.tokens.authenticate(token);
-    request.user = user;
-    request.tokenClaims = claims;
+    // No token at all is UNAUTHORIZED; a token that does not verify is TOKEN_INVALID (handleRequest).
+    if (!bearerToken(request)) throw new AppError('UNAUTHORIZED');
+    await super.canActivate(context);
+    const user = request.user!;
     // A user who belongs to a site works through that site's host only; admins and global users anywhere.
     if (
       user.role !== 'admin' &&
@@ -70,11 +69,11 @@ export class AccessGuard implements CanActivate {
     }
     return true;
   }
-}
 
-function bearerToken(request: FastifyRequest): string | null {
-  const header = request.headers.authorization;
-  if (typeof header !== 'string') return null;
-  const match = /^Bearer\s+(\S+)$/i.exec(header.trim());
-  return match ? match[1] : null;
+  /** Passport's outcome as our errors: the strategy's own AppError, or one 401 for any bad token. */
+  override handleRequest<TUser = AuthUser>(error: unknown, user: TUser | false): TUser {
+    if (error instanceof AppError) throw error;
+    if (error || !user) throw new AppError('TOKEN_INVALID');
+    return user;
+  }
 }

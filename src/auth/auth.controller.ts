@@ -19,8 +19,8 @@ import {
   LoginDto,
   LogoutResponseDto,
   RegisterDto,
-  UserResponseDto,
 } from './dto/auth.dto';
+import { UserResponseDto } from '../users/dto/user.dto';
 
 /** The spec lists the group both as /auth/... and /api/auth/...; both answer. */
 @ApiTags('auth')

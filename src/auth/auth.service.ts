@@ -1,22 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { AppError } from '../common/errors/app-error';
-import type { RequestContext } from '../common/context/request-context';
+import { requireUser, type RequestContext } from '../common/context/request-context';
 import { dummyPasswordHash, hashPassword, verifyPassword } from '../common/security/password-hasher';
-import { toUserResponse, type UserResponse } from '../users/user.mapper';
-import { UserSessionCache } from '../users/user-session.cache';
-import { UsersRepository, type UserRow } from '../users/users.repository';
+import type { UserResponseDto } from '../users/dto/user.dto';
+import { toUserResponse } from '../users/user.mapper';
+import type { UserRow } from '../users/users.repository';
+import { UsersService } from '../users/users.service';
+import type { AuthTokenResponseDto } from './dto/auth.dto';
 import { TokenService, type TokenClaims } from './token.service';
-
-export interface AuthResult {
-  token: string;
-  user: { id: string; email: string; name: string; role: string };
-}
 
 @Injectable()
 export class AuthService {
   constructor(
-    private readonly users: UsersRepository,
-    private readonly sessions: UserSessionCache,
+    private readonly users: UsersService,
     private readonly tokens: TokenService,
   ) {}
 
@@ -24,8 +20,8 @@ export class AuthService {
   async register(
     ctx: RequestContext,
     input: { email: string; password: string; name: string },
-  ): Promise<AuthResult> {
-    const user = await this.users.insertUnlessEmailTaken({
+  ): Promise<AuthTokenResponseDto> {
+    const user = await this.users.createUnlessEmailTaken({
       email: input.email,
       name: input.name,
       passwordHash: await hashPassword(input.password),
@@ -36,7 +32,10 @@ export class AuthService {
     return this.authResult(user);
   }
 
-  async login(_ctx: RequestContext, input: { email: string; password: string }): Promise<AuthResult> {
+  async login(
+    _ctx: RequestContext,
+    input: { email: string; password: string },
+  ): Promise<AuthTokenResponseDto> {
     const user = await this.users.findByEmail(input.email);
     // Same work and same answer for an unknown e-mail and a wrong password.
     const valid = await verifyPassword(user?.passwordHash ?? (await dummyPasswordHash()), input.password);
@@ -45,7 +44,7 @@ export class AuthService {
     return this.authResult(user);
   }
 
-  async me(ctx: RequestContext): Promise<UserResponse> {
+  async me(ctx: RequestContext): Promise<UserResponseDto> {
     const user = await this.users.findById(requireUser(ctx).userId);
     if (!user) throw new AppError('TOKEN_INVALID');
     return toUserResponse(user);
@@ -59,31 +58,22 @@ export class AuthService {
   async changePassword(
     ctx: RequestContext,
     input: { currentPassword: string; newPassword: string },
-  ): Promise<AuthResult> {
+  ): Promise<AuthTokenResponseDto> {
     const userId = requireUser(ctx).userId;
     const user = await this.users.findById(userId);
     if (!user) throw new AppError('TOKEN_INVALID');
     if (!(await verifyPassword(user.passwordHash, input.currentPassword))) {
       throw new AppError('CURRENT_PASSWORD_INVALID');
     }
-    const updated = await this.users.replacePasswordAndRevokeTokens(
-      userId,
-      await hashPassword(input.newPassword),
-    );
+    const updated = await this.users.replacePassword(userId, await hashPassword(input.newPassword));
     if (!updated) throw new AppError('TOKEN_INVALID');
-    await this.sessions.invalidate(userId);
     return this.authResult(updated);
   }
 
-  private async authResult(user: UserRow): Promise<AuthResult> {
+  private async authResult(user: UserRow): Promise<AuthTokenResponseDto> {
     return {
       token: await this.tokens.issue(user),
       user: { id: user.id, email: user.email, name: user.name, role: user.role },
     };
   }
-}
-
-export function requireUser(ctx: RequestContext) {
-  if (!ctx.user) throw new AppError('UNAUTHORIZED');
-  return ctx.user;
 }

@@ -46,24 +46,18 @@ export class TokenService {
     });
   }
 
-  /** Verifies signature, expiry, revocation and the user's current state; any failure is one 401. */
-  async authenticate(token: string): Promise<{ user: AuthUser; claims: TokenClaims }> {
-    let claims: TokenClaims;
-    try {
-      claims = await this.jwt.verifyAsync<TokenClaims>(token, { algorithms: ['HS256'] });
-    } catch {
-      throw new AppError('TOKEN_INVALID');
-    }
+  /**
+   * The caller of verified claims (signature and expiry checked by passport-jwt): refused (one 401)
+   * when malformed, revoked, of an unknown or deactivated user, or older than the last password
+   * change. Role and site come from the user as stored now, so a role change applies at once.
+   */
+  async userOf(claims: TokenClaims): Promise<AuthUser> {
     if (typeof claims.sub !== 'string' || typeof claims.jti !== 'string') throw new AppError('TOKEN_INVALID');
     const session = await this.sessions.get(claims.sub);
     if (!session || !session.isActive || session.tokenVersion !== claims.ver)
       throw new AppError('TOKEN_INVALID');
     if (await this.revocations.isRevoked(claims.jti)) throw new AppError('TOKEN_INVALID');
-    // Role and site come from the user as stored now, so a role change applies at once.
-    return {
-      user: { userId: session.id, role: session.role, email: session.email, siteId: session.siteId },
-      claims,
-    };
+    return { userId: session.id, role: session.role, email: session.email, siteId: session.siteId };
   }
 
   revoke(claims: TokenClaims): Promise<void> {

@@ -1,5 +1,7 @@
 import { AppError, type FieldError } from '../common/errors/app-error';
+import { lastValue } from '../common/http/query-value';
 import { parseFieldPath } from '../common/validation/field-path';
+import { isScalar } from '../common/validation/scalar';
 
 export type SortKey =
   { kind: 'column'; column: 'createdAt' | 'updatedAt' | 'userId' } | { kind: 'data'; path: string[] };
@@ -21,12 +23,6 @@ export interface PagingQuery {
 const SYSTEM_SORT_FIELDS = new Set(['createdAt', 'updatedAt', 'userId']);
 const MAX_FILTERS = 20;
 type RawQuery = Record<string, unknown>;
-
-/** The last value of a query parameter given once or repeated; query values are always strings. */
-function single(value: unknown): string | undefined {
-  const last: unknown = Array.isArray(value) ? value[value.length - 1] : value;
-  return typeof last === 'string' ? last : undefined;
-}
 
 function integer(
   raw: string | undefined,
@@ -52,20 +48,16 @@ function candidatesOfText(text: string): unknown[] {
   return candidates;
 }
 
-function isScalar(value: unknown): boolean {
-  return value === null || ['string', 'number', 'boolean'].includes(typeof value);
-}
-
 /**
  * Reads the paging form of the list (`page`, `limit`, `sortBy`, `sortOrder`, `filters` as a JSON
  * object or as `filters[x]=v`). Unknown parameters are ignored; bad ones are a 422 naming them.
  */
 export function parsePagingQuery(query: RawQuery): PagingQuery {
   const errors: FieldError[] = [];
-  const page = integer(single(query.page), 1, 1, 10_000_000, 'page', errors);
-  const limit = integer(single(query.limit), 20, 1, 1000, 'limit', errors);
+  const page = integer(lastValue(query.page), 1, 1, 10_000_000, 'page', errors);
+  const limit = integer(lastValue(query.limit), 20, 1, 1000, 'limit', errors);
 
-  const sortBy = single(query.sortBy) || 'createdAt';
+  const sortBy = lastValue(query.sortBy) || 'createdAt';
   let sort: SortKey = { kind: 'column', column: 'createdAt' };
   if (SYSTEM_SORT_FIELDS.has(sortBy)) {
     sort = { kind: 'column', column: sortBy as 'createdAt' };
@@ -80,7 +72,7 @@ export function parsePagingQuery(query: RawQuery): PagingQuery {
       });
   }
 
-  const sortOrder = (single(query.sortOrder) || 'desc').toLowerCase();
+  const sortOrder = (lastValue(query.sortOrder) || 'desc').toLowerCase();
   if (sortOrder !== 'asc' && sortOrder !== 'desc') {
     errors.push({ field: 'sortOrder', rule: 'isIn', message: 'sortOrder must be asc or desc' });
   }
@@ -98,7 +90,7 @@ export function parsePagingQuery(query: RawQuery): PagingQuery {
     }
     filters.push({ path, candidates });
   };
-  const jsonFilters = single(query.filters);
+  const jsonFilters = lastValue(query.filters);
   if (jsonFilters !== undefined && jsonFilters !== '') {
     let parsed: unknown;
     try {
@@ -124,7 +116,7 @@ export function parsePagingQuery(query: RawQuery): PagingQuery {
   }
   for (const [key, value] of Object.entries(query)) {
     const match = /^filters\[(.*)\]$/.exec(key);
-    if (match) addFilter(match[1], candidatesOfText(single(value) ?? ''));
+    if (match) addFilter(match[1], candidatesOfText(lastValue(value) ?? ''));
   }
   if (filters.length > MAX_FILTERS) {
     errors.push({ field: 'filters', rule: 'maxSize', message: `at most ${MAX_FILTERS} filters` });

@@ -1,14 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { sql, type SQL } from 'drizzle-orm';
 import { DatabaseClient } from '../database/database-client';
+import { rowsOf } from '../database/raw-rows';
 import { fromRawRecord, RAW_RECORD_COLUMNS, type ListedRecordRow } from './record.mapper';
 import { selectionCondition, type RecordSelection } from './record-selection';
 
 export type OnRecordBatch = (rows: ListedRecordRow[]) => Promise<boolean>;
 
 const BATCH_SIZE = 2000;
-const rowsOf = (result: unknown): Record<string, unknown>[] =>
-  (result as { rows?: Record<string, unknown>[] }).rows ?? [];
 
 /**
  * Streams matching records oldest first, one batch at a time. The next batch is fetched only after

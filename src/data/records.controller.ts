@@ -11,7 +11,7 @@ import {
   ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
-import { FormPermission } from '../common/auth/auth-decision.decorators';
+import { FormPermission } from '../permissions/form-permission.decorator';
 import { Ctx } from '../common/context/ctx.decorator';
 import type { RequestContext } from '../common/context/request-context';
 import { RecordDto, RecordPageDto, SavedRecordDto } from './dto/record.dto';

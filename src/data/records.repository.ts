@@ -3,6 +3,8 @@ import { and, count, eq, sql, type SQL } from 'drizzle-orm';
 import { isUuid } from '../common/validation/is-uuid';
 import { DATABASE, type Database } from '../database/database.types';
 import { dataRecords } from '../database/schema';
+import { compileSelector } from './grid/grid-selector';
+import { comparatorKeys } from './grid/grid-sql';
 import type { PagingQuery } from './list-query.parser';
 import type { ListedRecordRow, RecordRow } from './record.mapper';
 import { equalityConditions, scopeCondition, type RecordScope } from './record-selection';
@@ -25,28 +27,24 @@ const LIST_COLUMNS = {
   updatedAt: dataRecords.updatedAt,
 };
 
-/** Path as a PostgreSQL text[] literal; segments are whitelisted, so no quoting is needed. */
-const pathLiteral = (path: string[]) => `{${path.join(',')}}`;
-
+/**
+ * The paging order: a system column, or a data field in the grid's comparator order (missing/null,
+ * numbers numerically, strings with dates as instants and text case-insensitively, booleans); ties
+ * by creation, then id, in the same direction.
+ */
 function orderBy(query: PagingQuery): SQL[] {
-  const dir = query.order === 'asc' ? sql.raw('asc') : sql.raw('desc');
-  if (query.sort.kind === 'column') {
-    const column = {
-      createdAt: dataRecords.createdAt,
-      updatedAt: dataRecords.updatedAt,
-      userId: dataRecords.userId,
-    }[query.sort.column];
-    return [sql`${column} ${dir}`, sql`${dataRecords.id} ${dir}`];
+  const desc = query.order === 'desc';
+  const dir = sql.raw(desc ? 'desc' : 'asc');
+  const ties = [sql`${dataRecords.createdAt} ${dir}`, sql`${dataRecords.id} ${dir}`];
+  if (query.sort.kind === 'data') {
+    return [...comparatorKeys(compileSelector(`data.${query.sort.path.join('.')}`, 'sortBy'), desc), ...ties];
   }
-  const value = sql`(${dataRecords.data} #> ${pathLiteral(query.sort.path)}::text[])`;
-  // Typed order: missing/null, then numbers (numerically), strings, booleans; ties by creation.
-  return [
-    sql`case jsonb_typeof(${value}) when 'number' then 1 when 'string' then 2 when 'boolean' then 3 else 0 end ${dir}`,
-    sql`case when jsonb_typeof(${value}) = 'number' then (${value})::numeric end ${dir}`,
-    sql`(${value} #>> '{}') ${dir}`,
-    sql`${dataRecords.createdAt} ${dir}`,
-    sql`${dataRecords.id} ${dir}`,
-  ];
+  const column = {
+    createdAt: dataRecords.createdAt,
+    updatedAt: dataRecords.updatedAt,
+    userId: dataRecords.userId,
+  }[query.sort.column];
+  return query.sort.column === 'createdAt' ? ties : [sql`${column} ${dir}`, ...ties];
 }
 
 @Injectable()

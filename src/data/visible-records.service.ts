@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '../common/context/request-context';
-import type { FormPermissionName } from '../database/schema';
+import type { FormPermissionName } from '../permissions/form-permission-names';
 import { FormAccessService } from '../permissions/form-access.service';
 import { RecordCursorRepository, type OnRecordBatch } from './record-cursor.repository';
 import {

@@ -9,6 +9,7 @@ import { sql } from 'drizzle-orm';
 import { Pool, types } from 'pg';
 import * as schema from './schema';
 import type { Database, DatabaseDriver } from './database.types';
+import { rowsOf } from './raw-rows';
 
 // int8 (count(*)) arrives as a string from node-postgres; counts here always fit a JS number.
 types.setTypeParser(types.builtins.INT8, (value) => Number(value));
@@ -69,7 +70,7 @@ export class DatabaseClient {
    */
   async assertUnicodeCaseFolding(): Promise<void> {
     const result = await this.db.execute(sql`select lower('ZÜRICH ÁRVÍZTŰRŐ') as folded`);
-    const folded = (result as any).rows?.[0]?.folded;
+    const folded = String(rowsOf(result)[0]?.folded);
     if (folded !== 'zürich árvíztűrő') {
       throw new Error(
         `The database folds case only for ASCII (lower('ZÜRICH') gave "${folded}"); use a UTF-8 database (for example LC_CTYPE C.UTF-8).`,

@@ -2,7 +2,6 @@ import { DynamicModule, Global, Inject, Module, OnApplicationShutdown } from '@n
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { DatabaseClient } from './database-client';
 import { DATABASE } from './database.types';
-import { SeedService } from './seed.service';
 
 class DatabaseLifecycle implements OnApplicationShutdown {
   constructor(@Inject(DatabaseClient) private readonly client: DatabaseClient) {}
@@ -13,7 +12,8 @@ class DatabaseLifecycle implements OnApplicationShutdown {
 
 /**
  * Opens the database (PGlite under DATA_DIR, or PostgreSQL when DATABASE_URL is set), applies the
- * committed migrations, checks Unicode case folding and seeds. Tests hand in their own client.
+ * committed migrations and checks Unicode case folding (the roles and users modules seed their own
+ * rows). Tests hand in their own client.
  */
 @Global()
 @Module({})
@@ -40,9 +40,8 @@ export class DatabaseModule {
         },
         { provide: DATABASE, inject: [DatabaseClient], useFactory: (client: DatabaseClient) => client.db },
         DatabaseLifecycle,
-        SeedService,
       ],
-      exports: [DatabaseClient, DATABASE, SeedService],
+      exports: [DatabaseClient, DATABASE],
     };
   }
 }

@@ -2,7 +2,7 @@ import { cellText, columnsOfFirstRecord, type ChunkWriter, type ExportWriter } f
 import type { ListedRecordRow } from '../data/record.mapper';
 
 /** Quotes a cell containing a comma, double quote, CR or LF, doubling inner quotes. */
-export function csvCell(text: string): string {
+function csvCell(text: string): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

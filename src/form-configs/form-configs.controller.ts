@@ -7,7 +7,8 @@ import {
   ApiTags,
   ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
-import { Authenticated, FormPermission, RequirePermission } from '../common/auth/auth-decision.decorators';
+import { Authenticated, RequirePermission } from '../common/auth/auth-decision.decorators';
+import { FormPermission } from '../permissions/form-permission.decorator';
 import { Ctx } from '../common/context/ctx.decorator';
 import type { RequestContext } from '../common/context/request-context';
 import { FormConfigsService } from './form-configs.service';

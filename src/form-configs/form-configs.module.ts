@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { SitesModule } from '../sites/sites.module';
 import { ValidationModule } from '../validation/validation.module';
 import { FormConfigCache } from './form-config-cache';
 import { FormConfigsController } from './form-configs.controller';
@@ -6,9 +7,9 @@ import { FormConfigsRepository } from './form-configs.repository';
 import { FormConfigsService } from './form-configs.service';
 
 @Module({
-  imports: [ValidationModule],
+  imports: [ValidationModule, SitesModule],
   controllers: [FormConfigsController],
   providers: [FormConfigsService, FormConfigsRepository, FormConfigCache],
-  exports: [FormConfigsService, FormConfigsRepository],
+  exports: [FormConfigsService],
 })
 export class FormConfigsModule {}

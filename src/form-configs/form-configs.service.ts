@@ -4,7 +4,7 @@ import { isVisibleInScope, siteScopeOf } from '../common/context/site-scope';
 import { isUuid } from '../common/validation/is-uuid';
 import { AppError } from '../common/errors/app-error';
 import type { FormPreferences } from '../database/schema';
-import { SitesRepository } from '../sites/sites.repository';
+import { SitesService } from '../sites/sites.service';
 import { FormValidator } from '../validation/form-validator.service';
 import { FormConfigCache } from './form-config-cache';
 import { toConfigResponse, toConfigSummary, type ConfigResponse } from './form-config.mapper';
@@ -29,7 +29,7 @@ export class FormConfigsService {
     private readonly configs: FormConfigsRepository,
     private readonly cache: FormConfigCache,
     private readonly validator: FormValidator,
-    private readonly sites: SitesRepository,
+    private readonly sites: SitesService,
   ) {}
 
   async list(ctx: RequestContext, query: ListConfigsQueryDto) {
@@ -49,7 +49,7 @@ export class FormConfigsService {
     if (!ctx.user) return load();
     // A cached entry was visible to this user when stored; the site check still runs on every read.
     const config = await this.cache.getOrLoad(configId, ctx.user.userId, load);
-    if (config.siteId !== null && siteScopeOf(ctx).kind === 'site' && config.siteId !== ctx.siteId) {
+    if (!isVisibleInScope(config.siteId, siteScopeOf(ctx))) {
       throw new AppError('CONFIG_NOT_FOUND');
     }
     return config;
@@ -117,13 +117,8 @@ export class FormConfigsService {
   }
 
   private async assertSiteUsable(siteId: string | null | undefined): Promise<void> {
-    if (siteId && !(await this.sites.isActive(siteId))) {
-      throw new AppError('VALIDATION_FAILED', {
-        validationErrors: [
-          { field: 'siteId', rule: 'exists', message: 'siteId does not name an active site' },
-        ],
-      });
-    }
+    const problem = await this.sites.siteIdProblem(siteId);
+    if (problem) throw new AppError('VALIDATION_FAILED', { validationErrors: [problem] });
   }
 }
 

@@ -4,7 +4,7 @@ import { requireUser, type AuthUser, type RequestContext } from '../common/conte
 import { AppError } from '../common/errors/app-error';
 import { FormConfigsService } from '../form-configs/form-configs.service';
 import type { ConfigRow } from '../form-configs/form-configs.repository';
-import { FORM_PERMISSIONS, type FormPermissionName } from '../database/schema';
+import { FORM_PERMISSIONS, type FormPermissionName } from './form-permission-names';
 import { defaultFormPermissions } from './form-permission-defaults';
 import { FormPermissionsRepository, type FormPermissionsRow } from './form-permissions.repository';
 

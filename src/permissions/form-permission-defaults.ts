@@ -1,4 +1,4 @@
-import { FORM_PERMISSIONS, type FormPermissionName } from '../database/schema/form-permissions.table';
+import { FORM_PERMISSIONS, type FormPermissionName } from './form-permission-names';
 
 const OWN_RESULTS: FormPermissionName[] = [
   'viewForm',

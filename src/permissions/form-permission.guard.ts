@@ -1,9 +1,9 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
-import { REQUIRED_FORM_PERMISSION } from '../common/auth/auth-decision.decorators';
+import { REQUIRED_FORM_PERMISSION } from './form-permission.decorator';
 import { requestContextOf } from '../common/context/ctx.decorator';
-import type { FormPermissionName } from '../database/schema';
+import type { FormPermissionName } from './form-permission-names';
 import { SiteResolver } from '../sites/site-resolver.service';
 import { FormAccessService } from './form-access.service';
 

@@ -3,15 +3,13 @@ import type { RequestContext } from '../common/context/request-context';
 import { AppError, type FieldError } from '../common/errors/app-error';
 import { isUuid } from '../common/validation/is-uuid';
 import { FormConfigsService } from '../form-configs/form-configs.service';
-import { FORM_PERMISSIONS, type FormPermissionName } from '../database/schema';
-import { RolesRepository } from '../roles/roles.repository';
-import { SYSTEM_ROLES } from '../database/system-roles';
+import { FORM_PERMISSIONS, type FormPermissionName } from './form-permission-names';
+import { RolesService } from '../roles/roles.service';
+import { SYSTEM_ROLES } from '../roles/system-roles';
 import { defaultFormPermissions } from './form-permission-defaults';
 import { FormAccessService } from './form-access.service';
-import { FormPermissionsRepository } from './form-permissions.repository';
+import { FormPermissionsRepository, type Grants } from './form-permissions.repository';
 import type { ReplaceFormPermissionsDto } from './dto/permissions.dto';
-
-type Grants = Record<string, FormPermissionName[]>;
 
 @Injectable()
 export class FormPermissionsService {
@@ -19,7 +17,7 @@ export class FormPermissionsService {
     private readonly configs: FormConfigsService,
     private readonly repository: FormPermissionsRepository,
     private readonly access: FormAccessService,
-    private readonly roles: RolesRepository,
+    private readonly roles: RolesService,
   ) {}
 
   /** The stored grants, or the defaults of the system roles when none are stored. */
@@ -38,7 +36,7 @@ export class FormPermissionsService {
     const problems: FieldError[] = [];
     const roles = this.checkGrants(body.roles ?? {}, 'roles', problems);
     const users = this.checkGrants(body.users ?? {}, 'users', problems);
-    const knownRoles = new Set((await this.roles.list()).map((role) => role.name));
+    const knownRoles = new Set(await this.roles.names());
     for (const name of Object.keys(roles)) {
       if (!knownRoles.has(name))
         problems.push({ field: `roles.${name}`, rule: 'exists', message: `unknown role "${name}"` });

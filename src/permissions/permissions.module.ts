@@ -7,10 +7,11 @@ import { FormPermissionsRepository } from './form-permissions.repository';
 import { FormPermissionsService } from './form-permissions.service';
 import { PermissionsController } from './permissions.controller';
 import { RolesModule } from '../roles/roles.module';
+import { SitesModule } from '../sites/sites.module';
 
 /** Imported after AuthModule, so its guard runs after the access guard has authenticated the caller. */
 @Module({
-  imports: [FormConfigsModule, RolesModule],
+  imports: [FormConfigsModule, RolesModule, SitesModule],
   controllers: [PermissionsController],
   providers: [
     FormPermissionsRepository,

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { asc, eq } from 'drizzle-orm';
 import { DATABASE, type Database } from '../database/database.types';
-import { roles, users, type PermissionMap } from '../database/schema';
+import { isUniqueViolation } from '../database/unique-violation';
+import { roles, type PermissionMap } from '../database/schema';
 
 export type RoleRow = typeof roles.$inferSelect;
 
@@ -18,10 +19,20 @@ export class RolesRepository {
     return row ?? null;
   }
 
-  async isInUse(name: string): Promise<boolean> {
+  async existsByName(name: string): Promise<boolean> {
     return (
-      (await this.db.select({ id: users.id }).from(users).where(eq(users.role, name)).limit(1)).length > 0
+      (await this.db.select({ id: roles.id }).from(roles).where(eq(roles.name, name)).limit(1)).length > 0
     );
+  }
+
+  /** Inserts the system roles that do not exist yet; existing ones are left as they are. */
+  async insertSystemRolesIfMissing(
+    systemRoles: { name: string; description: string; permissions: PermissionMap }[],
+  ): Promise<void> {
+    await this.db
+      .insert(roles)
+      .values(systemRoles.map((role) => ({ ...role, isSystem: true })))
+      .onConflictDoNothing({ target: roles.name });
   }
 
   /** Null when the name is taken (the unique index decides). */
@@ -38,16 +49,22 @@ export class RolesRepository {
     return row ?? null;
   }
 
+  /** The updated role, null when it is gone, or 'nameTaken' when another role has the new name. */
   async update(
     id: string,
     changes: Partial<Pick<RoleRow, 'name' | 'description' | 'permissions'>>,
-  ): Promise<RoleRow | null> {
-    const [row] = await this.db
-      .update(roles)
-      .set({ ...changes, updatedAt: new Date() })
-      .where(eq(roles.id, id))
-      .returning();
-    return row ?? null;
+  ): Promise<RoleRow | null | 'nameTaken'> {
+    try {
+      const [row] = await this.db
+        .update(roles)
+        .set({ ...changes, updatedAt: new Date() })
+        .where(eq(roles.id, id))
+        .returning();
+      return row ?? null;
+    } catch (error) {
+      if (isUniqueViolation(error, 'roles_name_unique')) return 'nameTaken';
+      throw error;
+    }
   }
 
   async delete(id: string): Promise<RoleRow | null> {

@@ -5,6 +5,7 @@ import { isUuid } from '../common/validation/is-uuid';
 import type { PermissionMap } from '../database/schema';
 import type { CreateRoleDto, UpdateRoleDto } from './dto/role.dto';
 import { toRoleResponse } from './role.mapper';
+import { RoleHolders } from './role-holders';
 import { RolePermissions } from './role-permissions.service';
 import { RolesRepository, type RoleRow } from './roles.repository';
 
@@ -43,7 +44,17 @@ export class RolesService {
   constructor(
     private readonly roles: RolesRepository,
     private readonly permissions: RolePermissions,
+    private readonly holders: RoleHolders,
   ) {}
+
+  /** True when a role of this name exists (users may be given only existing roles). */
+  exists(name: string): Promise<boolean> {
+    return this.roles.existsByName(name);
+  }
+
+  async names(): Promise<string[]> {
+    return (await this.roles.list()).map((role) => role.name);
+  }
 
   async list(_ctx: RequestContext) {
     const rows = await this.roles.list();
@@ -65,19 +76,13 @@ export class RolesService {
     const renaming = body.name !== undefined && body.name !== role.name;
     if (renaming && role.isSystem) throw new AppError('ROLE_PROTECTED');
     // Users refer to their role by name; renaming a role someone holds would orphan them.
-    if (renaming && (await this.roles.isInUse(role.name))) throw new AppError('ROLE_IN_USE');
-    let updated: RoleRow | null;
-    try {
-      updated = await this.roles.update(role.id, {
-        ...(body.name !== undefined && { name: body.name }),
-        ...(body.description !== undefined && { description: body.description }),
-        ...(body.permissions !== undefined && { permissions: assertPermissionMap(body.permissions) }),
-      });
-    } catch (error) {
-      if ((error as { code?: string; cause?: { code?: string } }).cause?.code === '23505')
-        throw new AppError('ROLE_NAME_TAKEN');
-      throw error;
-    }
+    if (renaming && (await this.holders.anyHolds(role.name))) throw new AppError('ROLE_IN_USE');
+    const updated = await this.roles.update(role.id, {
+      ...(body.name !== undefined && { name: body.name }),
+      ...(body.description !== undefined && { description: body.description }),
+      ...(body.permissions !== undefined && { permissions: assertPermissionMap(body.permissions) }),
+    });
+    if (updated === 'nameTaken') throw new AppError('ROLE_NAME_TAKEN');
     if (!updated) throw new AppError('ROLE_NOT_FOUND');
     await this.permissions.invalidate(role.name);
     if (renaming) await this.permissions.invalidate(updated.name);
@@ -87,7 +92,7 @@ export class RolesService {
   async remove(_ctx: RequestContext, roleId: string) {
     const role = await this.require(roleId);
     if (role.isSystem) throw new AppError('ROLE_PROTECTED');
-    if (await this.roles.isInUse(role.name)) throw new AppError('ROLE_IN_USE');
+    if (await this.holders.anyHolds(role.name)) throw new AppError('ROLE_IN_USE');
     const deleted = await this.roles.delete(role.id);
     if (!deleted) throw new AppError('ROLE_NOT_FOUND');
     await this.permissions.invalidate(role.name);

@@ -1,4 +1,4 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import { SiteResolver } from './site-resolver.service';
 import { SitesController } from './sites.controller';
@@ -6,7 +6,6 @@ import { SitesRepository } from './sites.repository';
 import { SitesService } from './sites.service';
 import { TenantInterceptor } from './tenant.interceptor';
 
-@Global()
 @Module({
   controllers: [SitesController],
   providers: [
@@ -15,6 +14,6 @@ import { TenantInterceptor } from './tenant.interceptor';
     SitesService,
     { provide: APP_INTERCEPTOR, useClass: TenantInterceptor },
   ],
-  exports: [SiteResolver, SitesRepository],
+  exports: [SiteResolver, SitesService],
 })
 export class SitesModule {}

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '../common/context/request-context';
-import { AppError } from '../common/errors/app-error';
+import { AppError, type FieldError } from '../common/errors/app-error';
 import { isUuid } from '../common/validation/is-uuid';
 import type { CreateSiteDto, UpdateSiteDto } from './dto/site.dto';
 import { normalizeHost, SiteResolver } from './site-resolver.service';
@@ -42,6 +42,15 @@ export class SitesService {
     private readonly sites: SitesRepository,
     private readonly resolver: SiteResolver,
   ) {}
+
+  /**
+   * The problem with a `siteId` a user or configuration is given: none when it is null or names an
+   * active site. Other modules collect it with their own field errors.
+   */
+  async siteIdProblem(siteId: string | null | undefined): Promise<FieldError | null> {
+    if (!siteId || (await this.sites.isActive(siteId))) return null;
+    return { field: 'siteId', rule: 'exists', message: 'siteId does not name an active site' };
+  }
 
   async list(_ctx: RequestContext) {
     const rows = await this.sites.listActive();

@@ -1,18 +1,8 @@
+import type { UserResponseDto } from './dto/user.dto';
 import type { UserRow } from './users.repository';
 
-export interface UserResponse {
-  id: string;
-  email: string;
-  name: string;
-  role: string;
-  siteId: string | null;
-  isActive: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
-
 /** The only shape a user leaves the service in: never the password hash or token version. */
-export function toUserResponse(row: UserRow): UserResponse {
+export function toUserResponse(row: UserRow): UserResponseDto {
   return {
     id: row.id,
     email: row.email,

@@ -1,11 +1,11 @@
 import { Body, Controller, Get, Param, Put, Query } from '@nestjs/common';
 import { ApiConflictResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { UserResponseDto } from '../auth/dto/auth.dto';
+
 import { Authenticated, Roles } from '../common/auth/auth-decision.decorators';
 import { Ctx } from '../common/context/ctx.decorator';
 import type { RequestContext } from '../common/context/request-context';
 import { PageQueryDto } from '../common/http/list-page';
-import { UpdateUserDto, UserListDto } from './dto/user.dto';
+import { UpdateUserDto, UserListDto, UserResponseDto } from './dto/user.dto';
 import { UsersService } from './users.service';
 
 @ApiTags('users')

@@ -1,9 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { and, asc, count, eq, ne, sql } from 'drizzle-orm';
+import { and, asc, count, eq, sql } from 'drizzle-orm';
 import { DATABASE, type Database } from '../database/database.types';
-import { roles, users } from '../database/schema';
+import { isUniqueViolation } from '../database/unique-violation';
+import { users } from '../database/schema';
 
 export type UserRow = typeof users.$inferSelect;
+export type UserUpdate =
+  | { outcome: 'updated'; user: UserRow }
+  | { outcome: 'notFound' }
+  | { outcome: 'lastAdmin' }
+  | { outcome: 'emailTaken' };
 export type NewUser = Pick<typeof users.$inferInsert, 'email' | 'name' | 'passwordHash' | 'role' | 'siteId'>;
 
 @Injectable()
@@ -28,50 +34,41 @@ export class UsersRepository {
     return { rows, total: Number(total) };
   }
 
-  async emailTakenByOther(email: string, userId: string): Promise<boolean> {
-    const rows = await this.db
-      .select({ id: users.id })
-      .from(users)
-      .where(and(eq(users.email, email), ne(users.id, userId)))
-      .limit(1);
-    return rows.length > 0;
-  }
-
-  async roleExists(name: string): Promise<boolean> {
+  async anyWithRole(role: string): Promise<boolean> {
     return (
-      (await this.db.select({ id: roles.id }).from(roles).where(eq(roles.name, name)).limit(1)).length > 0
+      (await this.db.select({ id: users.id }).from(users).where(eq(users.role, role)).limit(1)).length > 0
     );
   }
 
   /**
-   * Applies the changes unless they would leave no active admin; serialized by an advisory lock so
-   * two concurrent demotions cannot both pass the check.
+   * Applies the changes unless they would leave no active admin or the new e-mail is taken (the
+   * unique index decides, so two concurrent changes to one e-mail give one success). Serialized by
+   * an advisory lock so two concurrent demotions cannot both pass the admin check.
    */
   async updateKeepingAnAdmin(
     id: string,
     changes: Partial<Pick<UserRow, 'name' | 'email' | 'role' | 'isActive' | 'siteId'>>,
-  ): Promise<{ user: UserRow | null; lastAdmin: boolean }> {
+  ): Promise<UserUpdate> {
     return this.db
-      .transaction(async (tx) => {
+      .transaction(async (tx): Promise<UserUpdate> => {
         await tx.execute(sql`select pg_advisory_xact_lock(hashtext('users:admins'))`);
         const [updated] = await tx
           .update(users)
           .set({ ...changes, updatedAt: new Date() })
           .where(eq(users.id, id))
           .returning();
-        if (!updated) return { user: null, lastAdmin: false };
+        if (!updated) return { outcome: 'notFound' };
         const [{ admins }] = await tx
           .select({ admins: count() })
           .from(users)
           .where(and(eq(users.role, 'admin'), eq(users.isActive, true)));
-        if (Number(admins) === 0) {
-          // Undo by failing the transaction.
-          throw new LastAdminError();
-        }
-        return { user: updated, lastAdmin: false };
+        // Undone by failing the transaction.
+        if (Number(admins) === 0) throw new LastAdminError();
+        return { outcome: 'updated', user: updated };
       })
-      .catch((error: unknown) => {
-        if (error instanceof LastAdminError) return { user: null, lastAdmin: true };
+      .catch((error: unknown): UserUpdate => {
+        if (error instanceof LastAdminError) return { outcome: 'lastAdmin' };
+        if (isUniqueViolation(error, 'users_email_unique')) return { outcome: 'emailTaken' };
         throw error;
       });
   }

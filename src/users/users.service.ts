@@ -1,29 +1,38 @@
-import { Injectable } from '@nestjs/common';
-import { requireUser } from '../auth/auth.service';
-import type { RequestContext } from '../common/context/request-context';
-import { AppError } from '../common/errors/app-error';
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { requireUser, type RequestContext } from '../common/context/request-context';
+import { AppError, type FieldError } from '../common/errors/app-error';
 import { isUuid } from '../common/validation/is-uuid';
-import type { UpdateUserDto } from './dto/user.dto';
+import { RoleHolders } from '../roles/role-holders';
+import { RolesService } from '../roles/roles.service';
+import { SitesService } from '../sites/sites.service';
+import type { UpdateUserDto, UserListDto, UserResponseDto } from './dto/user.dto';
 import { toUserResponse } from './user.mapper';
-import { SitesRepository } from '../sites/sites.repository';
 import { UserSessionCache } from './user-session.cache';
-import { UsersRepository } from './users.repository';
+import { UsersRepository, type NewUser, type UserRow } from './users.repository';
 
+/** Users: the admin and self-service routes, and the account operations the auth module uses. */
 @Injectable()
-export class UsersService {
+export class UsersService implements OnModuleInit {
   constructor(
     private readonly users: UsersRepository,
     private readonly sessions: UserSessionCache,
-    private readonly sites: SitesRepository,
+    private readonly roles: RolesService,
+    private readonly roleHolders: RoleHolders,
+    private readonly sites: SitesService,
   ) {}
 
-  async list(_ctx: RequestContext, page = 1, limit = 100) {
+  onModuleInit(): void {
+    // Users hold roles by name: a role a user holds cannot be renamed or deleted.
+    this.roleHolders.register((roleName) => this.users.anyWithRole(roleName));
+  }
+
+  async list(_ctx: RequestContext, page = 1, limit = 100): Promise<UserListDto> {
     const { rows, total } = await this.users.listPage(limit, (page - 1) * limit);
     return { data: rows.map(toUserResponse), totalCount: total };
   }
 
   /** Admins read anyone; everyone else only themselves. */
-  async get(ctx: RequestContext, userId: string) {
+  async get(ctx: RequestContext, userId: string): Promise<UserResponseDto> {
     this.assertSelfOrAdmin(ctx, userId);
     const user = isUuid(userId) ? await this.users.findById(userId) : null;
     if (!user) throw new AppError('USER_NOT_FOUND');
@@ -31,7 +40,7 @@ export class UsersService {
   }
 
   /** Admins change anything; a user changes only their own name and e-mail (never role, activity or site). */
-  async update(ctx: RequestContext, userId: string, body: UpdateUserDto) {
+  async update(ctx: RequestContext, userId: string, body: UpdateUserDto): Promise<UserResponseDto> {
     const caller = this.assertSelfOrAdmin(ctx, userId);
     if (
       caller.role !== 'admin' &&
@@ -40,29 +49,47 @@ export class UsersService {
       throw new AppError('FORBIDDEN');
     }
     if (!isUuid(userId) || !(await this.users.findById(userId))) throw new AppError('USER_NOT_FOUND');
-    const problems = [];
-    if (body.role !== undefined && !(await this.users.roleExists(body.role))) {
+    const problems: FieldError[] = [];
+    if (body.role !== undefined && !(await this.roles.exists(body.role))) {
       problems.push({ field: 'role', rule: 'exists', message: 'role does not name an existing role' });
     }
-    if (body.siteId && !(await this.sites.isActive(body.siteId))) {
-      problems.push({ field: 'siteId', rule: 'exists', message: 'siteId does not name an active site' });
-    }
+    const siteProblem = await this.sites.siteIdProblem(body.siteId);
+    if (siteProblem) problems.push(siteProblem);
     if (problems.length > 0) throw new AppError('VALIDATION_FAILED', { validationErrors: problems });
-    if (body.email !== undefined && (await this.users.emailTakenByOther(body.email, userId)))
-      throw new AppError('EMAIL_TAKEN');
 
-    const { user, lastAdmin } = await this.users.updateKeepingAnAdmin(userId, {
+    const result = await this.users.updateKeepingAnAdmin(userId, {
       ...(body.name !== undefined && { name: body.name }),
       ...(body.email !== undefined && { email: body.email }),
       ...(body.role !== undefined && { role: body.role }),
       ...(body.isActive !== undefined && { isActive: body.isActive }),
       ...(body.siteId !== undefined && { siteId: body.siteId }),
     });
-    if (lastAdmin) throw new AppError('LAST_ADMIN');
-    if (!user) throw new AppError('USER_NOT_FOUND');
+    if (result.outcome === 'lastAdmin') throw new AppError('LAST_ADMIN');
+    if (result.outcome === 'emailTaken') throw new AppError('EMAIL_TAKEN');
+    if (result.outcome === 'notFound') throw new AppError('USER_NOT_FOUND');
     // Role, activity and site take effect on live tokens at once.
     await this.sessions.invalidate(userId);
-    return toUserResponse(user);
+    return toUserResponse(result.user);
+  }
+
+  findById(userId: string): Promise<UserRow | null> {
+    return isUuid(userId) ? this.users.findById(userId) : Promise.resolve(null);
+  }
+
+  findByEmail(email: string): Promise<UserRow | null> {
+    return this.users.findByEmail(email);
+  }
+
+  /** A new account, or null when the e-mail is taken (the unique index decides, so races are safe). */
+  createUnlessEmailTaken(user: NewUser): Promise<UserRow | null> {
+    return this.users.insertUnlessEmailTaken(user);
+  }
+
+  /** Sets a new password hash and revokes every earlier token of the user. */
+  async replacePassword(userId: string, passwordHash: string): Promise<UserRow | null> {
+    const updated = await this.users.replacePasswordAndRevokeTokens(userId, passwordHash);
+    await this.sessions.invalidate(userId);
+    return updated;
   }
 
   private assertSelfOrAdmin(ctx: RequestContext, userId: string) {

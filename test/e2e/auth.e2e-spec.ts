@@ -48,6 +48,34 @@ describe.each(['/auth', '/api/auth'])('auth routes under %s', (prefix) => {
     ).toBe('EMAIL_TAKEN');
   });
 
+  it('two registrations racing for one e-mail: one 201, one 409 EMAIL_TAKEN', async () => {
+    const payload = { email: 'race@example.com', password: 'password-123', name: 'Race' };
+    const answers = await Promise.all([register(payload), register(payload)]);
+    expect(answers.map((r) => r.statusCode).sort()).toEqual([201, 409]);
+    expect(answers.find((r) => r.statusCode === 409)!.json()).toEqual({
+      success: false,
+      code: 'EMAIL_TAKEN',
+      statusCode: 409,
+      error: 'This e-mail address is already registered.',
+    });
+  });
+
+  it('two users racing to take one e-mail by update: one 200, one 409 EMAIL_TAKEN', async () => {
+    const [first, second] = [await createUser(t), await createUser(t)];
+    const answers = await Promise.all(
+      [first, second].map((caller) =>
+        t.request({
+          method: 'PUT',
+          url: `/api/users/${caller.user.id}`,
+          token: caller.token,
+          payload: { email: 'wanted@example.com' },
+        }),
+      ),
+    );
+    expect(answers.map((r) => r.statusCode).sort()).toEqual([200, 409]);
+    expect(answers.find((r) => r.statusCode === 409)!.json().code).toBe('EMAIL_TAKEN');
+  });
+
   it('login answers {token, user:{id,email,name,role}}; unknown e-mail and wrong password get one 401', async () => {
     const ok = await login('admin@example.com', 'admin12345');
     expect(ok.statusCode).toBe(200);

@@ -7,7 +7,8 @@ import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { AppModuleOptions } from '../../src/app.module';
 import { createApp } from '../../src/bootstrap';
 import { loadConfig, type AppConfig } from '../../src/config/app-config';
-import { SeedService } from '../../src/database/seed.service';
+import { SystemRolesSeeder } from '../../src/roles/system-roles.seeder';
+import { FirstAdminSeeder } from '../../src/users/first-admin.seeder';
 import { createTestDatabase, type TestDatabase } from './test-database';
 
 export interface TestApp {
@@ -67,7 +68,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       }),
     reset: async () => {
       await database.truncate();
-      await app.get(SeedService).run();
+      await app.get(SystemRolesSeeder).run();
+      await app.get(FirstAdminSeeder).run();
     },
     close: async () => {
       await app.close();

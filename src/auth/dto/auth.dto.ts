@@ -1,15 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { IsEmail, IsString, Length, MaxLength } from 'class-validator';
-
-const normalizeEmail = ({ value }: { value: unknown }) =>
-  typeof value === 'string' ? value.trim().toLowerCase() : value;
+import { IsString, Length } from 'class-validator';
+import { UserSummaryDto } from '../../users/dto/user.dto';
+import { EmailField, PersonNameField } from '../../users/dto/user-fields';
 
 export class LoginDto {
   @ApiProperty({ example: 'admin@example.com' })
-  @Transform(normalizeEmail)
-  @IsEmail()
-  @MaxLength(254)
+  @EmailField()
   email: string;
 
   @ApiProperty({ example: 'admin12345' })
@@ -20,9 +16,7 @@ export class LoginDto {
 
 export class RegisterDto {
   @ApiProperty({ example: 'jane@example.com' })
-  @Transform(normalizeEmail)
-  @IsEmail()
-  @MaxLength(254)
+  @EmailField()
   email: string;
 
   @ApiProperty({ minLength: 8, maxLength: 128, example: 'correct horse battery' })
@@ -31,9 +25,7 @@ export class RegisterDto {
   password: string;
 
   @ApiProperty({ example: 'Jane Doe', maxLength: 200 })
-  @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
-  @IsString()
-  @Length(1, 200)
+  @PersonNameField()
   name: string;
 }
 
@@ -49,23 +41,9 @@ export class ChangePasswordDto {
   newPassword: string;
 }
 
-export class AuthUserDto {
-  @ApiProperty({ format: 'uuid' }) id: string;
-  @ApiProperty() email: string;
-  @ApiProperty() name: string;
-  @ApiProperty({ example: 'user' }) role: string;
-}
-
 export class AuthTokenResponseDto {
   @ApiProperty({ description: 'Bearer access token (JWT, HS256)' }) token: string;
-  @ApiProperty({ type: AuthUserDto }) user: AuthUserDto;
-}
-
-export class UserResponseDto extends AuthUserDto {
-  @ApiProperty({ format: 'uuid', nullable: true, type: String }) siteId: string | null;
-  @ApiProperty() isActive: boolean;
-  @ApiProperty({ format: 'date-time' }) createdAt: string;
-  @ApiProperty({ format: 'date-time' }) updatedAt: string;
+  @ApiProperty({ type: UserSummaryDto }) user: UserSummaryDto;
 }
 
 export class LogoutResponseDto {

@@ -1,6 +1,5 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiBearerAuth, ApiForbiddenResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
-import type { FormPermissionName } from '../../database/schema/form-permissions.table';
 
 /**
  * Every route declares who may call it. A route without a decision is refused at run time and
@@ -9,7 +8,6 @@ import type { FormPermissionName } from '../../database/schema/form-permissions.
 export const AUTH_DECISION = 'auth:decision';
 export const REQUIRED_ROLES = 'auth:roles';
 export const REQUIRED_PERMISSION = 'auth:permission';
-export const REQUIRED_FORM_PERMISSION = 'auth:form-permission';
 
 export type AuthDecision = 'public' | 'authenticated';
 
@@ -45,12 +43,4 @@ export const RequirePermission = (resource: string, action: string) =>
     guarded(),
     SetMetadata(REQUIRED_PERMISSION, { resource, action } satisfies RequiredPermission),
     ApiForbiddenResponse({ description: `Requires permission ${resource}:${action}` }),
-  );
-
-/** Only users holding the form-level permission on the configuration named by `:configId`. */
-export const FormPermission = (permission: FormPermissionName) =>
-  applyDecorators(
-    guarded(),
-    SetMetadata(REQUIRED_FORM_PERMISSION, permission),
-    ApiForbiddenResponse({ description: `Requires form permission ${permission}` }),
   );

@@ -1,7 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import { resolveLocale } from '../i18n/locale';
 import { Translator } from '../i18n/translator.service';
 import { AppError } from './app-error';
 import { isDatabaseUnavailable } from './database-unavailable';
@@ -72,7 +71,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
     const error = toAppError(exception);
-    const locale = resolveLocale(request, this.config.defaultLocale);
+    // Resolved once for the request in its onRequest hook.
+    const locale = request.locale ?? this.config.defaultLocale;
 
     const body: ErrorBody = {
       success: false,

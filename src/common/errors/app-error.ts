@@ -40,12 +40,4 @@ export class AppError extends Error {
     this.fieldResults = options.fieldResults;
     this.details = options.details;
   }
-
-  static notFound(code: ErrorCode = 'NOT_FOUND'): AppError {
-    return new AppError(code);
-  }
-
-  static forbidden(): AppError {
-    return new AppError('FORBIDDEN');
-  }
 }

@@ -1,9 +1,10 @@
-import { ApiHideProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { LocaleQueryDto } from './locale-query.dto';
 
 /** `page` and `limit` of the simple admin lists (users): 1-based, 1..500 per page. */
-export class PageQueryDto {
+export class PageQueryDto extends LocaleQueryDto {
   @ApiPropertyOptional({ default: 1, minimum: 1 })
   @IsOptional()
   @Type(() => Number)
@@ -18,10 +19,4 @@ export class PageQueryDto {
   @Min(1)
   @Max(500)
   limit?: number;
-
-  @ApiPropertyOptional({ enum: ['en', 'hu'] }) @IsOptional() @IsString() lang?: string;
-
-  /** jQuery's cache-buster (`cache: false`); accepted and ignored. */
-  @ApiHideProperty() @IsOptional() @IsString() _?: string;
-  @ApiPropertyOptional({ enum: ['en', 'hu'] }) @IsOptional() @IsString() locale?: string;
 }

@@ -13,7 +13,10 @@ function asLocale(value: unknown): Locale | undefined {
   return (SUPPORTED_LOCALES as readonly string[]).includes(base) ? (base as Locale) : undefined;
 }
 
-/** `?lang=`, then `?locale=`, then the best supported `Accept-Language` entry, then the default. */
+/**
+ * `?lang=`, then `?locale=`, then the best supported `Accept-Language` entry, then the default. The
+ * one place a locale is resolved: bootstrap's onRequest hook stores the answer on the request.
+ */
 export function resolveLocale(request: LocaleSource, fallback: Locale): Locale {
   const query = (request.query ?? {}) as Record<string, unknown>;
   const fromQuery = asLocale(query.lang) ?? asLocale(query.locale);
@@ -36,8 +39,4 @@ export function resolveLocale(request: LocaleSource, fallback: Locale): Locale {
     }
   }
   return fallback;
-}
-
-export function isSupportedLocale(value: unknown): value is Locale {
-  return asLocale(value) !== undefined && typeof value === 'string' && value.length === 2;
 }

@@ -1,14 +1,25 @@
 const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9_-]*$/;
-const FORBIDDEN = new Set(['__proto__', 'prototype', 'constructor']);
-export const MAX_PATH_DEPTH = 5;
+const FORBIDDEN_SEGMENTS = new Set(['__proto__', 'prototype', 'constructor']);
+
+/**
+ * The one whitelist of a path segment a user may name (filters, sorts, grid selectors, workflow
+ * templates): letters, digits, `_` and `-`, never a prototype property.
+ */
+export function isAllowedSegment(segment: string): boolean {
+  return SEGMENT.test(segment) && !FORBIDDEN_SEGMENTS.has(segment);
+}
 
 /**
  * Splits a user-supplied field path (`address.city`) into whitelisted segments, or returns null.
- * Only paths that pass reach SQL, and then only as bound parameters: this is the injection guard.
+ * Only paths that pass reach SQL, and then only as bound parameters or whitelisted literals: this is
+ * the injection guard.
  */
-export function parseFieldPath(path: string): string[] | null {
-  if (typeof path !== 'string' || path.length === 0 || path.length > 200) return null;
+export function parseFieldPath(
+  path: string,
+  limits: { maxSegments: number; maxLength: number } = { maxSegments: 5, maxLength: 200 },
+): string[] | null {
+  if (typeof path !== 'string' || path.length === 0 || path.length > limits.maxLength) return null;
   const segments = path.split('.');
-  if (segments.length > MAX_PATH_DEPTH) return null;
-  return segments.every((s) => SEGMENT.test(s) && !FORBIDDEN.has(s)) ? segments : null;
+  if (segments.length > limits.maxSegments) return null;
+  return segments.every(isAllowedSegment) ? segments : null;
 }

@@ -1,5 +1,6 @@
 import { and, or, sql, type SQL } from 'drizzle-orm';
-import type { GridFilter, GridOperator, Scalar } from './grid-load-options';
+import type { Scalar } from '../../common/validation/scalar';
+import type { GridFilter, GridOperator } from './grid-load-options';
 import { compileSelector, type Operand } from './grid-selector';
 import { instantOf, numberOf, textOf, typeOf } from './grid-sql';
 
@@ -7,7 +8,7 @@ const DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}
 const NUMERIC_TEXT = /^\s*-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*$/;
 
 /** The instant of a client date string (section 5), or null when it is not a real date. */
-export function clientInstant(value: string): Date | null {
+function clientInstant(value: string): Date | null {
   if (!DATE.test(value)) return null;
   const normalized =
     value.length === 10 ? `${value}T00:00:00Z` : /(Z|[+-]\d{2}:\d{2})$/.test(value) ? value : `${value}Z`;

@@ -1,13 +1,13 @@
 import { AppError } from '../../common/errors/app-error';
-
-export type Scalar = string | number | boolean | null;
+import { lastValue } from '../../common/http/query-value';
+import { isScalar, type Scalar } from '../../common/validation/scalar';
 
 export type GridFilter =
   | { kind: 'condition'; selector: string; operator: GridOperator; value: Scalar }
   | { kind: 'not'; inner: GridFilter }
   | { kind: 'group'; connector: 'and' | 'or'; members: GridFilter[] };
 
-export const GRID_OPERATORS = [
+const GRID_OPERATORS = [
   '=',
   '<>',
   '>',
@@ -26,16 +26,7 @@ export interface GridSort {
   desc: boolean;
 }
 
-export const DATE_INTERVALS = [
-  'year',
-  'quarter',
-  'month',
-  'day',
-  'dayOfWeek',
-  'hour',
-  'minute',
-  'second',
-] as const;
+const DATE_INTERVALS = ['year', 'quarter', 'month', 'day', 'dayOfWeek', 'hour', 'minute', 'second'] as const;
 export type DateInterval = (typeof DATE_INTERVALS)[number];
 
 export interface GridGroup {
@@ -45,7 +36,7 @@ export interface GridGroup {
   interval: { kind: 'number'; size: number } | { kind: 'date'; part: DateInterval } | null;
 }
 
-export const SUMMARY_TYPES = ['sum', 'min', 'max', 'avg', 'count'] as const;
+const SUMMARY_TYPES = ['sum', 'min', 'max', 'avg', 'count'] as const;
 export interface GridSummary {
   selector: string | null;
   summaryType: (typeof SUMMARY_TYPES)[number];
@@ -77,9 +68,8 @@ export function invalid(parameter: string, reason: string): AppError {
 }
 
 function rawValue(query: Record<string, unknown>, name: string): string | undefined {
-  const value = query[name];
-  const last: unknown = Array.isArray(value) ? value[value.length - 1] : value;
-  if (typeof last !== 'string') return undefined;
+  const last = lastValue(query[name]);
+  if (last === undefined) return undefined;
   // DevExtreme's own samples send "" for unset options; "undefined" and "null" mean the same.
   return last === '' || last === 'undefined' || last === 'null' ? undefined : last;
 }
@@ -114,10 +104,6 @@ function selectorOf(value: unknown, parameter: string): string {
   if (typeof value !== 'string' || value === '')
     throw invalid(parameter, 'a selector must be a non-empty string');
   return value;
-}
-
-function isScalar(value: unknown): value is Scalar {
-  return value === null || ['string', 'number', 'boolean'].includes(typeof value);
 }
 
 /** Parses one criterion of the filter grammar (section 6). */

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { and, or, sql, type SQL } from 'drizzle-orm';
 import { DATABASE, type Database } from '../../database/database.types';
+import { rowsOf } from '../../database/raw-rows';
 import type { RecordDto } from '../dto/record.dto';
 import { fromRawRecord, RAW_RECORD_COLUMNS, toRecordResponse } from '../record.mapper';
 import { compileGridFilter } from './grid-filter.compiler';
@@ -31,7 +32,6 @@ const SYSTEM_NAMES = new Set(['_id', 'createdAt', 'updatedAt', 'userId', 'config
 /** `age` and `data.age` name the same field (the alias of section 4). */
 const canonical = (selector: string) =>
   selector.includes('.') || SYSTEM_NAMES.has(selector) ? selector : `data.${selector}`;
-const rowsOf = (result: unknown): Row[] => (result as { rows: Row[] }).rows;
 const toNumber = (value: unknown): number | null =>
   value === null || value === undefined ? null : Number(value);
 const pathId = (keys: unknown[]) => JSON.stringify(keys);
@@ -69,9 +69,7 @@ export class GridQueryService {
   }
 
   private async count(where: SQL): Promise<number> {
-    return Number(
-      rowsOf(await this.db.execute(sql`select count(*) as n from data_records where ${where}`))[0].n,
-    );
+    return Number(rowsOf(await this.db.execute(countQuery(where)))[0].n);
   }
 
   private async records(
@@ -244,7 +242,7 @@ export function countQuery(where: SQL): SQL {
 }
 
 /** Full record order (section 7): group values, the sort entries not already used, createdAt, _id. */
-export function recordOrder(groups: GridGroup[], sort: GridSort[]): SQL[] {
+function recordOrder(groups: GridGroup[], sort: GridSort[]): SQL[] {
   const used = new Set(groups.map((group) => canonical(group.selector)));
   const keys = groups.flatMap((group) =>
     comparatorKeys(compileSelector(group.selector, 'group'), group.desc),
@@ -273,6 +271,6 @@ export function recordsQuery(
 }
 
 /** A record of the grid response: the same shape as the paging list returns. */
-export function toGridRecord(row: Row): RecordDto {
+function toGridRecord(row: Row): RecordDto {
   return toRecordResponse(fromRawRecord(row));
 }

@@ -1,8 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
+import { parseFieldPath } from '../../common/validation/field-path';
 import { invalid } from './grid-load-options';
-
-const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9_-]*$/;
-const FORBIDDEN = new Set(['__proto__', 'prototype', 'constructor']);
 
 /** Top-level fields of a record, as SQL producing their JSON value (and the instant for dates). */
 const SYSTEM_FIELDS: Record<string, { json: SQL; instant?: SQL }> = {
@@ -31,18 +29,13 @@ const NULL_OPERAND: Operand = { json: sql`null::jsonb` };
  * that is not a system field means `data.<name>`. A path that does not exist reads as null.
  */
 export function compileSelector(selector: string, parameter: string): Operand {
-  const segments = selector.split('.');
-  if (
-    selector.length > 300 ||
-    segments.length > 8 ||
-    !segments.every((s) => SEGMENT.test(s) && !FORBIDDEN.has(s))
-  ) {
-    throw invalid(parameter, `invalid selector "${selector.slice(0, 100)}"`);
-  }
+  const segments = parseFieldPath(selector, { maxSegments: 8, maxLength: 300 });
+  if (!segments) throw invalid(parameter, `invalid selector "${selector.slice(0, 100)}"`);
   if (segments.length === 1) {
     return SYSTEM_FIELDS[selector] ?? { json: sql`(data_records.data -> ${selector})` };
   }
   const [root, ...path] = segments;
+  // Segments are whitelisted (no comma, brace, quote or space), so the text[] literal needs no quoting.
   const literal = `{${path.join(',')}}`;
   if (root === 'data') return { json: sql`(data_records.data #> ${literal}::text[])` };
   if (root === 'computedResults') return { json: sql`(data_records.computed_results #> ${literal}::text[])` };

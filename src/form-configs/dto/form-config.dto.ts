@@ -1,4 +1,5 @@
-import { ApiHideProperty, ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
+import { LocaleQueryDto } from '../../common/http/locale-query.dto';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -20,7 +21,7 @@ import {
   IsDefined,
 } from 'class-validator';
 
-export const CONFIG_TYPES = ['grid', 'tree', 'form'] as const;
+const CONFIG_TYPES = ['grid', 'tree', 'form'] as const;
 export type ConfigType = (typeof CONFIG_TYPES)[number];
 const FIELD_NAME = /^[A-Za-z0-9_][A-Za-z0-9_-]*(\.[A-Za-z0-9_][A-Za-z0-9_-]*)*$/;
 
@@ -151,7 +152,7 @@ export class CreateConfigDto {
 /** A PUT replaces the fields it names; omitted fields keep their value. */
 export class UpdateConfigDto extends PartialType(CreateConfigDto) {}
 
-export class ListConfigsQueryDto {
+export class ListConfigsQueryDto extends LocaleQueryDto {
   @ApiPropertyOptional({ enum: CONFIG_TYPES }) @IsOptional() @IsIn(CONFIG_TYPES) type?: ConfigType;
 
   @ApiPropertyOptional({
@@ -162,18 +163,6 @@ export class ListConfigsQueryDto {
   @IsString()
   @MaxLength(1000)
   tags?: string;
-
-  @ApiPropertyOptional({ description: 'Message language', enum: ['en', 'hu'] })
-  @IsOptional()
-  @IsString()
-  lang?: string;
-  @ApiPropertyOptional({ description: 'Message language', enum: ['en', 'hu'] })
-  @IsOptional()
-  @IsString()
-  locale?: string;
-
-  /** jQuery's cache-buster (`cache: false`); accepted and ignored. */
-  @ApiHideProperty() @IsOptional() @IsString() _?: string;
 }
 
 export class ConfigSummaryDto {

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsObject, IsOptional } from 'class-validator';
-import { FORM_PERMISSIONS } from '../../database/schema/form-permissions.table';
+import { FORM_PERMISSIONS } from '../form-permission-names';
 
 const EXAMPLE_ROLES = {
   user: ['viewForm', 'createResults', 'viewOwnResults'],

@@ -1,13 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsObject, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-
-const ROLE_NAME = /^[a-z][a-z0-9_-]{1,49}$/;
+import { IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ROLE_NAME, RoleNameField } from './role-name.field';
 const PERMISSIONS_EXAMPLE = { configs: ['read'], data: ['read', 'create', 'export'], stats: ['read'] };
 
 export class CreateRoleDto {
   @ApiProperty({ example: 'auditor', pattern: ROLE_NAME.source })
-  @IsString()
-  @Matches(ROLE_NAME)
+  @RoleNameField()
   name: string;
   @ApiPropertyOptional({ example: 'Reads every submission' })
   @IsOptional()
@@ -29,8 +27,7 @@ export class UpdateRoleDto {
     description: 'Renaming is refused for system roles and roles in use',
   })
   @IsOptional()
-  @IsString()
-  @Matches(ROLE_NAME)
+  @RoleNameField()
   name?: string;
 
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(500) description?: string;

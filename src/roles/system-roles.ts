@@ -1,4 +1,4 @@
-import type { PermissionMap } from './schema/roles.table';
+import type { PermissionMap } from '../database/schema';
 
 /** The roles seeded at start-up; they cannot be deleted. `*` grants every resource or action. */
 export const SYSTEM_ROLES: { name: string; description: string; permissions: PermissionMap }[] = [

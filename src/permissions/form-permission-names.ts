@@ -1,0 +1,13 @@
+/** The form-level permissions a role or a user may hold on a configuration (DESIGN.md section 5). */
+export const FORM_PERMISSIONS = [
+  'viewForm',
+  'createResults',
+  'viewOwnResults',
+  'viewAllResults',
+  'editOwnResults',
+  'deleteOwnResults',
+  'exportResults',
+  'viewStats',
+  'executeWorkflows',
+] as const;
+export type FormPermissionName = (typeof FORM_PERMISSIONS)[number];
