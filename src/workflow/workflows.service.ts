@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { requireUser } from '../auth/auth.service';
-import type { RequestContext } from '../common/context/request-context';
+import { requireUser, type RequestContext } from '../common/context/request-context';
 import { siteScopeOf } from '../common/context/site-scope';
 import { AppError } from '../common/errors/app-error';
-import { SitesRepository } from '../sites/sites.repository';
+import { SitesService } from '../sites/sites.service';
 import type { WorkflowListDto, WorkflowResponseDto } from './dto/workflow-response.dto';
 import type {
   CreateWorkflowDto,
@@ -23,7 +22,7 @@ export class WorkflowsService {
   constructor(
     private readonly workflows: WorkflowsRepository,
     private readonly definitions: WorkflowDefinitionValidator,
-    private readonly sites: SitesRepository,
+    private readonly sites: SitesService,
   ) {}
 
   async list(ctx: RequestContext, query: ListWorkflowsQueryDto): Promise<WorkflowListDto> {
@@ -117,12 +116,7 @@ export class WorkflowsService {
   }
 
   private async assertSiteUsable(siteId: string | null | undefined): Promise<void> {
-    if (siteId && !(await this.sites.isActive(siteId))) {
-      throw new AppError('VALIDATION_FAILED', {
-        validationErrors: [
-          { field: 'siteId', rule: 'exists', message: 'siteId does not name an active site' },
-        ],
-      });
-    }
+    const problem = await this.sites.siteIdProblem(siteId);
+    if (problem) throw new AppError('VALIDATION_FAILED', { validationErrors: [problem] });
   }
 }

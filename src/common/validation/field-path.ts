@@ -1,9 +1,13 @@
 const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9_-]*$/;
-const FORBIDDEN_SEGMENTS = new Set(['__proto__', 'prototype', 'constructor']);
+/** Everything Object.prototype owns (`__proto__`, `constructor`, `toString`, ...) and `prototype`. */
+const FORBIDDEN_SEGMENTS: ReadonlySet<string> = new Set([
+  ...Object.getOwnPropertyNames(Object.prototype),
+  'prototype',
+]);
 
 /**
- * The one whitelist of a path segment a user may name (filters, sorts, grid selectors, workflow
- * templates): letters, digits, `_` and `-`, never a prototype property.
+ * The one whitelist of a path segment a user may name (filters, sorts, grid selectors, JSONLogic
+ * paths, workflow templates and mappings): letters, digits, `_` and `-`, never a prototype property.
  */
 export function isAllowedSegment(segment: string): boolean {
   return SEGMENT.test(segment) && !FORBIDDEN_SEGMENTS.has(segment);

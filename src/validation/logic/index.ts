@@ -1,4 +1,4 @@
 export { logicProblem } from './logic-checker';
 export { evaluateLogic, LogicBudget, LogicEvaluationFailed, LogicLimitExceeded } from './logic-evaluator';
 export { LOGIC_LIMITS } from './logic-limits';
-export { isSafePathSegment, dottedPathProblem } from './logic-paths';
+export { dottedPathProblem } from './logic-paths';

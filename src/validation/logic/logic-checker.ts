@@ -1,6 +1,7 @@
 import { LOGIC_LIMITS } from './logic-limits';
 import { isAllowedOperator } from './logic-operators';
-import { dottedPathProblem, isSafePathSegment } from './logic-paths';
+import { isAllowedSegment } from '../../common/validation/field-path';
+import { dottedPathProblem } from './logic-paths';
 
 interface Pending {
   node: unknown;
@@ -109,7 +110,7 @@ function segmentListProblem(list: unknown[], where: string): string | null {
     if (typeof segment === 'number') continue;
     if (i === 0 && Array.isArray(segment) && segment.length === 1 && Number.isInteger(segment[0])) continue;
     if (typeof segment !== 'string') return `${where}: path segments must be literal strings`;
-    if (segment !== '' && !isSafePathSegment(segment))
+    if (segment !== '' && !isAllowedSegment(segment))
       return `${where}: the path segment "${segment.slice(0, 100)}" is not allowed`;
   }
   return null;

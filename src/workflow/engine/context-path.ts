@@ -1,4 +1,4 @@
-import { isSafePathSegment } from '../../validation/logic';
+import { isAllowedSegment } from '../../common/validation/field-path';
 
 /** The roots a template or condition may read (DESIGN.md section 6). */
 export const SCOPE_ROOTS = [
@@ -24,7 +24,7 @@ export function parseContextPath(path: string): { segments: string[] } | { probl
   if (!ROOTS.has(segments[0]))
     return { problem: `"${path.slice(0, 100)}" must start with one of ${SCOPE_ROOTS.join(', ')}` };
   if (segments.length > MAX_SEGMENTS) return { problem: `"${path.slice(0, 100)}" is too deep` };
-  if (!segments.every(isSafePathSegment))
+  if (!segments.every(isAllowedSegment))
     return { problem: `the path "${path.slice(0, 100)}" is not allowed` };
   return { segments };
 }

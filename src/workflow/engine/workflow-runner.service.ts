@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
-import { requireUser } from '../../auth/auth.service';
-import type { RequestContext } from '../../common/context/request-context';
+import { requireUser, type RequestContext } from '../../common/context/request-context';
 import type { AppError } from '../../common/errors/app-error';
 import { Translator } from '../../common/i18n/translator.service';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';

@@ -1,4 +1,4 @@
-import { isSafePathSegment } from '../../../validation/logic';
+import { isAllowedSegment } from '../../../common/validation/field-path';
 import { readSegments } from '../../engine/context-path';
 import { readSourceObject } from '../source-path';
 import { StepError } from '../step-error';
@@ -22,7 +22,7 @@ export class TransformStep implements WorkflowStepHandler<TransformStepConfig, R
     const result: Record<string, unknown> = {};
     for (const [target, from] of Object.entries(config.mapping)) {
       const segments = typeof from === 'string' ? from.split('.') : [];
-      if (!isSafePathSegment(target) || segments.length === 0 || !segments.every(isSafePathSegment))
+      if (!isAllowedSegment(target) || segments.length === 0 || !segments.every(isAllowedSegment))
         throw new StepError(`the mapping "${target.slice(0, 100)}" is not allowed`, {
           code: 'INVALID_MAPPING',
         });
