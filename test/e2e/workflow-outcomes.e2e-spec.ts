@@ -15,7 +15,7 @@ describe('workflow run outcomes: conditions, onError, rollback, held mail and fa
   let configId: string;
   let strictId: string;
   beforeAll(async () => {
-    smtp = await startSmtpTestServer();
+    smtp = await startSmtpTestServer({ rejectRecipients: ['bounce@example.com'] });
     t = await createTestApp({
       env: { SMTP_URL: smtp.url, ADMIN_NOTIFY_EMAIL: ADMIN_NOTIFY, MAIL_FROM: 'forms@example.com' },
     });
@@ -60,6 +60,8 @@ describe('workflow run outcomes: conditions, onError, rollback, held mail and fa
       { ...shape, name: 'vipOnly', condition: 'input.vip' },
       { ...shape, name: 'notVip', condition: '!input.vip' },
       { ...shape, name: 'kindIsB2b', condition: 'input.kind.equals.b2b' },
+      { ...shape, name: 'kindNotB2b', condition: 'input.kind.notEquals.b2b' },
+      { ...shape, name: 'logicBig', condition: { '>': [{ var: 'input.qty' }, 10] } },
       { ...shape, name: 'savedYet', condition: 'savedData.exists' },
       save,
       { ...shape, name: 'afterSave', condition: 'savedData.exists' },
@@ -71,12 +73,14 @@ describe('workflow run outcomes: conditions, onError, rollback, held mail and fa
       ['vipOnly', 'skipped'],
       ['notVip', 'success'],
       ['kindIsB2b', 'skipped'],
+      ['kindNotB2b', 'success'],
+      ['logicBig', 'skipped'],
       ['savedYet', 'skipped'],
       ['store', 'success'],
       ['afterSave', 'success'],
     ]);
     expect(body.steps[0]).toMatchObject({ result: null, attempts: 0 });
-    expect(Object.keys(body.results).sort()).toEqual(['afterSave', 'notVip', 'store']);
+    expect(Object.keys(body.results).sort()).toEqual(['afterSave', 'kindNotB2b', 'notVip', 'store']);
   });
 
   it('onError stop: the remaining steps do not run, success false, run status failed; held mail still goes out', async () => {
@@ -226,5 +230,26 @@ describe('workflow run outcomes: conditions, onError, rollback, held mail and fa
     });
     expect((await run(t, user.token, fine, configId, ORDER)).success).toBe(true);
     expect(smtp.messages).toHaveLength(1);
+  });
+
+  it('a message the mail server refuses fails the notify step and the run (MAIL_DELIVERY_FAILED)', async () => {
+    const id = await createSteps(t, admin, [
+      save,
+      { ...notify, config: { email: { to: 'bounce@example.com', subject: 'Order' } } },
+    ]);
+    const body = await run(t, user.token, id, configId, ORDER);
+    expect(body).toMatchObject({
+      success: false,
+      status: 'failed',
+      steps: [
+        { name: 'store', status: 'success' },
+        { name: 'mail', status: 'failed', error: { code: 'MAIL_DELIVERY_FAILED' } },
+      ],
+    });
+    expect(smtp.messages).toHaveLength(0);
+    expect(await runOf(body.runId)).toMatchObject({
+      status: 'failed',
+      steps: [{ status: 'success' }, { status: 'failed', error: { code: 'MAIL_DELIVERY_FAILED' } }],
+    });
   });
 });

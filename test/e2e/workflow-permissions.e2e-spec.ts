@@ -154,6 +154,20 @@ describe('workflow execution permissions: who may run, and steps hold the caller
     expect((await run(t, other.token, id, limited, ORDER)).success).toBe(true);
   });
 
+  it('concurrent runs cannot pass a save limit of 1 together', async () => {
+    const limited = await createConfig(t, admin, {
+      preferences: { saveLimit: 1, allowEdit: false, allowDelete: true, storeComputedResults: true },
+    });
+    const id = await createSteps(t, admin, SAVE);
+    const bodies = await Promise.all(
+      [1, 2, 3, 4].map((qty) => run(t, user.token, id, limited, { ...ORDER, qty })),
+    );
+    expect(bodies.filter((b) => b.success)).toHaveLength(1);
+    for (const failed of bodies.filter((b) => !b.success))
+      expect(failed.steps[0].error.code).toBe('DATA_SAVE_LIMIT_REACHED');
+    expect((await activeRecords(t, admin, limited)).total).toBe(1);
+  });
+
   it('a save step writes the record as the caller: owner and computed results as POST /api/data would', async () => {
     const id = await createSteps(t, admin, SAVE);
     const body = await run(t, user.token, id, configId, ORDER);

@@ -192,4 +192,40 @@ describe('workflow retries: backoff timing through an injected clock, against a 
     expect(server.requests).toHaveLength(2);
     expect(clock.delays).toEqual([1000]);
   });
+
+  it('a call that times out is retried (TIMEOUT); an answer over maxResponseBytes is not', async () => {
+    // Never answers: the step's own 100 ms timeout ends each attempt.
+    server.handle(() => undefined);
+    const slow = await createSteps(
+      t,
+      admin,
+      [{ name: 'slow', type: 'api', config: { url: server.url('/slow'), timeoutMs: 100 } }],
+      retrying({ maxAttempts: 2, backoff: 'fixed' }),
+    );
+    const timedOut = await run(t, user.token, slow, configId, ORDER);
+    expect(timedOut.steps[0]).toMatchObject({ status: 'failed', attempts: 2, error: { code: 'TIMEOUT' } });
+    expect(server.requests).toHaveLength(2);
+    expect(clock.delays).toEqual([1000]);
+
+    server.reset();
+    clock.delays.length = 0;
+    server.handle((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('x'.repeat(1000));
+    });
+    const big = await createSteps(
+      t,
+      admin,
+      [{ name: 'big', type: 'api', config: { url: server.url('/big'), maxResponseBytes: 100 } }],
+      retrying({ maxAttempts: 3 }),
+    );
+    const tooLarge = await run(t, user.token, big, configId, ORDER);
+    expect(tooLarge.steps[0]).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      error: { code: 'RESPONSE_TOO_LARGE', details: { maxResponseBytes: 100 } },
+    });
+    expect(server.requests).toHaveLength(1);
+    expect(clock.delays).toEqual([]);
+  });
 });
