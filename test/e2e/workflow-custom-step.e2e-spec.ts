@@ -1,9 +1,9 @@
 import { createConfig } from '../factories/config.factory';
 import { adminToken, createUser, type TestUser } from '../factories/user.factory';
-import type { TestApp } from '../utils/test-app';
+import { createTestApp, type TestApp } from '../utils/test-app';
 import { EchoStepModule, ShadowSaveStepModule } from '../utils/workflow-echo-step';
 import { createSteps, postWorkflow, run, workflowBody } from '../utils/workflow-api';
-import { bootError, createTestAppWithModules } from '../utils/workflow-test-app';
+import { bootError } from '../utils/workflow-test-app';
 
 describe('a custom step type registered from a module of its own', () => {
   let t: TestApp;
@@ -11,7 +11,7 @@ describe('a custom step type registered from a module of its own', () => {
   let user: TestUser;
   let configId: string;
   beforeAll(async () => {
-    t = await createTestAppWithModules([EchoStepModule]);
+    t = await createTestApp({ modules: [EchoStepModule] });
   });
   afterAll(() => t.close());
   beforeEach(async () => {
