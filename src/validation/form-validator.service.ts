@@ -49,12 +49,12 @@ export class FormValidator {
     (definition.validationRules ?? []).forEach((rule, index) => {
       const problem = logicProblem(rule.rule, `validationRules[${index}].rule`);
       if (problem)
-        problems.push({ field: `validationRules.${index}.rule`, rule: 'jsonLogic', message: problem });
+        problems.push({ field: `validationRules[${index}].rule`, rule: 'jsonLogic', message: problem });
     });
     (definition.computedRules ?? []).forEach((rule, index) => {
       const problem = logicProblem(rule.expression, `computedRules[${index}].expression`);
       if (problem)
-        problems.push({ field: `computedRules.${index}.expression`, rule: 'jsonLogic', message: problem });
+        problems.push({ field: `computedRules[${index}].expression`, rule: 'jsonLogic', message: problem });
     });
     if (problems.length > 0) throw new AppError('VALIDATION_FAILED', { validationErrors: problems });
   }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { requireUser, type RequestContext } from '../common/context/request-context';
+import { requireUser, type AuthUser, type RequestContext } from '../common/context/request-context';
 import { siteScopeOf } from '../common/context/site-scope';
 import { AppError } from '../common/errors/app-error';
 import { SitesService } from '../sites/sites.service';
@@ -41,8 +41,11 @@ export class WorkflowsService {
     return { data: rows.map(toWorkflowResponse), totalCount: total };
   }
 
+  /** A workflow the caller may not run is a 404 here, as it is absent from their list. */
   async get(ctx: RequestContext, workflowId: string): Promise<WorkflowResponseDto> {
-    return toWorkflowResponse(await this.requireRunnable(ctx, workflowId));
+    const row = await this.requireVisible(ctx, workflowId);
+    if (!this.mayRun(requireUser(ctx), row)) throw new AppError('WORKFLOW_NOT_FOUND');
+    return toWorkflowResponse(row);
   }
 
   async create(ctx: RequestContext, body: CreateWorkflowDto): Promise<WorkflowResponseDto> {
@@ -107,12 +110,15 @@ export class WorkflowsService {
    * `permissions.roles` or their id in `permissions.users` (else 403; empty lists mean admins only).
    */
   async requireRunnable(ctx: RequestContext, workflowId: string): Promise<WorkflowRow> {
-    const user = requireUser(ctx);
     const row = await this.requireVisible(ctx, workflowId);
-    if (user.role === 'admin') return row;
-    const { roles = [], users = [] } = row.permissions;
-    if (!roles.includes(user.role) && !users.includes(user.userId)) throw new AppError('FORBIDDEN');
+    if (!this.mayRun(requireUser(ctx), row)) throw new AppError('FORBIDDEN');
     return row;
+  }
+
+  private mayRun(user: AuthUser, row: WorkflowRow): boolean {
+    if (user.role === 'admin') return true;
+    const { roles = [], users = [] } = row.permissions;
+    return roles.includes(user.role) || users.includes(user.userId);
   }
 
   private async assertSiteUsable(siteId: string | null | undefined): Promise<void> {

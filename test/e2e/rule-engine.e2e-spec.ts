@@ -57,7 +57,10 @@ describe('rule engine hardening', () => {
     expect(error).toBeInstanceOf(AppError);
     expect(error.code).toBe('VALIDATION_FAILED');
     expect(error.status).toBe(422);
-    expect(error.validationErrors?.[0]).toMatchObject({ field: 'validationRules.0.rule', rule: 'jsonLogic' });
+    expect(error.validationErrors?.[0]).toMatchObject({
+      field: 'validationRules[0].rule',
+      rule: 'jsonLogic',
+    });
     const list = await t.request({ method: 'GET', url: '/api/configs', token: admin });
     expect(list.json().totalCount).toBe(0);
   });

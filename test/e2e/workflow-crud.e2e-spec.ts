@@ -174,8 +174,9 @@ describe('workflow definitions: CRUD, access, validation and tenants', () => {
       ).toBe(200);
     }
     const hidden = await t.request({ method: 'GET', url: `/api/workflow/${adminsOnly}`, token: user.token });
-    expect(hidden.statusCode).toBe(403);
-    expect(hidden.json()).toMatchObject({ success: false, code: 'FORBIDDEN' });
+    // Like the list, a single read does not reveal a workflow the caller may not run.
+    expect(hidden.statusCode).toBe(404);
+    expect(hidden.json()).toMatchObject({ success: false, code: 'WORKFLOW_NOT_FOUND' });
   });
 
   it('a user may not create, update or delete workflows (403); without a token every route is 401', async () => {

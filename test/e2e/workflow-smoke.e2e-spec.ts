@@ -137,4 +137,76 @@ describe('workflow smoke', () => {
     const readme = readFileSync(join(__dirname, '../../README.md'), 'utf8');
     for (const type of types) expect(readme).toContain(`\`${type}\``);
   });
+
+  it('names the step in every 422: DTO fields and step configs alike use config.steps[i]', async () => {
+    const response = await t.request({
+      method: 'POST',
+      url: '/api/workflow',
+      token: admin,
+      payload: {
+        name: 'Bad',
+        type: 'custom',
+        config: {
+          steps: [
+            { name: 'a', type: 'transform', onError: 'explode', config: { mapping: { ok: 'name' } } },
+            { name: 'b', type: 'transform', config: { mapping: { leak: '__proto__' } } },
+          ],
+        },
+      },
+    });
+    expect(response.statusCode).toBe(422);
+    expect(response.json().validationErrors).toEqual([
+      expect.objectContaining({ field: 'config.steps[0].onError', rule: 'isIn' }),
+    ]);
+    const mapping = await t.request({
+      method: 'POST',
+      url: '/api/workflow',
+      token: admin,
+      payload: {
+        name: 'Bad',
+        type: 'custom',
+        config: { steps: [{ name: 'b', type: 'transform', config: { mapping: { leak: 'a.constructor' } } }] },
+      },
+    });
+    expect(mapping.statusCode).toBe(422);
+    expect(mapping.json().validationErrors).toEqual([
+      expect.objectContaining({ field: 'config.steps[0].config.mapping', rule: 'mapping' }),
+    ]);
+  });
+
+  it('a rolled-back run answers data null and leaves no active record', async () => {
+    const configId = await createConfig(t, admin);
+    const created = await t.request({
+      method: 'POST',
+      url: '/api/workflow',
+      token: admin,
+      payload: {
+        name: 'Undo',
+        type: 'save',
+        config: {
+          steps: [
+            { name: 'store', type: 'save' },
+            { name: 'boom', type: 'validate', onError: 'rollback', config: { source: 'results.store' } },
+          ],
+        },
+      },
+    });
+    const run = await t.request({
+      method: 'POST',
+      url: `/api/workflow/${created.json().id}/execute`,
+      token: admin,
+      payload: { configId, data: { name: 'Ann', qty: 2 } },
+    });
+    expect(run.json()).toMatchObject({
+      success: false,
+      status: 'rolled_back',
+      data: null,
+      steps: [
+        { name: 'store', status: 'compensated' },
+        { name: 'boom', status: 'failed', error: { code: 'DATA_VALIDATION_FAILED' } },
+      ],
+    });
+    const list = await t.request({ method: 'GET', url: `/api/data/${configId}`, token: admin });
+    expect(list.json().total).toBe(0);
+  });
 });

@@ -4,7 +4,12 @@ import { AppError, type FieldError } from '../errors/app-error';
 /** class-validator errors as field errors (`address.city`). */
 export function flattenValidationErrors(errors: ValidationError[], prefix = ''): FieldError[] {
   return errors.flatMap((error) => {
-    const field = prefix ? `${prefix}.${error.property}` : error.property;
+    // Array items as `steps[2]`, properties as `address.city` (DESIGN.md: `config.steps[2].config.url`).
+    const field = /^\d+$/.test(error.property)
+      ? `${prefix}[${error.property}]`
+      : prefix
+        ? `${prefix}.${error.property}`
+        : error.property;
     const own = Object.entries(error.constraints ?? {}).map(([rule, message]) => ({ field, rule, message }));
     return [...own, ...flattenValidationErrors(error.children ?? [], field)];
   });

@@ -29,6 +29,7 @@ interface CompletedStep {
   registered: RegisteredStep;
   config: object;
   result: unknown;
+  provided: StepOutcome['provides'];
   context: StepContext;
 }
 
@@ -129,6 +130,7 @@ export class WorkflowRunner {
           registered: registered!,
           config: outcome.config,
           result: outcome.result.result,
+          provided: outcome.result.provides,
           context,
         });
         continue;
@@ -234,6 +236,10 @@ export class WorkflowRunner {
           const outcome = await done.registered.handler.compensate(done.context, done.config, done.result);
           log.status = outcome.status;
           log.compensation = outcome.detail ?? null;
+          // What an undone step produced (the saved record) is no longer the run's outcome.
+          if (outcome.status === 'compensated')
+            for (const key of Object.keys(done.provided ?? {}))
+              delete (state.scope as unknown as Record<string, unknown>)[key];
         } catch (error) {
           const failure = toStepFailure(error, (appError) => this.translateError(appError, done.context.ctx));
           log.status = 'not_compensable';
