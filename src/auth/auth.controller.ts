@@ -34,7 +34,7 @@ export class AuthController {
   @ApiOperation({ summary: 'Register a new user (role user; belongs to the site of the request host)' })
   @ApiCreatedResponse({ type: AuthTokenResponseDto })
   @ApiConflictResponse({ description: 'The e-mail is already registered' })
-  register(@Ctx() ctx: RequestContext, @Body() body: RegisterDto) {
+  register(@Ctx() ctx: RequestContext, @Body() body: RegisterDto): Promise<AuthTokenResponseDto> {
     return this.auth.register(ctx, body);
   }
 
@@ -43,7 +43,7 @@ export class AuthController {
   @Public()
   @ApiOperation({ summary: 'Exchange e-mail and password for an access token' })
   @ApiOkResponse({ type: AuthTokenResponseDto })
-  login(@Ctx() ctx: RequestContext, @Body() body: LoginDto) {
+  login(@Ctx() ctx: RequestContext, @Body() body: LoginDto): Promise<AuthTokenResponseDto> {
     return this.auth.login(ctx, body);
   }
 
@@ -51,7 +51,7 @@ export class AuthController {
   @Authenticated()
   @ApiOperation({ summary: 'The logged-in user' })
   @ApiOkResponse({ type: UserResponseDto })
-  me(@Ctx() ctx: RequestContext) {
+  me(@Ctx() ctx: RequestContext): Promise<UserResponseDto> {
     return this.auth.me(ctx);
   }
 
@@ -60,7 +60,7 @@ export class AuthController {
   @Authenticated()
   @ApiOperation({ summary: 'Put the presented token on the blacklist until it expires' })
   @ApiOkResponse({ type: LogoutResponseDto })
-  logout(@Ctx() ctx: RequestContext, @Req() request: FastifyRequest) {
+  logout(@Ctx() ctx: RequestContext, @Req() request: FastifyRequest): Promise<LogoutResponseDto> {
     if (!request.tokenClaims) throw new AppError('UNAUTHORIZED');
     return this.auth.logout(ctx, request.tokenClaims);
   }
@@ -72,7 +72,7 @@ export class AuthController {
     summary: 'Change the password; every earlier token stops working and a fresh one is returned',
   })
   @ApiOkResponse({ type: AuthTokenResponseDto })
-  changePassword(@Ctx() ctx: RequestContext, @Body() body: ChangePasswordDto) {
+  changePassword(@Ctx() ctx: RequestContext, @Body() body: ChangePasswordDto): Promise<AuthTokenResponseDto> {
     return this.auth.changePassword(ctx, body);
   }
 }

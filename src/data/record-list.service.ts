@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '../common/context/request-context';
 import { FormAccessService } from '../permissions/form-access.service';
-import type { RecordPageDto } from './dto/record.dto';
+import type { GridPageDto, RecordPageDto } from './dto/record.dto';
 import { parseGridLoadOptions } from './grid/grid-load-options';
-import { GridQueryService, type GridResponse } from './grid/grid-query.service';
+import { GridQueryService } from './grid/grid-query.service';
 import { isGridRequest } from './grid/grid-request';
 import { recordScope, scopeCondition } from './record-selection';
 import { RecordsService } from './records.service';
@@ -21,7 +21,7 @@ export class RecordListService {
     ctx: RequestContext,
     configId: string,
     query: Record<string, unknown>,
-  ): Promise<RecordPageDto | GridResponse> {
+  ): Promise<RecordPageDto | GridPageDto> {
     if (!isGridRequest(query)) return this.records.list(ctx, configId, query);
     const access = await this.access.require(ctx, configId, 'viewOwnResults');
     const options = parseGridLoadOptions(query);

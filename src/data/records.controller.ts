@@ -14,14 +14,14 @@ import {
 import { FormPermission } from '../permissions/form-permission.decorator';
 import { Ctx } from '../common/context/ctx.decorator';
 import type { RequestContext } from '../common/context/request-context';
-import { RecordDto, RecordPageDto, SavedRecordDto } from './dto/record.dto';
+import { GridGroupDto, GridPageDto, RecordDto, RecordPageDto, SavedRecordDto } from './dto/record.dto';
 import { RecordListService } from './record-list.service';
 import { RecordsService } from './records.service';
 
 const SUBMISSION_EXAMPLE = { name: 'Jane Doe', email: 'jane@example.com', qty: 3, price: 9.5 };
 
 @ApiTags('data')
-@ApiExtraModels(RecordPageDto)
+@ApiExtraModels(RecordPageDto, GridPageDto, GridGroupDto, RecordDto)
 @Controller('api/data')
 export class RecordsController {
   constructor(
@@ -57,13 +57,13 @@ export class RecordsController {
     example: '[{"selector":"data.qty","summaryType":"sum"}]',
   })
   @ApiOkResponse({
-    schema: { oneOf: [{ $ref: getSchemaPath(RecordPageDto) }, { type: 'object', description: 'grid form' }] },
+    schema: { oneOf: [{ $ref: getSchemaPath(RecordPageDto) }, { $ref: getSchemaPath(GridPageDto) }] },
   })
   list(
     @Ctx() ctx: RequestContext,
     @Param('configId') configId: string,
     @Query() query: Record<string, unknown>,
-  ) {
+  ): Promise<RecordPageDto | GridPageDto> {
     return this.lists.list(ctx, configId, query);
   }
 
@@ -72,7 +72,11 @@ export class RecordsController {
   @ApiOperation({ summary: 'One active record (with its workflow log)' })
   @ApiOkResponse({ type: RecordDto })
   @ApiNotFoundResponse({ description: 'No such active record visible to the caller' })
-  get(@Ctx() ctx: RequestContext, @Param('configId') configId: string, @Param('dataId') dataId: string) {
+  get(
+    @Ctx() ctx: RequestContext,
+    @Param('configId') configId: string,
+    @Param('dataId') dataId: string,
+  ): Promise<RecordDto> {
     return this.records.get(ctx, configId, dataId);
   }
 
@@ -92,7 +96,11 @@ export class RecordsController {
   @ApiBadRequestResponse({
     description: 'DATA_VALIDATION_FAILED with validationErrors, or DATA_SAVE_LIMIT_REACHED',
   })
-  create(@Ctx() ctx: RequestContext, @Param('configId') configId: string, @Body() body: unknown) {
+  create(
+    @Ctx() ctx: RequestContext,
+    @Param('configId') configId: string,
+    @Body() body: unknown,
+  ): Promise<SavedRecordDto> {
     return this.records.create(ctx, configId, body);
   }
 
@@ -108,7 +116,7 @@ export class RecordsController {
     @Param('configId') configId: string,
     @Param('dataId') dataId: string,
     @Body() body: unknown,
-  ) {
+  ): Promise<SavedRecordDto> {
     return this.records.update(ctx, configId, dataId, body);
   }
 
@@ -119,7 +127,11 @@ export class RecordsController {
     summary: 'Soft-delete a record (owner when the form allows deletion, or admin); returns it',
   })
   @ApiOkResponse({ type: RecordDto })
-  remove(@Ctx() ctx: RequestContext, @Param('configId') configId: string, @Param('dataId') dataId: string) {
+  remove(
+    @Ctx() ctx: RequestContext,
+    @Param('configId') configId: string,
+    @Param('dataId') dataId: string,
+  ): Promise<RecordDto> {
     return this.records.remove(ctx, configId, dataId);
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppCache, CACHE_TTL } from '../common/cache/app-cache.service';
-import type { ConfigResponse } from './form-config.mapper';
+import type { ConfigResponseDto } from './dto/form-config.dto';
 import type { ConfigRow } from './form-configs.repository';
 
 /**
@@ -15,8 +15,8 @@ export class FormConfigCache {
   async getOrLoad(
     configId: string,
     userId: string,
-    load: () => Promise<ConfigResponse>,
-  ): Promise<ConfigResponse> {
+    load: () => Promise<ConfigResponseDto>,
+  ): Promise<ConfigResponseDto> {
     if (!this.cache.enabled) return load();
     const generation = await this.generation(configId);
     const entry = await this.cache.getOrLoad(`config:${configId}:${userId}`, CACHE_TTL.config, async () => ({

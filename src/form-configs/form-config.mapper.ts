@@ -1,10 +1,12 @@
+import type { ConfigResponseDto, ConfigSummaryDto } from './dto/form-config.dto';
 import type { ConfigRow } from './form-configs.repository';
 
-export function toConfigSummary(row: Pick<ConfigRow, 'id' | 'title' | 'type' | 'tags'>) {
+export function toConfigSummary(row: Pick<ConfigRow, 'id' | 'title' | 'type' | 'tags'>): ConfigSummaryDto {
   return { id: row.id, title: row.title, type: row.type, tags: row.tags };
 }
 
-export function toConfigResponse(row: ConfigRow) {
+/** A configuration as the API returns it; typed as its DTO so the OpenAPI document cannot drift. */
+export function toConfigResponse(row: ConfigRow): ConfigResponseDto {
   return {
     id: row.id,
     title: row.title,
@@ -22,4 +24,3 @@ export function toConfigResponse(row: ConfigRow) {
     updatedAt: row.updatedAt.toISOString(),
   };
 }
-export type ConfigResponse = ReturnType<typeof toConfigResponse>;

@@ -29,7 +29,7 @@ export class FormConfigsController {
   @Authenticated()
   @ApiOperation({ summary: 'List active configurations visible on this site, filtered by type and tags' })
   @ApiOkResponse({ type: ConfigListDto })
-  list(@Ctx() ctx: RequestContext, @Query() query: ListConfigsQueryDto) {
+  list(@Ctx() ctx: RequestContext, @Query() query: ListConfigsQueryDto): Promise<ConfigListDto> {
     return this.configs.list(ctx, query);
   }
 
@@ -38,7 +38,7 @@ export class FormConfigsController {
   @ApiOperation({ summary: 'One configuration (served from a per-user cache when CACHE_ENABLED)' })
   @ApiOkResponse({ type: ConfigResponseDto })
   @ApiNotFoundResponse({ description: 'No active configuration with this id on this site' })
-  get(@Ctx() ctx: RequestContext, @Param('configId') configId: string) {
+  get(@Ctx() ctx: RequestContext, @Param('configId') configId: string): Promise<ConfigResponseDto> {
     return this.configs.get(ctx, configId);
   }
 
@@ -49,7 +49,7 @@ export class FormConfigsController {
   @ApiUnprocessableEntityResponse({
     description: 'Invalid body, a schema Ajv cannot compile, or a rule that is not JSONLogic',
   })
-  create(@Ctx() ctx: RequestContext, @Body() body: CreateConfigDto) {
+  create(@Ctx() ctx: RequestContext, @Body() body: CreateConfigDto): Promise<ConfigResponseDto> {
     return this.configs.create(ctx, body);
   }
 
@@ -59,7 +59,11 @@ export class FormConfigsController {
     summary: 'Update a configuration (admin, or configs:update); omitted fields keep their value',
   })
   @ApiOkResponse({ type: ConfigResponseDto })
-  update(@Ctx() ctx: RequestContext, @Param('configId') configId: string, @Body() body: UpdateConfigDto) {
+  update(
+    @Ctx() ctx: RequestContext,
+    @Param('configId') configId: string,
+    @Body() body: UpdateConfigDto,
+  ): Promise<ConfigResponseDto> {
     return this.configs.update(ctx, configId, body);
   }
 
@@ -69,7 +73,7 @@ export class FormConfigsController {
     summary: 'Delete (deactivate) a configuration (admin, or configs:delete); its records are kept',
   })
   @ApiOkResponse({ type: ConfigResponseDto })
-  remove(@Ctx() ctx: RequestContext, @Param('configId') configId: string) {
+  remove(@Ctx() ctx: RequestContext, @Param('configId') configId: string): Promise<ConfigResponseDto> {
     return this.configs.remove(ctx, configId);
   }
 }

@@ -7,9 +7,11 @@ import type { FormPreferences } from '../database/schema';
 import { SitesService } from '../sites/sites.service';
 import { FormValidator } from '../validation/form-validator.service';
 import { FormConfigCache } from './form-config-cache';
-import { toConfigResponse, toConfigSummary, type ConfigResponse } from './form-config.mapper';
+import { toConfigResponse, toConfigSummary } from './form-config.mapper';
 import { FormConfigsRepository, type ConfigRow } from './form-configs.repository';
 import type {
+  ConfigListDto,
+  ConfigResponseDto,
   CreateConfigDto,
   ListConfigsQueryDto,
   PreferencesDto,
@@ -32,7 +34,7 @@ export class FormConfigsService {
     private readonly sites: SitesService,
   ) {}
 
-  async list(ctx: RequestContext, query: ListConfigsQueryDto) {
+  async list(ctx: RequestContext, query: ListConfigsQueryDto): Promise<ConfigListDto> {
     const tags = query.tags
       ?.split(',')
       .map((tag) => tag.trim())
@@ -44,7 +46,7 @@ export class FormConfigsService {
     return { data: rows.map(toConfigSummary), totalCount: total };
   }
 
-  async get(ctx: RequestContext, configId: string): Promise<ConfigResponse> {
+  async get(ctx: RequestContext, configId: string): Promise<ConfigResponseDto> {
     const load = async () => toConfigResponse(await this.requireVisible(ctx, configId));
     if (!ctx.user) return load();
     // A cached entry was visible to this user when stored; the site check still runs on every read.
@@ -64,7 +66,7 @@ export class FormConfigsService {
     return config;
   }
 
-  async create(ctx: RequestContext, body: CreateConfigDto): Promise<ConfigResponse> {
+  async create(ctx: RequestContext, body: CreateConfigDto): Promise<ConfigResponseDto> {
     this.validator.assertDefinitionIsValid(body);
     await this.assertSiteUsable(body.siteId);
     const row = await this.configs.insert({
@@ -83,7 +85,7 @@ export class FormConfigsService {
     return toConfigResponse(row);
   }
 
-  async update(ctx: RequestContext, configId: string, body: UpdateConfigDto): Promise<ConfigResponse> {
+  async update(ctx: RequestContext, configId: string, body: UpdateConfigDto): Promise<ConfigResponseDto> {
     const current = await this.requireVisible(ctx, configId);
     const next = {
       schema: body.schema !== undefined ? body.schema : current.schema,
@@ -108,7 +110,7 @@ export class FormConfigsService {
   }
 
   /** Deactivates; the records are kept (and become unreachable with it). */
-  async remove(ctx: RequestContext, configId: string): Promise<ConfigResponse> {
+  async remove(ctx: RequestContext, configId: string): Promise<ConfigResponseDto> {
     await this.requireVisible(ctx, configId);
     const row = await this.configs.deactivate(configId);
     if (!row) throw new AppError('CONFIG_NOT_FOUND');

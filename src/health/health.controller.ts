@@ -4,6 +4,7 @@ import { SkipThrottle } from '@nestjs/throttler';
 import { Public } from '../common/auth/auth-decision.decorators';
 import { AppError } from '../common/errors/app-error';
 import { DatabaseClient } from '../database/database-client';
+import { HealthDto } from './health.dto';
 
 @ApiTags('health')
 @SkipThrottle()
@@ -14,17 +15,17 @@ export class HealthController {
   @Get()
   @Public()
   @ApiOperation({ summary: 'Liveness: the process is up' })
-  @ApiOkResponse({ schema: { example: { status: 'ok' } } })
-  live() {
+  @ApiOkResponse({ type: HealthDto })
+  live(): HealthDto {
     return { status: 'ok' };
   }
 
   @Get('ready')
   @Public()
   @ApiOperation({ summary: 'Readiness: the database answers' })
-  @ApiOkResponse({ schema: { example: { status: 'ok', database: 'pglite' } } })
+  @ApiOkResponse({ type: HealthDto })
   @ApiServiceUnavailableResponse({ description: 'The database is unreachable' })
-  async ready() {
+  async ready(): Promise<HealthDto> {
     try {
       await this.database.ping();
     } catch {

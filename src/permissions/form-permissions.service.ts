@@ -9,7 +9,11 @@ import { SYSTEM_ROLES } from '../roles/system-roles';
 import { defaultFormPermissions } from './form-permission-defaults';
 import { FormAccessService } from './form-access.service';
 import { FormPermissionsRepository, type Grants } from './form-permissions.repository';
-import type { ReplaceFormPermissionsDto } from './dto/permissions.dto';
+import type {
+  FormPermissionsDto,
+  MyFormPermissionsDto,
+  ReplaceFormPermissionsDto,
+} from './dto/permissions.dto';
 
 @Injectable()
 export class FormPermissionsService {
@@ -21,7 +25,7 @@ export class FormPermissionsService {
   ) {}
 
   /** The stored grants, or the defaults of the system roles when none are stored. */
-  async get(ctx: RequestContext, configId: string) {
+  async get(ctx: RequestContext, configId: string): Promise<FormPermissionsDto> {
     const config = await this.configs.requireVisible(ctx, configId);
     const grants = await this.access.grantsOf(config.id);
     if (grants) return { configId: config.id, roles: grants.roles, users: grants.users, isDefault: false };
@@ -31,7 +35,11 @@ export class FormPermissionsService {
     return { configId: config.id, roles, users: {}, isDefault: true };
   }
 
-  async replace(ctx: RequestContext, configId: string, body: ReplaceFormPermissionsDto) {
+  async replace(
+    ctx: RequestContext,
+    configId: string,
+    body: ReplaceFormPermissionsDto,
+  ): Promise<FormPermissionsDto> {
     const config = await this.configs.requireVisible(ctx, configId);
     const problems: FieldError[] = [];
     const roles = this.checkGrants(body.roles ?? {}, 'roles', problems);
@@ -56,7 +64,7 @@ export class FormPermissionsService {
   }
 
   /** What the caller may do on this configuration, so a client can show the right buttons. */
-  async mine(ctx: RequestContext, configId: string) {
+  async mine(ctx: RequestContext, configId: string): Promise<MyFormPermissionsDto> {
     const { config, permissions } = await this.access.of(ctx, configId);
     return {
       configId: config.id,

@@ -15,7 +15,7 @@ export class PermissionsController {
   @Authenticated()
   @ApiOperation({ summary: "The caller's effective permissions on a configuration" })
   @ApiOkResponse({ type: MyFormPermissionsDto })
-  mine(@Ctx() ctx: RequestContext, @Param('configId') configId: string) {
+  mine(@Ctx() ctx: RequestContext, @Param('configId') configId: string): Promise<MyFormPermissionsDto> {
     return this.permissions.mine(ctx, configId);
   }
 
@@ -25,7 +25,7 @@ export class PermissionsController {
     summary: 'The form-level grants of a configuration (admin); the defaults when none are stored',
   })
   @ApiOkResponse({ type: FormPermissionsDto })
-  get(@Ctx() ctx: RequestContext, @Param('configId') configId: string) {
+  get(@Ctx() ctx: RequestContext, @Param('configId') configId: string): Promise<FormPermissionsDto> {
     return this.permissions.get(ctx, configId);
   }
 
@@ -37,7 +37,7 @@ export class PermissionsController {
     @Ctx() ctx: RequestContext,
     @Param('configId') configId: string,
     @Body() body: ReplaceFormPermissionsDto,
-  ) {
+  ): Promise<FormPermissionsDto> {
     return this.permissions.replace(ctx, configId, body);
   }
 }

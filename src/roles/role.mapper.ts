@@ -1,6 +1,7 @@
+import type { RoleResponseDto } from './dto/role.dto';
 import type { RoleRow } from './roles.repository';
 
-export function toRoleResponse(row: RoleRow) {
+export function toRoleResponse(row: RoleRow): RoleResponseDto {
   return {
     id: row.id,
     name: row.name,

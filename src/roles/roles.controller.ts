@@ -21,7 +21,7 @@ export class RolesController {
   @Authenticated()
   @ApiOperation({ summary: 'List roles with their permission maps' })
   @ApiOkResponse({ type: RoleListDto })
-  list(@Ctx() ctx: RequestContext) {
+  list(@Ctx() ctx: RequestContext): Promise<RoleListDto> {
     return this.roles.list(ctx);
   }
 
@@ -30,7 +30,7 @@ export class RolesController {
   @ApiOperation({ summary: 'Create a role (admin)' })
   @ApiCreatedResponse({ type: RoleResponseDto })
   @ApiConflictResponse({ description: 'The name is taken' })
-  create(@Ctx() ctx: RequestContext, @Body() body: CreateRoleDto) {
+  create(@Ctx() ctx: RequestContext, @Body() body: CreateRoleDto): Promise<RoleResponseDto> {
     return this.roles.create(ctx, body);
   }
 
@@ -38,7 +38,11 @@ export class RolesController {
   @Roles('admin')
   @ApiOperation({ summary: 'Update a role (admin); system roles and roles in use keep their name' })
   @ApiOkResponse({ type: RoleResponseDto })
-  update(@Ctx() ctx: RequestContext, @Param('roleId') roleId: string, @Body() body: UpdateRoleDto) {
+  update(
+    @Ctx() ctx: RequestContext,
+    @Param('roleId') roleId: string,
+    @Body() body: UpdateRoleDto,
+  ): Promise<RoleResponseDto> {
     return this.roles.update(ctx, roleId, body);
   }
 
@@ -46,7 +50,7 @@ export class RolesController {
   @Roles('admin')
   @ApiOperation({ summary: 'Delete a role (admin); system roles and roles in use cannot be deleted (409)' })
   @ApiOkResponse({ type: RoleResponseDto })
-  remove(@Ctx() ctx: RequestContext, @Param('roleId') roleId: string) {
+  remove(@Ctx() ctx: RequestContext, @Param('roleId') roleId: string): Promise<RoleResponseDto> {
     return this.roles.remove(ctx, roleId);
   }
 }

@@ -3,7 +3,7 @@ import type { RequestContext } from '../common/context/request-context';
 import { AppError } from '../common/errors/app-error';
 import { isUuid } from '../common/validation/is-uuid';
 import type { PermissionMap } from '../database/schema';
-import type { CreateRoleDto, UpdateRoleDto } from './dto/role.dto';
+import type { CreateRoleDto, RoleListDto, RoleResponseDto, UpdateRoleDto } from './dto/role.dto';
 import { toRoleResponse } from './role.mapper';
 import { RoleHolders } from './role-holders';
 import { RolePermissions } from './role-permissions.service';
@@ -56,12 +56,12 @@ export class RolesService {
     return (await this.roles.list()).map((role) => role.name);
   }
 
-  async list(_ctx: RequestContext) {
+  async list(_ctx: RequestContext): Promise<RoleListDto> {
     const rows = await this.roles.list();
     return { data: rows.map(toRoleResponse), totalCount: rows.length };
   }
 
-  async create(_ctx: RequestContext, body: CreateRoleDto) {
+  async create(_ctx: RequestContext, body: CreateRoleDto): Promise<RoleResponseDto> {
     const row = await this.roles.insertUnlessNameTaken({
       name: body.name,
       description: body.description ?? '',
@@ -71,7 +71,7 @@ export class RolesService {
     return toRoleResponse(row);
   }
 
-  async update(_ctx: RequestContext, roleId: string, body: UpdateRoleDto) {
+  async update(_ctx: RequestContext, roleId: string, body: UpdateRoleDto): Promise<RoleResponseDto> {
     const role = await this.require(roleId);
     const renaming = body.name !== undefined && body.name !== role.name;
     if (renaming && role.isSystem) throw new AppError('ROLE_PROTECTED');
@@ -89,7 +89,7 @@ export class RolesService {
     return toRoleResponse(updated);
   }
 
-  async remove(_ctx: RequestContext, roleId: string) {
+  async remove(_ctx: RequestContext, roleId: string): Promise<RoleResponseDto> {
     const role = await this.require(roleId);
     if (role.isSystem) throw new AppError('ROLE_PROTECTED');
     if (await this.holders.anyHolds(role.name)) throw new AppError('ROLE_IN_USE');

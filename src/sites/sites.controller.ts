@@ -21,7 +21,7 @@ export class SitesController {
   @Authenticated()
   @ApiOperation({ summary: 'List active sites' })
   @ApiOkResponse({ type: SiteListDto })
-  list(@Ctx() ctx: RequestContext) {
+  list(@Ctx() ctx: RequestContext): Promise<SiteListDto> {
     return this.sites.list(ctx);
   }
 
@@ -30,7 +30,7 @@ export class SitesController {
   @ApiOperation({ summary: 'Create a site (admin); the Host header selects it' })
   @ApiCreatedResponse({ type: SiteResponseDto })
   @ApiConflictResponse({ description: 'A domain is used by another active site' })
-  create(@Ctx() ctx: RequestContext, @Body() body: CreateSiteDto) {
+  create(@Ctx() ctx: RequestContext, @Body() body: CreateSiteDto): Promise<SiteResponseDto> {
     return this.sites.create(ctx, body);
   }
 
@@ -38,7 +38,7 @@ export class SitesController {
   @Authenticated()
   @ApiOperation({ summary: 'One active site' })
   @ApiOkResponse({ type: SiteResponseDto })
-  get(@Ctx() ctx: RequestContext, @Param('siteId') siteId: string) {
+  get(@Ctx() ctx: RequestContext, @Param('siteId') siteId: string): Promise<SiteResponseDto> {
     return this.sites.get(ctx, siteId);
   }
 
@@ -46,7 +46,11 @@ export class SitesController {
   @Roles('admin')
   @ApiOperation({ summary: 'Update a site (admin); isActive false deactivates it' })
   @ApiOkResponse({ type: SiteResponseDto })
-  update(@Ctx() ctx: RequestContext, @Param('siteId') siteId: string, @Body() body: UpdateSiteDto) {
+  update(
+    @Ctx() ctx: RequestContext,
+    @Param('siteId') siteId: string,
+    @Body() body: UpdateSiteDto,
+  ): Promise<SiteResponseDto> {
     return this.sites.update(ctx, siteId, body);
   }
 }

@@ -2,23 +2,13 @@ import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '../common/context/request-context';
 import { AppError, type FieldError } from '../common/errors/app-error';
 import { isUuid } from '../common/validation/is-uuid';
-import type { CreateSiteDto, UpdateSiteDto } from './dto/site.dto';
+import type { CreateSiteDto, SiteListDto, SiteResponseDto, UpdateSiteDto } from './dto/site.dto';
+import { toSiteResponse } from './site.mapper';
 import { normalizeHost, SiteResolver } from './site-resolver.service';
 import { SitesRepository, type SiteRow } from './sites.repository';
 
 const HOST_NAME =
   /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
-
-export function toSiteResponse(row: SiteRow) {
-  return {
-    id: row.id,
-    name: row.name,
-    domains: row.domains,
-    isActive: row.isActive,
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
-  };
-}
 
 /** Lower-cased host names without port, each valid and listed once. */
 function normalizeDomains(domains: string[]): string[] {
@@ -52,16 +42,16 @@ export class SitesService {
     return { field: 'siteId', rule: 'exists', message: 'siteId does not name an active site' };
   }
 
-  async list(_ctx: RequestContext) {
+  async list(_ctx: RequestContext): Promise<SiteListDto> {
     const rows = await this.sites.listActive();
     return { data: rows.map(toSiteResponse), totalCount: rows.length };
   }
 
-  async get(_ctx: RequestContext, siteId: string) {
+  async get(_ctx: RequestContext, siteId: string): Promise<SiteResponseDto> {
     return toSiteResponse(await this.require(siteId));
   }
 
-  async create(_ctx: RequestContext, body: CreateSiteDto) {
+  async create(_ctx: RequestContext, body: CreateSiteDto): Promise<SiteResponseDto> {
     const domains = normalizeDomains(body.domains);
     const { site, conflict } = await this.sites.saveClaimingDomains({ name: body.name, domains });
     if (conflict) throw new AppError('SITE_DOMAIN_TAKEN', { params: { domain: conflict } });
@@ -69,7 +59,7 @@ export class SitesService {
     return toSiteResponse(site!);
   }
 
-  async update(_ctx: RequestContext, siteId: string, body: UpdateSiteDto) {
+  async update(_ctx: RequestContext, siteId: string, body: UpdateSiteDto): Promise<SiteResponseDto> {
     const current = await this.require(siteId);
     const domains = body.domains !== undefined ? normalizeDomains(body.domains) : undefined;
     const { site, conflict } = await this.sites.saveClaimingDomains({

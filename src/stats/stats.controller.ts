@@ -21,7 +21,11 @@ export class StatsController {
     example: 'Europe/Budapest',
   })
   @ApiOkResponse({ type: StatsDto })
-  get(@Ctx() ctx: RequestContext, @Param('configId') configId: string, @Query('tz') tz?: string) {
+  get(
+    @Ctx() ctx: RequestContext,
+    @Param('configId') configId: string,
+    @Query('tz') tz?: string,
+  ): Promise<StatsDto> {
     return this.stats.forConfig(ctx, configId, typeof tz === 'string' ? tz : undefined);
   }
 }

@@ -17,7 +17,7 @@ export class UsersController {
   @Roles('admin')
   @ApiOperation({ summary: 'List users (admin), oldest first' })
   @ApiOkResponse({ type: UserListDto })
-  list(@Ctx() ctx: RequestContext, @Query() query: PageQueryDto) {
+  list(@Ctx() ctx: RequestContext, @Query() query: PageQueryDto): Promise<UserListDto> {
     return this.users.list(ctx, query.page, query.limit);
   }
 
@@ -25,7 +25,7 @@ export class UsersController {
   @Authenticated()
   @ApiOperation({ summary: 'One user (admin, or the user themselves)' })
   @ApiOkResponse({ type: UserResponseDto })
-  get(@Ctx() ctx: RequestContext, @Param('userId') userId: string) {
+  get(@Ctx() ctx: RequestContext, @Param('userId') userId: string): Promise<UserResponseDto> {
     return this.users.get(ctx, userId);
   }
 
@@ -34,7 +34,11 @@ export class UsersController {
   @ApiOperation({ summary: 'Update a user (admin: everything; self: name and e-mail only)' })
   @ApiOkResponse({ type: UserResponseDto })
   @ApiConflictResponse({ description: 'E-mail taken, or the change would leave no active admin' })
-  update(@Ctx() ctx: RequestContext, @Param('userId') userId: string, @Body() body: UpdateUserDto) {
+  update(
+    @Ctx() ctx: RequestContext,
+    @Param('userId') userId: string,
+    @Body() body: UpdateUserDto,
+  ): Promise<UserResponseDto> {
     return this.users.update(ctx, userId, body);
   }
 }

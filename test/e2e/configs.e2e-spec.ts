@@ -84,6 +84,8 @@ describe('configurations', () => {
       { validationRules: [{ name: 'r', rule: { '==': [1, 1], '!=': [1, 2] }, message: 'm' }] },
       { validationRules: [{ name: 'r', rule: { var: 'constructor.name' }, message: 'm' }] },
       { computedRules: [{ field: 'x', expression: { throw: 'boom' } }] },
+      { computedRules: [{ field: '__proto__', expression: 1 }] },
+      { validationRules: [{ name: 'r', field: 'a b', rule: true, message: 'm' }] },
       { preferences: { saveLimit: 0 } },
       { type: 'table' },
     ];

@@ -27,6 +27,15 @@ describe('platform: health, docs, error body, localization, headers', () => {
     expect(Object.keys(doc.paths)).toEqual(
       expect.arrayContaining(['/auth/login', '/api/auth/login', '/health']),
     );
+    // The list answers in either form; both are documented models.
+    expect(doc.paths['/api/data/{configId}'].get.responses['200'].content['application/json'].schema).toEqual(
+      {
+        oneOf: [{ $ref: '#/components/schemas/RecordPageDto' }, { $ref: '#/components/schemas/GridPageDto' }],
+      },
+    );
+    expect(Object.keys(doc.components.schemas)).toEqual(
+      expect.arrayContaining(['GridGroupDto', 'UserResponseDto', 'UserSummaryDto', 'HealthDto', 'StatsDto']),
+    );
   });
 
   it('an unknown route is a 404 in the error body, without stack outside development', async () => {

@@ -1,3 +1,4 @@
+import { ValidateBy, type ValidationOptions } from 'class-validator';
 const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9_-]*$/;
 /** Everything Object.prototype owns (`__proto__`, `constructor`, `toString`, ...) and `prototype`. */
 const FORBIDDEN_SEGMENTS: ReadonlySet<string> = new Set([
@@ -26,4 +27,18 @@ export function parseFieldPath(
   const segments = path.split('.');
   if (segments.length > limits.maxSegments) return null;
   return segments.every(isAllowedSegment) ? segments : null;
+}
+
+/** class-validator: the property is a field path `parseFieldPath` accepts. */
+export function IsFieldPath(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isFieldPath',
+      validator: {
+        validate: (value: unknown) => typeof value === 'string' && parseFieldPath(value) !== null,
+        defaultMessage: (args) => `${args?.property ?? 'value'} must be a field name or dotted path (a.b)`,
+      },
+    },
+    options,
+  );
 }

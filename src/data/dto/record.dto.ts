@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 
 export class RecordDto {
   @ApiProperty({ format: 'uuid' }) _id: string;
@@ -26,4 +26,34 @@ export class RecordPageDto {
   @ApiProperty({ example: 57 }) total: number;
   @ApiProperty({ example: 1 }) page: number;
   @ApiProperty({ example: 3, description: 'ceil(total / limit)' }) pages: number;
+}
+
+/** A group of the grid form (GRID-PROTOCOL.md section 8). */
+export class GridGroupDto {
+  @ApiProperty({ description: 'The group key: a stored value, or the key of a numeric or date interval' })
+  key: unknown;
+  @ApiProperty({
+    nullable: true,
+    type: 'array',
+    items: { type: 'object' },
+    description: 'Subgroups, or the records of the last level; null when the level is not expanded',
+  })
+  items: (GridGroupDto | RecordDto)[] | null;
+  @ApiProperty() count: number;
+  @ApiPropertyOptional({ type: 'array', items: {}, description: 'groupSummary values, in order' })
+  summary?: unknown[];
+}
+
+/** The grid-library form of the list (GRID-PROTOCOL.md). */
+export class GridPageDto {
+  @ApiProperty({
+    type: 'array',
+    items: { oneOf: [{ $ref: getSchemaPath(RecordDto) }, { $ref: getSchemaPath(GridGroupDto) }] },
+    description: 'The page of records, or of top-level groups when grouped',
+  })
+  data: (RecordDto | GridGroupDto)[];
+  @ApiPropertyOptional({ description: 'With requireTotalCount' }) totalCount?: number;
+  @ApiPropertyOptional({ description: 'With requireGroupCount and group' }) groupCount?: number;
+  @ApiPropertyOptional({ type: 'array', items: {}, description: 'totalSummary values, in order' })
+  summary?: unknown[];
 }

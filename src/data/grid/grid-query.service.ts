@@ -2,27 +2,13 @@ import { Inject, Injectable } from '@nestjs/common';
 import { and, or, sql, type SQL } from 'drizzle-orm';
 import { DATABASE, type Database } from '../../database/database.types';
 import { rowsOf } from '../../database/raw-rows';
-import type { RecordDto } from '../dto/record.dto';
+import type { GridGroupDto, GridPageDto, RecordDto } from '../dto/record.dto';
 import { fromRawRecord, RAW_RECORD_COLUMNS, toRecordResponse } from '../record.mapper';
 import { compileGridFilter } from './grid-filter.compiler';
 import { groupKeyOf } from './grid-grouping';
 import type { GridGroup, GridLoadOptions, GridSort, GridSummary } from './grid-load-options';
 import { compileSelector, type Operand } from './grid-selector';
 import { comparatorKeys, numberOf } from './grid-sql';
-
-export interface GridGroupItem {
-  key: unknown;
-  items: (GridGroupItem | RecordDto)[] | null;
-  count: number;
-  summary?: unknown[];
-}
-
-export interface GridResponse {
-  data: (GridGroupItem | RecordDto)[];
-  totalCount?: number;
-  groupCount?: number;
-  summary?: unknown[];
-}
 
 type Row = Record<string, unknown>;
 
@@ -49,7 +35,7 @@ const keyColumnOperand = (index: number): Operand => ({ json: keyColumn(index) }
 export class GridQueryService {
   constructor(@Inject(DATABASE) private readonly db: Database) {}
 
-  async run(scope: SQL, options: GridLoadOptions): Promise<GridResponse> {
+  async run(scope: SQL, options: GridLoadOptions): Promise<GridPageDto> {
     const where = and(scope, options.filter ? compileGridFilter(options.filter) : undefined)!;
     const [totalCount, summary, body] = await Promise.all([
       options.requireTotalCount ? this.count(where) : undefined,
@@ -61,7 +47,7 @@ export class GridQueryService {
             groupCount: undefined,
           })),
     ]);
-    const response: GridResponse = { data: body.data };
+    const response: GridPageDto = { data: body.data };
     if (totalCount !== undefined) response.totalCount = totalCount;
     if (options.requireGroupCount && options.group.length > 0) response.groupCount = body.groupCount;
     if (summary !== undefined) response.summary = summary;
@@ -147,7 +133,7 @@ export class GridQueryService {
   private async groups(
     where: SQL,
     options: GridLoadOptions,
-  ): Promise<{ data: GridGroupItem[]; groupCount: number }> {
+  ): Promise<{ data: GridGroupDto[]; groupCount: number }> {
     const levels = options.group;
     const keysSelect = sql.join(
       levels.map((group, index) => sql`${groupKeyOf(group)} as ${keyColumn(index)}`),
@@ -187,8 +173,8 @@ export class GridQueryService {
       ? sql`(select * from ${keyed} where ${or(...top.map((row) => matchKey(keyColumn(0), row.k0)))}) as data_records`
       : keyed;
 
-    const nodes = new Map<string, GridGroupItem>();
-    const roots: GridGroupItem[] = [];
+    const nodes = new Map<string, GridGroupDto>();
+    const roots: GridGroupDto[] = [];
     for (let depth = 1; depth <= levels.length; depth++) {
       const keys = sql.join(
         Array.from({ length: depth }, (_, index) => keyColumn(index)),
@@ -201,7 +187,7 @@ export class GridQueryService {
       );
       for (const row of rows) {
         const path = Array.from({ length: depth }, (_, index) => row[`k${index}`] ?? null);
-        const node: GridGroupItem = { key: path[depth - 1], items: [], count: Number(row.n) };
+        const node: GridGroupDto = { key: path[depth - 1], items: [], count: Number(row.n) };
         if (options.groupSummary.length > 0) node.summary = emptySummary(options.groupSummary);
         nodes.set(pathId(path), node);
         if (depth === 1) roots.push(node);

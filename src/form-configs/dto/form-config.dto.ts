@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { LocaleQueryDto } from '../../common/http/locale-query.dto';
+import { IsFieldPath } from '../../common/validation/field-path';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -12,7 +13,6 @@ import {
   IsString,
   IsUUID,
   Length,
-  Matches,
   Max,
   MaxLength,
   Min,
@@ -23,7 +23,6 @@ import {
 
 const CONFIG_TYPES = ['grid', 'tree', 'form'] as const;
 export type ConfigType = (typeof CONFIG_TYPES)[number];
-const FIELD_NAME = /^[A-Za-z0-9_][A-Za-z0-9_-]*(\.[A-Za-z0-9_][A-Za-z0-9_-]*)*$/;
 
 export class PreferencesDto {
   @ApiPropertyOptional({
@@ -60,7 +59,7 @@ export class ValidationRuleDto {
   })
   @IsOptional()
   @IsString()
-  @Matches(FIELD_NAME)
+  @IsFieldPath()
   field?: string;
 
   @ApiProperty({
@@ -73,7 +72,7 @@ export class ValidationRuleDto {
 }
 
 export class ComputedRuleDto {
-  @ApiProperty({ example: 'total' }) @IsString() @Matches(FIELD_NAME) field: string;
+  @ApiProperty({ example: 'total' }) @IsString() @IsFieldPath() field: string;
 
   @ApiProperty({
     description: 'JSONLogic computing the value',
