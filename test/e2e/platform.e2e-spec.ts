@@ -224,6 +224,10 @@ describe('platform: development mode and limits', () => {
     const t = await createTestApp({ database: outage.database });
     try {
       await outage.takeAway();
+      // Liveness does not follow the database: a probe must not restart a healthy instance.
+      const live = await t.request({ method: 'GET', url: '/health' });
+      expect(live.statusCode).toBe(200);
+      expect(live.json()).toEqual({ status: 'ok' });
       const ready = await t.request({ method: 'GET', url: '/health/ready' });
       expect(ready.statusCode).toBe(503);
       expect(ready.json()).toEqual({
