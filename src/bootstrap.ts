@@ -12,6 +12,19 @@ import type { DatabaseClient } from './database/database-client';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** Cross-origin access for the origins in CORS_ORIGINS: every method the API uses, the headers an SPA sends. */
+export const CORS_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+export const CORS_ALLOWED_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'Accept-Language',
+  'X-Request-Id',
+  'Idempotency-Key',
+  'Prefer',
+];
+/** Response headers a browser client may read. */
+export const CORS_EXPOSED_HEADERS = ['Content-Disposition', 'X-Request-Id', 'Retry-After', 'Location'];
+
 /** Reuses a caller's well-formed x-request-id so logs can be correlated across services. */
 function requestIdOf(request: IncomingMessage): string {
   const header = request.headers['x-request-id'];
@@ -79,7 +92,9 @@ export async function createApp(
   app.enableCors({
     origin: wildcard ? true : config.corsOrigins.length > 0 ? config.corsOrigins : false,
     credentials: !wildcard,
-    exposedHeaders: ['x-request-id', 'content-disposition', 'retry-after'],
+    methods: CORS_METHODS,
+    allowedHeaders: CORS_ALLOWED_HEADERS,
+    exposedHeaders: CORS_EXPOSED_HEADERS,
   });
 
   SwaggerModule.setup('api-docs', app, () => buildOpenApiDocument(app), {
