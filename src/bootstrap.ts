@@ -5,6 +5,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule, type AppModuleOptions } from './app.module';
+import { registerBodyGuard } from './common/http/body-guard';
 import { PinoNestLogger } from './common/http/pino-nest-logger';
 import { resolveLocale } from './common/i18n/locale';
 import type { AppConfig } from './config/app-config';
@@ -75,6 +76,7 @@ export async function createApp(
     reply.header('x-request-id', request.id);
     request.locale = resolveLocale(request, config.defaultLocale);
   });
+  registerBodyGuard(fastify, config.bodyMaxDepth);
 
   await app.register(helmet, {
     contentSecurityPolicy: {
