@@ -6,6 +6,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule, type AppModuleOptions } from './app.module';
 import { registerBodyGuard } from './common/http/body-guard';
+import { registerGracefulClose } from './common/http/graceful-close';
 import { PinoNestLogger } from './common/http/pino-nest-logger';
 import { resolveLocale } from './common/i18n/locale';
 import type { AppConfig } from './config/app-config';
@@ -54,6 +55,9 @@ export async function createApp(
 ): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     bodyLimit: config.bodyLimit,
+    // Shutdown: idle keep-alive sockets are closed at once; see registerGracefulClose for the rest.
+    forceCloseConnections: 'idle',
+    return503OnClosing: false,
     trustProxy: config.trustProxy,
     genReqId: requestIdOf,
     logger: {
@@ -77,6 +81,7 @@ export async function createApp(
     request.locale = resolveLocale(request, config.defaultLocale);
   });
   registerBodyGuard(fastify, config.bodyMaxDepth);
+  registerGracefulClose(fastify);
 
   await app.register(helmet, {
     contentSecurityPolicy: {
