@@ -5,12 +5,27 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule, type AppModuleOptions } from './app.module';
+import { registerBodyGuard } from './common/http/body-guard';
+import { registerGracefulClose } from './common/http/graceful-close';
 import { PinoNestLogger } from './common/http/pino-nest-logger';
 import { resolveLocale } from './common/i18n/locale';
 import type { AppConfig } from './config/app-config';
 import type { DatabaseClient } from './database/database-client';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Cross-origin access for the origins in CORS_ORIGINS: every method the API uses, the headers an SPA sends. */
+export const CORS_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+export const CORS_ALLOWED_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'Accept-Language',
+  'X-Request-Id',
+  'Idempotency-Key',
+  'Prefer',
+];
+/** Response headers a browser client may read. */
+export const CORS_EXPOSED_HEADERS = ['Content-Disposition', 'X-Request-Id', 'Retry-After', 'Location'];
 
 /** Reuses a caller's well-formed x-request-id so logs can be correlated across services. */
 function requestIdOf(request: IncomingMessage): string {
@@ -40,6 +55,9 @@ export async function createApp(
 ): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     bodyLimit: config.bodyLimit,
+    // Shutdown: idle keep-alive sockets are closed at once; see registerGracefulClose for the rest.
+    forceCloseConnections: 'idle',
+    return503OnClosing: false,
     trustProxy: config.trustProxy,
     genReqId: requestIdOf,
     logger: {
@@ -62,6 +80,8 @@ export async function createApp(
     reply.header('x-request-id', request.id);
     request.locale = resolveLocale(request, config.defaultLocale);
   });
+  registerBodyGuard(fastify, config.bodyMaxDepth);
+  registerGracefulClose(fastify);
 
   await app.register(helmet, {
     contentSecurityPolicy: {
@@ -79,7 +99,9 @@ export async function createApp(
   app.enableCors({
     origin: wildcard ? true : config.corsOrigins.length > 0 ? config.corsOrigins : false,
     credentials: !wildcard,
-    exposedHeaders: ['x-request-id', 'content-disposition', 'retry-after'],
+    methods: CORS_METHODS,
+    allowedHeaders: CORS_ALLOWED_HEADERS,
+    exposedHeaders: CORS_EXPOSED_HEADERS,
   });
 
   SwaggerModule.setup('api-docs', app, () => buildOpenApiDocument(app), {

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { createApp } from './bootstrap';
 import { ConfigValidationError, loadConfig } from './config/app-config';
+import { DataDirLockedError } from './database/data-dir-lock';
 
 async function main(): Promise<void> {
   let config;
@@ -13,7 +14,16 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const app = await createApp(config);
+  let app;
+  try {
+    app = await createApp(config);
+  } catch (error) {
+    if (error instanceof DataDirLockedError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
   const log = app.getHttpAdapter().getInstance().log;
   if (config.jwtSecretGenerated) {
     log.warn('JWT_SECRET is not set: using a random secret, so tokens stop working at every restart');

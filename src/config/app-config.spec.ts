@@ -26,6 +26,7 @@ describe('loadConfig', () => {
       mailFrom: 'no-reply@localhost',
       workflowApiTimeoutMs: 10000,
       bodyLimit: 1048576,
+      bodyMaxDepth: 64,
       timezone: 'UTC',
       defaultLocale: 'en',
       logLevel: 'info',
@@ -71,12 +72,14 @@ describe('loadConfig', () => {
       CORS_ORIGINS: 'https://a.example.com, *',
       TRUST_PROXY: 'true',
       BODY_LIMIT: '2048',
+      BODY_MAX_DEPTH: '16',
       WORKFLOW_API_ALLOWED_HOSTS: 'LocalHost, 127.0.0.1:8080',
       JWT_SECRET: 'a-long-enough-secret',
     });
     expect(config.corsOrigins).toEqual(['https://a.example.com', '*']);
     expect(config.trustProxy).toBe(true);
     expect(config.bodyLimit).toBe(2048);
+    expect(config.bodyMaxDepth).toBe(16);
     expect(config.workflowApiAllowedHosts).toEqual(['localhost', '127.0.0.1:8080']);
     expect(config.jwtSecretGenerated).toBe(false);
   });

@@ -31,6 +31,7 @@ export interface AppConfig {
   workflowApiAllowedHosts: string[];
   workflowApiTimeoutMs: number;
   bodyLimit: number;
+  bodyMaxDepth: number;
   timezone: string;
   defaultLocale: 'en' | 'hu';
   logLevel: string;
@@ -172,6 +173,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     workflowApiAllowedHosts: list('WORKFLOW_API_ALLOWED_HOSTS').map((h) => h.toLowerCase()),
     workflowApiTimeoutMs: int('WORKFLOW_API_TIMEOUT_MS', 10000, 1, 60000),
     bodyLimit: int('BODY_LIMIT', 1_048_576, 1024, 1_073_741_824),
+    bodyMaxDepth: int('BODY_MAX_DEPTH', 64, 1, 1000),
     timezone,
     defaultLocale: oneOf('DEFAULT_LOCALE', SUPPORTED_LOCALES, 'en'),
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),

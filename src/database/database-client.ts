@@ -7,6 +7,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import { sql } from 'drizzle-orm';
 import { Pool, types } from 'pg';
+import { acquireDataDirLock } from './data-dir-lock';
 import * as schema from './schema';
 import type { Database, DatabaseDriver } from './database.types';
 import { rowsOf } from './raw-rows';
@@ -28,17 +29,29 @@ export class DatabaseClient {
     readonly pool: Pool | null,
     readonly pglite: PGlite | null,
     private readonly ownsConnection: boolean,
+    private readonly releaseLock: () => void = () => undefined,
   ) {}
 
   static forPool(pool: Pool, ownsConnection = true): DatabaseClient {
     return new DatabaseClient(drizzlePg(pool, { schema }), 'postgres', pool, null, ownsConnection);
   }
 
-  static forPglite(pglite: PGlite, ownsConnection = true): DatabaseClient {
-    return new DatabaseClient(drizzlePglite(pglite, { schema }), 'pglite', null, pglite, ownsConnection);
+  static forPglite(pglite: PGlite, ownsConnection = true, releaseLock?: () => void): DatabaseClient {
+    return new DatabaseClient(
+      drizzlePglite(pglite, { schema }),
+      'pglite',
+      null,
+      pglite,
+      ownsConnection,
+      releaseLock,
+    );
   }
 
-  /** PGlite under `dataDir/pglite` when no URL is given, otherwise a node-postgres pool. */
+  /**
+   * PGlite under `dataDir/pglite` when no URL is given, otherwise a node-postgres pool. The embedded
+   * database is locked (`dataDir/pglite.lock`, with the pid) for as long as it is open: a second
+   * process on the same DATA_DIR fails with DataDirLockedError instead of corrupting it.
+   */
   static async open(options: {
     databaseUrl: string | null;
     dataDir: string;
@@ -50,10 +63,17 @@ export class DatabaseClient {
       pool.on('error', () => undefined);
       return DatabaseClient.forPool(pool);
     }
-    const directory = join(resolve(options.dataDir), 'pglite');
+    const dataDir = resolve(options.dataDir);
+    const directory = join(dataDir, 'pglite');
     mkdirSync(directory, { recursive: true });
-    const pglite = await PGlite.create(directory);
-    return DatabaseClient.forPglite(pglite);
+    const release = acquireDataDirLock(join(dataDir, 'pglite.lock'));
+    try {
+      const pglite = await PGlite.create(directory);
+      return DatabaseClient.forPglite(pglite, true, release);
+    } catch (error) {
+      release();
+      throw error;
+    }
   }
 
   async migrate(): Promise<void> {
@@ -86,5 +106,6 @@ export class DatabaseClient {
     if (!this.ownsConnection) return;
     if (this.pool) await this.pool.end();
     if (this.pglite && !this.pglite.closed) await this.pglite.close();
+    this.releaseLock();
   }
 }

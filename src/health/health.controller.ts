@@ -2,19 +2,25 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { SkipThrottle } from '@nestjs/throttler';
 import { Public } from '../common/auth/auth-decision.decorators';
+import { SkipSiteResolution } from '../common/context/skip-site.decorator';
 import { AppError } from '../common/errors/app-error';
 import { DatabaseClient } from '../database/database-client';
 import { HealthDto } from './health.dto';
 
+/**
+ * `/health` is liveness (the process serves; no database, cache or Redis call), `/health/ready` is
+ * readiness (the database answers). Neither needs the request's site.
+ */
 @ApiTags('health')
 @SkipThrottle()
+@SkipSiteResolution()
 @Controller('health')
 export class HealthController {
   constructor(private readonly database: DatabaseClient) {}
 
   @Get()
   @Public()
-  @ApiOperation({ summary: 'Liveness: the process is up' })
+  @ApiOperation({ summary: 'Liveness: the process is up (does not touch the database)' })
   @ApiOkResponse({ type: HealthDto })
   live(): HealthDto {
     return { status: 'ok' };

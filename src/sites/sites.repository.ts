@@ -66,7 +66,10 @@ export class SitesRepository {
         }
       }
       if (!site.id) {
-        const [row] = await tx.insert(sites).values({ name: site.name!, domains }).returning();
+        const [row] = await tx
+          .insert(sites)
+          .values({ name: site.name!, domains, isActive: willBeActive })
+          .returning();
         return { site: row, conflict: null };
       }
       const [row] = await tx

@@ -53,7 +53,11 @@ export class SitesService {
 
   async create(_ctx: RequestContext, body: CreateSiteDto): Promise<SiteResponseDto> {
     const domains = normalizeDomains(body.domains);
-    const { site, conflict } = await this.sites.saveClaimingDomains({ name: body.name, domains });
+    const { site, conflict } = await this.sites.saveClaimingDomains({
+      name: body.name,
+      domains,
+      isActive: body.isActive,
+    });
     if (conflict) throw new AppError('SITE_DOMAIN_TAKEN', { params: { domain: conflict } });
     await this.resolver.invalidateHosts(domains);
     return toSiteResponse(site!);

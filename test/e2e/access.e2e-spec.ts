@@ -432,6 +432,47 @@ describe('sites and tenant isolation by Host', () => {
     );
   });
 
+  it('sites: create accepts the isActive the resource exposes (true, or false: created deactivated)', async () => {
+    const active = await t.request({
+      method: 'POST',
+      url: '/api/sites',
+      token: admin,
+      payload: { name: 'Gamma', domains: ['gamma.example.com'], isActive: true },
+    });
+    expect(active.statusCode).toBe(201);
+    expect(active.json()).toMatchObject({ name: 'Gamma', domains: ['gamma.example.com'], isActive: true });
+    const inactive = await t.request({
+      method: 'POST',
+      url: '/api/sites',
+      token: admin,
+      payload: { name: 'Delta', domains: ['delta.example.com'], isActive: false },
+    });
+    expect(inactive.statusCode).toBe(201);
+    expect(inactive.json()).toMatchObject({ name: 'Delta', domains: ['delta.example.com'], isActive: false });
+    expect(
+      (await t.request({ method: 'GET', url: `/api/sites/${inactive.json().id}`, token: admin })).statusCode,
+    ).toBe(404);
+    // An inactive site claims no host: an active site may take the domain.
+    const taker = await t.request({
+      method: 'POST',
+      url: '/api/sites',
+      token: admin,
+      payload: { name: 'Delta 2', domains: ['delta.example.com'] },
+    });
+    expect(taker.statusCode).toBe(201);
+    const wrongType = await t.request({
+      method: 'POST',
+      url: '/api/sites',
+      token: admin,
+      payload: { name: 'Epsilon', domains: ['epsilon.example.com'], isActive: 'yes' },
+    });
+    expect(wrongType.statusCode).toBe(422);
+    expect(wrongType.json()).toMatchObject({ code: 'VALIDATION_FAILED', statusCode: 422 });
+    expect(wrongType.json().validationErrors).toEqual(
+      expect.arrayContaining([expect.objectContaining({ field: 'isActive' })]),
+    );
+  });
+
   it('a site’s configurations and records are invisible from other hosts; users registered on a host belong to its site', async () => {
     const site = (
       await t.request({

@@ -156,6 +156,51 @@ describe('platform: health, docs, error body, localization, headers', () => {
     const denied = await preflight('https://evil.example.com');
     expect(denied.headers['access-control-allow-origin']).toBeUndefined();
   });
+
+  it.each(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'])(
+    'a CORS preflight for %s from a configured origin allows the method and the SPA headers',
+    async (method) => {
+      const requestHeaders =
+        'authorization, content-type, accept-language, x-request-id, idempotency-key, prefer';
+      const preflight = (origin: string) =>
+        t.request({
+          method: 'OPTIONS',
+          url: '/api/configs/00000000-0000-0000-0000-000000000000',
+          headers: {
+            origin,
+            'access-control-request-method': method,
+            'access-control-request-headers': requestHeaders,
+          },
+        });
+      const allowed = await preflight('https://app.example.com');
+      expect(allowed.statusCode).toBe(204);
+      expect(allowed.headers['access-control-allow-origin']).toBe('https://app.example.com');
+      expect(allowed.headers['access-control-allow-credentials']).toBe('true');
+      expect(String(allowed.headers['access-control-allow-methods']).split(/,\s*/)).toEqual(
+        expect.arrayContaining([method]),
+      );
+      expect(String(allowed.headers['access-control-allow-headers']).toLowerCase().split(/,\s*/)).toEqual(
+        requestHeaders.split(', '),
+      );
+      const denied = await preflight('https://evil.example.com');
+      expect(denied.headers['access-control-allow-origin']).toBeUndefined();
+    },
+  );
+
+  it('exposes the response headers a cross-origin client reads', async () => {
+    const response = await t.request({
+      method: 'GET',
+      url: '/health',
+      headers: { origin: 'https://app.example.com' },
+    });
+    expect(response.headers['access-control-allow-origin']).toBe('https://app.example.com');
+    expect(String(response.headers['access-control-expose-headers']).split(/,\s*/)).toEqual([
+      'Content-Disposition',
+      'X-Request-Id',
+      'Retry-After',
+      'Location',
+    ]);
+  });
 });
 
 describe('platform: development mode and limits', () => {
@@ -233,6 +278,10 @@ describe('platform: development mode and limits', () => {
     const t = await createTestApp({ database: outage.database });
     try {
       await outage.takeAway();
+      // Liveness does not follow the database: a probe must not restart a healthy instance.
+      const live = await t.request({ method: 'GET', url: '/health' });
+      expect(live.statusCode).toBe(200);
+      expect(live.json()).toEqual({ status: 'ok' });
       const ready = await t.request({ method: 'GET', url: '/health/ready' });
       expect(ready.statusCode).toBe(503);
       expect(ready.json()).toEqual({

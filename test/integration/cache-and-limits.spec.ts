@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import Redis from 'ioredis';
 import { AppCache } from '../../src/common/cache/app-cache.service';
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { createTestDatabase } from '../utils/test-database';
@@ -70,6 +72,42 @@ withRedis('shared state across two app instances through Redis', () => {
       await first.close();
       await second.close();
       await database.close();
+    }
+  });
+
+  it('writes every Redis key (cache, rate limits, revoked tokens) with REDIS_PREFIX exactly once', async () => {
+    const prefix = `keys-${randomBytes(4).toString('hex')}:`;
+    const t = await createTestApp({ env: { CACHE_ENABLED: 'true', REDIS_PREFIX: prefix } });
+    const raw = new Redis(process.env.TEST_REDIS_URL!);
+    try {
+      await t.app.get(AppCache).getOrLoad('config:abc', 60, async () => 'cached');
+      const login = await t.request({
+        method: 'POST',
+        url: '/auth/login',
+        payload: { email: 'admin@example.com', password: 'admin12345' },
+      });
+      expect(login.statusCode).toBe(200);
+      const token = login.json().token;
+      expect((await t.request({ method: 'POST', url: '/auth/logout', token })).statusCode).toBe(200);
+
+      const keys: string[] = [];
+      let cursor = '0';
+      do {
+        const [next, batch] = await raw.scan(cursor, 'MATCH', `*${prefix}*`, 'COUNT', 1000);
+        keys.push(...batch);
+        cursor = next;
+      } while (cursor !== '0');
+      expect(keys).toContain(`${prefix}cache:config:abc`);
+      expect(keys.some((key) => key.startsWith(`${prefix}throttle:`))).toBe(true);
+      expect(keys.some((key) => key.startsWith(`${prefix}revoked:`))).toBe(true);
+      for (const key of keys) {
+        expect(key.startsWith(prefix)).toBe(true);
+        expect(key.slice(prefix.length)).not.toContain(prefix);
+        expect(key).not.toContain('::');
+      }
+    } finally {
+      raw.disconnect();
+      await t.close();
     }
   });
 });

@@ -7,6 +7,7 @@ import { HttpStatus } from '@nestjs/common';
 export const ERROR_CODES = {
   BAD_REQUEST: HttpStatus.BAD_REQUEST,
   INVALID_JSON: HttpStatus.BAD_REQUEST,
+  BODY_TOO_DEEP: HttpStatus.BAD_REQUEST,
   INVALID_QUERY: HttpStatus.BAD_REQUEST,
   DATA_VALIDATION_FAILED: HttpStatus.BAD_REQUEST,
   DATA_SAVE_LIMIT_REACHED: HttpStatus.BAD_REQUEST,
@@ -40,6 +41,7 @@ export const ERROR_CODES = {
   RATE_LIMITED: HttpStatus.TOO_MANY_REQUESTS,
   INTERNAL_ERROR: HttpStatus.INTERNAL_SERVER_ERROR,
   DATABASE_UNAVAILABLE: HttpStatus.SERVICE_UNAVAILABLE,
+  SHUTTING_DOWN: HttpStatus.SERVICE_UNAVAILABLE,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -14,6 +14,14 @@ export class CreateSiteDto {
   @IsString({ each: true })
   @Length(1, 260, { each: true })
   domains: string[];
+
+  @ApiPropertyOptional({
+    default: true,
+    description: 'false creates the site deactivated: its host matches no site and it is not listed',
+  })
+  @IsOptional()
+  @IsBoolean()
+  isActive?: boolean;
 }
 
 export class UpdateSiteDto {
