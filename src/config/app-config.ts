@@ -30,6 +30,13 @@ export interface AppConfig {
   workflowEnvAllowlist: string[];
   workflowApiAllowedHosts: string[];
   workflowApiTimeoutMs: number;
+  /** How often an idle instance looks for queued workflow runs. */
+  workflowPollMs: number;
+  /** How long a run belongs to the instance running it without a heartbeat. */
+  workflowLeaseMs: number;
+  /** Runs one instance works on at once (asynchronous and resumed runs). */
+  workflowWorkers: number;
+  workflowRunRetentionDays: number;
   bodyLimit: number;
   bodyMaxDepth: number;
   timezone: string;
@@ -172,6 +179,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
     workflowEnvAllowlist: envAllowlist,
     workflowApiAllowedHosts: list('WORKFLOW_API_ALLOWED_HOSTS').map((h) => h.toLowerCase()),
     workflowApiTimeoutMs: int('WORKFLOW_API_TIMEOUT_MS', 10000, 1, 60000),
+    workflowPollMs: int('WORKFLOW_POLL_MS', 500, 50, 60000),
+    workflowLeaseMs: int('WORKFLOW_LEASE_MS', 15000, 1000, 600000),
+    workflowWorkers: int('WORKFLOW_WORKERS', 4, 0, 100),
+    workflowRunRetentionDays: int('WORKFLOW_RUN_RETENTION_DAYS', 30, 1, 3650),
     bodyLimit: int('BODY_LIMIT', 1_048_576, 1024, 1_073_741_824),
     bodyMaxDepth: int('BODY_MAX_DEPTH', 64, 1, 1000),
     timezone,

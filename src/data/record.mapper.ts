@@ -1,7 +1,7 @@
 import type { dataRecords } from '../database/schema';
 import type { RecordDto } from './dto/record.dto';
 
-export type RecordRow = typeof dataRecords.$inferSelect;
+export type RecordRow = Omit<typeof dataRecords.$inferSelect, 'idempotencyKey'>;
 /** A record as lists, the grid and exports read it: everything but the workflow log. */
 export type ListedRecordRow = Omit<RecordRow, 'workflow'>;
 

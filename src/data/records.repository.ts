@@ -11,7 +11,7 @@ import { equalityConditions, scopeCondition, type RecordScope } from './record-s
 
 export type NewRecord = Pick<
   typeof dataRecords.$inferInsert,
-  'configId' | 'userId' | 'siteId' | 'data' | 'computedResults'
+  'configId' | 'userId' | 'siteId' | 'data' | 'computedResults' | 'idempotencyKey'
 >;
 
 /** Columns of list output: everything but the workflow log, which only the single-record read returns. */
@@ -86,6 +86,12 @@ export class RecordsRepository {
       const [inserted] = await tx.insert(dataRecords).values(record).returning();
       return { inserted };
     });
+  }
+
+  /** The record a workflow step already saved under this key, active or not. */
+  async findByIdempotencyKey(key: string): Promise<RecordRow | null> {
+    const [row] = await this.db.select().from(dataRecords).where(eq(dataRecords.idempotencyKey, key)).limit(1);
+    return row ?? null;
   }
 
   async findActive(id: string, scope: RecordScope): Promise<RecordRow | null> {

@@ -25,10 +25,20 @@ export class RecordsService {
    * The spec's five create rules, in order: 404, 400 validation, 400 save limit, store, return.
    * Checks `createResults` itself, so a workflow step calling it is held to the route's rule.
    */
-  async create(ctx: RequestContext, configId: string, body: unknown): Promise<SavedRecordDto> {
+  async create(
+    ctx: RequestContext,
+    configId: string,
+    body: unknown,
+    options: { idempotencyKey?: string } = {},
+  ): Promise<SavedRecordDto> {
     const { config } = await this.access.require(ctx, configId, 'createResults');
     const user = requireUser(ctx);
     const data = requireObject(body);
+    if (options.idempotencyKey) {
+      // A replayed workflow step (its process died after the insert) gets the record it saved.
+      const earlier = await this.records.findByIdempotencyKey(options.idempotencyKey);
+      if (earlier) return this.savedResponse(earlier, earlier.computedResults ?? {});
+    }
     const computedResults = this.validateOrThrow(ctx, config, data);
     const saveLimit = config.preferences.saveLimit ?? null;
     const outcome = await this.records.insertWithinLimit(
@@ -38,6 +48,7 @@ export class RecordsService {
         siteId: config.siteId,
         data,
         computedResults: this.storedComputedResults(config, computedResults),
+        idempotencyKey: options.idempotencyKey ?? null,
       },
       saveLimit,
     );

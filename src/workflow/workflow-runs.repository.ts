@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { and, count, desc, eq, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import { isUuid } from '../common/validation/is-uuid';
 import { DATABASE, type Database } from '../database/database.types';
+import { rowsOf } from '../database/raw-rows';
 import { workflowRuns } from '../database/schema';
 import type { RunStatus } from './dto/workflow-response.dto';
 
@@ -12,34 +13,143 @@ export interface RunStart {
   userId: string | null;
   siteId: string | null;
   configId: string | null;
+  request: Record<string, unknown>;
+  checkpoint: Record<string, unknown>;
+  /** Null for a queued run; the starting instance for a run driven inside its request. */
+  leaseOwner: string | null;
+  leaseMs: number;
+}
+
+export interface RunProgress {
+  nextStep: number;
+  stepInFlight: number | null;
+  checkpoint: Record<string, unknown>;
+  steps: unknown[];
+  dataId: string | null;
 }
 
 export interface RunFinish {
-  status: Exclude<RunStatus, 'running'>;
+  status: Exclude<RunStatus, 'running' | 'queued'>;
   message: string;
   steps: unknown[];
   dataId: string | null;
   durationMs: number;
+  checkpoint: Record<string, unknown>;
 }
 
+const leaseUntil = (leaseMs: number) => sql`now() + ${`${leaseMs} milliseconds`}::interval`;
+
+/** Run records, which are also the queue of durable runs (`FOR UPDATE SKIP LOCKED`, leases). */
 @Injectable()
 export class WorkflowRunsRepository {
   constructor(@Inject(DATABASE) private readonly db: Database) {}
 
-  /** Records a run as `running` before its first step, so a crash leaves a trace. */
   async start(run: RunStart): Promise<WorkflowRunRow> {
+    const { leaseMs, ...values } = run;
     const [row] = await this.db
       .insert(workflowRuns)
-      .values({ ...run, status: 'running', startedAt: new Date() })
+      .values({
+        ...values,
+        status: run.leaseOwner ? 'running' : 'queued',
+        startedAt: new Date(),
+        availableAt: sql`now()`,
+        leaseUntil: run.leaseOwner ? leaseUntil(leaseMs) : null,
+      })
       .returning();
     return row;
+  }
+
+  /**
+   * Takes the next run that is due: queued and available, or running under an expired lease (its
+   * process died). Several instances may call this at once; each run goes to one of them.
+   */
+  async claimNext(owner: string, leaseMs: number): Promise<WorkflowRunRow | null> {
+    const rows = await this.db.execute(sql`
+      update workflow_runs set status = 'running', lease_owner = ${owner}, lease_until = ${leaseUntil(leaseMs)}
+      where id = (
+        select id from workflow_runs
+        where (status = 'queued' and available_at <= now()) or (status = 'running' and lease_until < now())
+        order by available_at nulls first
+        limit 1
+        for update skip locked
+      )
+      returning id`);
+    const id = rowsOf(rows)[0]?.id;
+    return typeof id === 'string' ? this.findById(id) : null;
+  }
+
+  /** Running runs of this data directory's previous process, which is known to be gone (PGlite). */
+  async releaseAllRunning(): Promise<void> {
+    await this.db
+      .update(workflowRuns)
+      .set({ leaseUntil: sql`now() - interval '1 second'` })
+      .where(eq(workflowRuns.status, 'running'));
+  }
+
+  /** Commits a step's outcome before the next one starts; false when the lease was lost. */
+  async checkpoint(id: string, owner: string, progress: RunProgress, leaseMs: number): Promise<boolean> {
+    const rows = await this.db
+      .update(workflowRuns)
+      .set({ ...progress, leaseUntil: leaseUntil(leaseMs) })
+      .where(
+        and(eq(workflowRuns.id, id), eq(workflowRuns.leaseOwner, owner), eq(workflowRuns.status, 'running')),
+      )
+      .returning({ id: workflowRuns.id });
+    return rows.length === 1;
+  }
+
+  /** Puts a run back in the queue until `delayMs` from now (a retry waits here, not in memory). */
+  async requeue(id: string, owner: string, progress: RunProgress, delayMs: number): Promise<boolean> {
+    const rows = await this.db
+      .update(workflowRuns)
+      .set({
+        ...progress,
+        status: 'queued',
+        leaseOwner: null,
+        leaseUntil: null,
+        availableAt: sql`now() + ${`${delayMs} milliseconds`}::interval`,
+      })
+      .where(and(eq(workflowRuns.id, id), eq(workflowRuns.leaseOwner, owner)))
+      .returning({ id: workflowRuns.id });
+    return rows.length === 1;
+  }
+
+  async extendLease(id: string, owner: string, leaseMs: number): Promise<boolean> {
+    const rows = await this.db
+      .update(workflowRuns)
+      .set({ leaseUntil: leaseUntil(leaseMs) })
+      .where(and(eq(workflowRuns.id, id), eq(workflowRuns.leaseOwner, owner)))
+      .returning({ id: workflowRuns.id });
+    return rows.length === 1;
   }
 
   async finish(id: string, outcome: RunFinish): Promise<void> {
     await this.db
       .update(workflowRuns)
-      .set({ ...outcome, finishedAt: new Date() })
+      .set({ ...outcome, finishedAt: new Date(), leaseOwner: null, leaseUntil: null, stepInFlight: null })
       .where(eq(workflowRuns.id, id));
+  }
+
+  /** Marks a run for cancellation; a queued run is cancelled at once. Returns the run after the change. */
+  async requestCancel(id: string): Promise<WorkflowRunRow | null> {
+    if (!isUuid(id)) return null;
+    await this.db
+      .update(workflowRuns)
+      .set({ status: 'cancelled', finishedAt: new Date(), message: 'Workflow cancelled before it started' })
+      .where(and(eq(workflowRuns.id, id), eq(workflowRuns.status, 'queued'), eq(workflowRuns.nextStep, 0)));
+    await this.db
+      .update(workflowRuns)
+      .set({ cancelRequested: true })
+      .where(and(eq(workflowRuns.id, id), inArray(workflowRuns.status, ['queued', 'running'])));
+    return this.findById(id);
+  }
+
+  async isCancelRequested(id: string): Promise<boolean> {
+    const [row] = await this.db
+      .select({ cancelRequested: workflowRuns.cancelRequested })
+      .from(workflowRuns)
+      .where(eq(workflowRuns.id, id));
+    return row?.cancelRequested ?? false;
   }
 
   async findById(id: string): Promise<WorkflowRunRow | null> {
@@ -68,5 +178,19 @@ export class WorkflowRunsRepository {
       this.db.select({ total: count() }).from(workflowRuns).where(where),
     ]);
     return { rows, total: Number(total) };
+  }
+
+  /** Retention: finished runs older than the cut-off. */
+  async deleteFinishedBefore(cutoff: Date): Promise<number> {
+    const rows = await this.db
+      .delete(workflowRuns)
+      .where(
+        and(
+          lt(workflowRuns.startedAt, cutoff),
+          inArray(workflowRuns.status, ['success', 'failed', 'rolled_back', 'cancelled']),
+        ),
+      )
+      .returning({ id: workflowRuns.id });
+    return rows.length;
   }
 }

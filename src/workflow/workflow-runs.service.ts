@@ -35,6 +35,22 @@ export class WorkflowRunsService {
 
   /** Someone else's run is a 404 to a non-admin: its existence is not revealed. */
   async get(ctx: RequestContext, runId: string): Promise<WorkflowRunDto> {
+    return toRunResponse(await this.requireVisible(ctx, runId));
+  }
+
+  /**
+   * A queued run never starts; a running one stops before its next step or retry attempt (a wait
+   * for a retry ends) and ends `cancelled`, compensated first when its strategy is rollback.
+   * A finished run is a 409.
+   */
+  async cancel(ctx: RequestContext, runId: string): Promise<WorkflowRunDto> {
+    const run = await this.requireVisible(ctx, runId);
+    if (!['queued', 'running'].includes(run.status)) throw new AppError('WORKFLOW_RUN_FINISHED');
+    const updated = await this.runs.requestCancel(run.id);
+    return toRunResponse(updated ?? run);
+  }
+
+  private async requireVisible(ctx: RequestContext, runId: string) {
     const user = requireUser(ctx);
     const run = await this.runs.findById(runId);
     if (
@@ -43,6 +59,6 @@ export class WorkflowRunsService {
       (user.role !== 'admin' && run.userId !== user.userId)
     )
       throw new AppError('WORKFLOW_RUN_NOT_FOUND');
-    return toRunResponse(run);
+    return run;
   }
 }

@@ -6,6 +6,8 @@ import { PermissionsModule } from '../permissions/permissions.module';
 import { SitesModule } from '../sites/sites.module';
 import { StepRegistry } from './engine/step-registry.service';
 import { WorkflowClock } from './engine/workflow-clock';
+import { newInstanceName, WORKFLOW_INSTANCE } from './engine/workflow-instance';
+import { WorkflowQueueWorker } from './engine/workflow-queue.worker';
 import { WorkflowRunner } from './engine/workflow-runner.service';
 import { ApiStepModule } from './steps/api/api-step.module';
 import { ConditionalStepModule } from './steps/conditional/conditional-step.module';
@@ -44,6 +46,8 @@ export const BUILT_IN_STEP_MODULES = [
     StepRegistry,
     WorkflowClock,
     WorkflowRunner,
+    WorkflowQueueWorker,
+    { provide: WORKFLOW_INSTANCE, useFactory: newInstanceName },
     WorkflowDefinitionValidator,
     WorkflowsRepository,
     WorkflowRunsRepository,

@@ -1,5 +1,21 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Headers,
+  HttpCode,
+  Param,
+  Post,
+  Put,
+  Query,
+  Res,
+} from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import {
+  ApiAcceptedResponse,
+  ApiConflictResponse,
+  ApiHeader,
   ApiCreatedResponse,
   ApiForbiddenResponse,
   ApiNotFoundResponse,
@@ -19,12 +35,14 @@ import {
   UpdateWorkflowDto,
 } from './dto/workflow-definition.dto';
 import {
+  QueuedRunDto,
   WorkflowListDto,
   WorkflowResponseDto,
   WorkflowResultDto,
   WorkflowRunDto,
   WorkflowRunPageDto,
 } from './dto/workflow-response.dto';
+import { ExecuteQueryDto } from './dto/execute-query.dto';
 import { RunHistoryQueryDto } from './dto/run-history-query.dto';
 import { WorkflowRunner } from './engine/workflow-runner.service';
 import { WorkflowRunsService } from './workflow-runs.service';
@@ -119,18 +137,51 @@ export class WorkflowsController {
       'Run a workflow on `{configId, data}`; 200 with the result object whether the run succeeded or not',
     description:
       'Needs the role in `permissions.roles` (or the user in `permissions.users`, admins always) and the form ' +
-      'permission `executeWorkflows` on the configuration. Steps run with the caller’s rights.',
+      'permission `executeWorkflows` on the configuration. Steps run with the caller’s rights. With ' +
+      '`Prefer: respond-async` the run is queued: 202 `{runId, status: "queued"}` and `Location: /api/workflow/runs/:runId`. ' +
+      'With `?dryRun=true` validate, transform and conditional run and every other step is only rendered: nothing is stored, mailed or sent.',
   })
+  @ApiHeader({ name: 'Prefer', required: false, description: '`respond-async` queues the run (RFC 7240)' })
   @ApiOkResponse({ type: WorkflowResultDto })
+  @ApiAcceptedResponse({ type: QueuedRunDto, description: 'Queued (Prefer: respond-async)' })
   @ApiForbiddenResponse({
     description: 'Not allowed to run this workflow or to execute workflows on the form',
   })
   @ApiNotFoundResponse({ description: 'No such workflow or configuration visible to the caller' })
-  execute(
+  async execute(
     @Ctx() ctx: RequestContext,
     @Param('workflowId') workflowId: string,
     @Body() body: ExecuteWorkflowDto,
-  ): Promise<WorkflowResultDto> {
+    @Query() query: ExecuteQueryDto,
+    @Headers('prefer') prefer: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<WorkflowResultDto | QueuedRunDto> {
+    if (query.dryRun === 'true') return this.runner.dryRun(ctx, workflowId, body);
+    if (prefersAsync(prefer)) {
+      const queued = await this.runner.enqueue(ctx, workflowId, body);
+      reply.status(202).header('location', `/api/workflow/runs/${queued.runId}`);
+      return queued;
+    }
     return this.runner.execute(ctx, workflowId, body);
   }
+
+  @Post('runs/:runId/cancel')
+  @HttpCode(200)
+  @RequirePermission('workflows', 'execute')
+  @ApiOperation({
+    summary: 'Cancel a run: a queued run never starts, a running one stops before its next step or retry',
+  })
+  @ApiOkResponse({ type: WorkflowRunDto })
+  @ApiNotFoundResponse({ description: 'No such run visible to the caller' })
+  @ApiConflictResponse({ description: 'The run has already finished' })
+  cancel(@Ctx() ctx: RequestContext, @Param('runId') runId: string): Promise<WorkflowRunDto> {
+    return this.runs.cancel(ctx, runId);
+  }
+}
+
+/** RFC 7240: `Prefer: respond-async` (among other preferences, any case). */
+function prefersAsync(prefer: string | undefined): boolean {
+  return (prefer ?? '')
+    .split(',')
+    .some((preference) => preference.trim().split(/[;=]/)[0].trim().toLowerCase() === 'respond-async');
 }

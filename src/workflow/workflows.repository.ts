@@ -31,6 +31,12 @@ export class WorkflowsRepository {
     return row ?? null;
   }
 
+  async findById(id: string): Promise<WorkflowRow | null> {
+    if (!isUuid(id)) return null;
+    const [row] = await this.db.select().from(workflows).where(eq(workflows.id, id)).limit(1);
+    return row ?? null;
+  }
+
   async listInScope(
     scope: SiteScope,
     filter: WorkflowListFilter,

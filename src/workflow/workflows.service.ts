@@ -98,6 +98,13 @@ export class WorkflowsService {
     return toWorkflowResponse(row);
   }
 
+  /** The definition of a run already started (checked then): it finishes even if deactivated since. */
+  async findForRun(workflowId: string): Promise<WorkflowRow> {
+    const row = await this.workflows.findById(workflowId);
+    if (!row) throw new AppError('WORKFLOW_NOT_FOUND');
+    return row;
+  }
+
   /** An active workflow on the caller's site, or a 404. */
   async requireVisible(ctx: RequestContext, workflowId: string): Promise<WorkflowRow> {
     const row = await this.workflows.findActiveInScope(workflowId, siteScopeOf(ctx));

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, jsonb, pgTable, uuid } from 'drizzle-orm/pg-core';
+import { boolean, index, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, primaryId, updatedAt } from './columns';
 import { formConfigs } from './form-configs.table';
 import { sites } from './sites.table';
@@ -16,6 +16,8 @@ export const dataRecords = pgTable(
     data: jsonb('data').$type<Record<string, unknown>>().notNull(),
     computedResults: jsonb('computed_results').$type<Record<string, unknown> | null>(),
     workflow: jsonb('workflow').$type<unknown[]>().notNull().default([]),
+    /** Set by a workflow's save step (`run:<runId>:<step>`): a replayed step finds its record instead of saving twice. */
+    idempotencyKey: text('idempotency_key'),
     isActive: boolean('is_active').notNull().default(true),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -28,5 +30,8 @@ export const dataRecords = pgTable(
       .on(table.configId, table.userId)
       .where(sql`${table.isActive}`),
     index('data_records_data_gin_idx').using('gin', sql`${table.data} jsonb_path_ops`),
+    uniqueIndex('data_records_idempotency_key_idx')
+      .on(table.idempotencyKey)
+      .where(sql`${table.idempotencyKey} is not null`),
   ],
 );

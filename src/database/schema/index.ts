@@ -6,3 +6,4 @@ export * from './form-permissions.table';
 export * from './data-records.table';
 export * from './workflows.table';
 export * from './revoked-tokens.table';
+export * from './idempotency-keys.table';

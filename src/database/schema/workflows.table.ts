@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { boolean, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, primaryId, updatedAt } from './columns';
 import { sites } from './sites.table';
@@ -42,9 +43,26 @@ export const workflowRuns = pgTable(
     startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     finishedAt: timestamp('finished_at', { withTimezone: true, mode: 'date' }),
     createdAt: createdAt(),
+    /** What the run was started with: `{configId, data}`, the caller and the mode; never changes. */
+    request: jsonb('request').$type<Record<string, unknown>>(),
+    /** The checkpoint: the scope after the last finished step, held mail, a pending retry. */
+    checkpoint: jsonb('checkpoint').$type<Record<string, unknown>>(),
+    /** The index of the first step not finished yet. */
+    nextStep: integer('next_step').notNull().default(0),
+    /** The step in flight when the checkpoint was written (null between steps). */
+    stepInFlight: integer('step_in_flight'),
+    /** When a queued run may be taken (a retry waits here instead of sleeping). */
+    availableAt: timestamp('available_at', { withTimezone: true, mode: 'date' }),
+    /** Which process runs it, until when; an expired lease means its process died. */
+    leaseOwner: text('lease_owner'),
+    leaseUntil: timestamp('lease_until', { withTimezone: true, mode: 'date' }),
+    cancelRequested: boolean('cancel_requested').notNull().default(false),
   },
   (table) => [
     index('workflow_runs_workflow_idx').on(table.workflowId, table.startedAt.desc()),
     index('workflow_runs_user_idx').on(table.userId, table.startedAt.desc()),
+    index('workflow_runs_queue_idx')
+      .on(table.availableAt)
+      .where(sql`${table.status} in ('queued', 'running')`),
   ],
 );

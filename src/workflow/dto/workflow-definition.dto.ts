@@ -104,6 +104,16 @@ export class WorkflowStepDto {
   condition?: string | Record<string, unknown>;
 
   @ApiPropertyOptional({
+    description: 'Longest time one attempt of this step may take, ms',
+    maximum: 3600000,
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(3_600_000)
+  timeoutMs?: number;
+
+  @ApiPropertyOptional({
     type: RetryDto,
     description: "Overrides the workflow's retry settings for this step",
   })
@@ -133,6 +143,25 @@ export class WorkflowConfigDto {
   @ValidateNested()
   @Type(() => RetryDto)
   retry?: RetryDto;
+
+  @ApiPropertyOptional({
+    description: 'Longest time a whole run may take, ms (default 5 minutes)',
+    default: 300000,
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1000)
+  @Max(86_400_000)
+  timeoutMs?: number;
+
+  @ApiPropertyOptional({
+    description: 'Most runs of this workflow running at once from the queue (the rest wait)',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  concurrency?: number;
 }
 
 export class WorkflowPermissionsDto {

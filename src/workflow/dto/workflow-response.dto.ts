@@ -21,9 +21,16 @@ export class WorkflowListDto {
   @ApiProperty({ example: 1 }) totalCount: number;
 }
 
-export const STEP_STATUSES = ['success', 'failed', 'skipped', 'compensated', 'not_compensable'] as const;
+export const STEP_STATUSES = [
+  'success',
+  'failed',
+  'skipped',
+  'compensated',
+  'not_compensable',
+  'interrupted',
+] as const;
 export type StepStatus = (typeof STEP_STATUSES)[number];
-export const RUN_STATUSES = ['running', 'success', 'failed', 'rolled_back'] as const;
+export const RUN_STATUSES = ['queued', 'running', 'success', 'failed', 'rolled_back', 'cancelled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 export class AttemptLogDto {
@@ -89,4 +96,9 @@ export class WorkflowRunPageDto {
   @ApiProperty() totalCount: number;
   @ApiProperty() page: number;
   @ApiProperty() pages: number;
+}
+
+export class QueuedRunDto {
+  @ApiProperty({ format: 'uuid' }) runId: string;
+  @ApiProperty({ enum: ['queued'] }) status: 'queued';
 }

@@ -1,6 +1,6 @@
+import type { StepStatus } from '../dto/workflow-response.dto';
 import type { OutgoingMail, WorkflowScope } from '../steps/step-handler';
 import type { StepFailure } from './step-failure';
-import type { StepStatus } from '../dto/workflow-response.dto';
 
 export interface AttemptLog {
   attempt: number;
@@ -15,31 +15,51 @@ export interface StepLog {
   type: string;
   status: StepStatus;
   result: unknown;
-  error?: Omit<StepFailure, 'retryable' | 'retryAfterMs'>;
+  error?: Omit<StepFailure, 'retryable' | 'retryAfterMs' | 'provides'>;
   attempts: number;
   durationMs: number;
   attemptLog?: AttemptLog[];
   compensation?: unknown;
 }
 
-/** What one run accumulates: the scope templates read, the step log, held mail and secrets seen. */
-export class RunState {
-  readonly logs: StepLog[] = [];
-  /** Mail held per step index, sent when the run ends and dropped on rollback. */
-  readonly heldMail = new Map<number, OutgoingMail[]>();
-  /** Env values rendered during the run; redacted from everything stored or answered. */
-  readonly secrets = new Set<string>();
+/** A retry that waits in the queue (asynchronous runs): which step, which attempt comes next. */
+export interface PendingRetry {
+  index: number;
+  attempt: number;
+  attemptLog: AttemptLog[];
+  stepStartedAt: number;
+}
 
-  constructor(readonly scope: WorkflowScope) {}
+/** What a run carries from step to step; written as the checkpoint after every step. */
+export interface RunCheckpoint {
+  scope: Pick<WorkflowScope, 'input' | 'results' | 'savedData' | 'validationResult' | 'computedResults'>;
+  completed: { index: number; result: unknown; provided: string[] }[];
+  heldMail: { index: number; mail: OutgoingMail }[];
+  lastFailure: { name: string; failure: StepFailure } | null;
+  pendingRetry: PendingRetry | null;
+  startedAt: number;
+}
+
+/** What one run accumulates: the scope templates read, the step log, held mail, completed steps. */
+export class RunState {
+  constructor(
+    readonly scope: WorkflowScope,
+    readonly logs: StepLog[],
+    readonly checkpoint: RunCheckpoint,
+  ) {}
 
   hold(stepIndex: number, mail: OutgoingMail): void {
-    const list = this.heldMail.get(stepIndex) ?? [];
-    list.push(mail);
-    this.heldMail.set(stepIndex, list);
+    this.checkpoint.heldMail.push({ index: stepIndex, mail });
   }
 
   /** The scope as templates and conditions see it (roots only; env is resolved separately). */
   templateScope(extra: Record<string, unknown> = {}): Record<string, unknown> {
     return { ...this.scope, ...extra };
+  }
+
+  /** The checkpoint with the scope as it is now. */
+  snapshot(): RunCheckpoint {
+    const { input, results, savedData, validationResult, computedResults } = this.scope;
+    return { ...this.checkpoint, scope: { input, results, savedData, validationResult, computedResults } };
   }
 }

@@ -1,7 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
-import { requireUser, type RequestContext } from '../../common/context/request-context';
+import {
+  buildRequestContext,
+  requireUser,
+  type AuthUser,
+  type RequestContext,
+} from '../../common/context/request-context';
 import type { AppError } from '../../common/errors/app-error';
+import type { Locale } from '../../common/i18n/locale';
 import { Translator } from '../../common/i18n/translator.service';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { RecordsService } from '../../data/records.service';
@@ -9,43 +15,64 @@ import { AdminNotifier } from '../../mail/admin-notifier.service';
 import { MailService } from '../../mail/mail.service';
 import { FormAccessService } from '../../permissions/form-access.service';
 import type { OnErrorStrategy, WorkflowConfigDto, WorkflowStepDto } from '../dto/workflow-definition.dto';
-import type { RunStatus, WorkflowResultDto } from '../dto/workflow-response.dto';
+import type { QueuedRunDto, RunStatus, WorkflowResultDto } from '../dto/workflow-response.dto';
+import { StepError } from '../steps/step-error';
 import type { StepContext, StepOutcome } from '../steps/step-handler';
-import { WorkflowRunsRepository } from '../workflow-runs.repository';
+import { WorkflowRunsRepository, type WorkflowRunRow } from '../workflow-runs.repository';
 import { WorkflowsService } from '../workflows.service';
+import type { WorkflowRow } from '../workflows.repository';
 import { conditionMet } from './condition';
 import { parseContextPath, readSegments } from './context-path';
 import { redact } from './redaction';
 import { delayBeforeAttempt, retryPolicyOf } from './retry-policy';
-import { RunState, type AttemptLog, type StepLog } from './run-state';
+import { RunState, type AttemptLog, type RunCheckpoint, type StepLog } from './run-state';
 import { StepRegistry, type RegisteredStep } from './step-registry.service';
 import { toStepFailure, type StepFailure } from './step-failure';
 import { asText, renderDeep, renderTemplate, type TemplateEnv } from './template';
 import { WorkflowClock } from './workflow-clock';
+import { WORKFLOW_INSTANCE } from './workflow-instance';
 
-interface CompletedStep {
-  index: number;
-  step: WorkflowStepDto;
-  registered: RegisteredStep;
-  config: object;
-  result: unknown;
-  provided: StepOutcome['provides'];
-  context: StepContext;
-}
+const DEFAULT_RUN_TIMEOUT_MS = 5 * 60_000;
+const CANCEL_POLL_MS = 1000;
 
-interface RunIdentity {
-  runId: string;
-  workflowId: string;
-  workflowName: string;
+/** What a run was started with; stored on the run record so any instance can drive it. */
+interface RunRequest {
   configId: string;
+  data: Record<string, unknown>;
+  formTitle: string | null;
+  actor: AuthUser;
+  siteId: string | null;
+  locale: Locale;
+  requestId: string;
+  mode: 'sync' | 'async';
 }
+
+type FinalStatus = Exclude<RunStatus, 'running' | 'queued'>;
+
+interface Drive {
+  run: WorkflowRunRow;
+  workflow: WorkflowRow;
+  definition: WorkflowConfigDto;
+  request: RunRequest;
+  ctx: RequestContext;
+  state: RunState;
+  env: TemplateEnv;
+}
+
+type StepResult =
+  | { kind: 'success'; outcome: StepOutcome; log: StepLog }
+  | { kind: 'failure'; failure: StepFailure; log: StepLog }
+  | { kind: 'skipped'; log: StepLog }
+  | { kind: 'requeued' }
+  | { kind: 'cancelled' };
 
 /**
- * Runs a workflow inside the request (SPEC): steps in order, each behind its condition, with the
- * retry policy, `onError` (stop, continue, rollback with reverse-order compensation), held mail,
- * redaction of env values, the `workflow_runs` record and the saved record's `workflow` log.
- * Handlers call the same services as the routes with the caller's context, so a step can never do
- * what the caller could not do through the API.
+ * Runs workflows: inside the request (SPEC) or from the queue (`Prefer: respond-async`, and every
+ * run whose process died). Steps run in order behind their conditions, with retries, `onError`
+ * (stop, continue, rollback with reverse-order compensation), held mail and redaction. After every
+ * step the run's checkpoint is committed, so another process can resume it from the first
+ * unfinished step. Handlers get the caller's context, so a step can never do what the caller could
+ * not do through the API.
  */
 @Injectable()
 export class WorkflowRunner {
@@ -62,114 +89,273 @@ export class WorkflowRunner {
     private readonly adminNotifier: AdminNotifier,
     private readonly clock: WorkflowClock,
     private readonly translator: Translator,
-    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(WORKFLOW_INSTANCE) private readonly instance: string,
   ) {
     this.envAllowlist = new Set(config.workflowEnvAllowlist);
   }
 
-  /** 404/403/422 when the run cannot start; otherwise the result object, whether the run succeeded or not. */
-  async execute(
-    ctx: RequestContext,
-    workflowId: string,
-    body: { configId: string; data: Record<string, unknown> },
-  ): Promise<WorkflowResultDto> {
+  /** Runs inside the request: 404/403/422 when it cannot start, else the result whether it succeeded or not. */
+  async execute(ctx: RequestContext, workflowId: string, body: ExecuteBody): Promise<WorkflowResultDto> {
+    const run = await this.start(ctx, workflowId, body, 'sync');
+    return (await this.drive(run))!;
+  }
+
+  /** Queues the run (`Prefer: respond-async`); any instance sharing the database takes it. */
+  async enqueue(ctx: RequestContext, workflowId: string, body: ExecuteBody): Promise<QueuedRunDto> {
+    const run = await this.start(ctx, workflowId, body, 'async');
+    return { runId: run.id, status: 'queued' };
+  }
+
+  /** Drives a run this instance claimed from the queue (queued, retry due, or orphaned by a dead process). */
+  async resume(run: WorkflowRunRow): Promise<void> {
+    await this.drive(run);
+  }
+
+  /**
+   * Runs the pure steps (validate, transform, conditional) and only renders the others, reporting
+   * what they would store, mail and send. Nothing is stored, not even a run record.
+   */
+  async dryRun(ctx: RequestContext, workflowId: string, body: ExecuteBody): Promise<WorkflowResultDto> {
+    const { workflow, formTitle, user } = await this.checkStart(ctx, workflowId, body);
+    const definition = workflow.config as unknown as WorkflowConfigDto;
+    const state = this.newState(body, formTitle, user, workflow);
+    const env = this.envOf();
+    let success = true;
+    for (const [index, step] of definition.steps.entries()) {
+      const registered = this.registry.get(step.type);
+      if (!registered) continue;
+      if (step.condition !== undefined && !this.safeConditionMet(step.condition, state)) {
+        state.logs.push(skippedLog(step));
+        continue;
+      }
+      const rendered = renderDeep(
+        step.config ?? {},
+        state.templateScope(),
+        env,
+        new Set(registered.options.rawFields),
+      );
+      if (!registered.options.pure) {
+        const result = { dryRun: true, wouldRun: { type: step.type, config: rendered } };
+        state.scope.results[step.name] = result;
+        state.logs.push({ ...skippedLog(step), status: 'success', result });
+        continue;
+      }
+      const context = this.stepContext(ctx, 'dry-run', workflow, body.configId, step, index, state, env);
+      const outcome = await this.attempt(
+        context,
+        registered,
+        plainToInstance(registered.options.config, rendered),
+        step,
+      );
+      if ('failure' in outcome) {
+        state.logs.push(failedLog(step, outcome.failure, [], 0));
+        success = false;
+        if ((step.onError ?? definition.errorHandling?.strategy ?? 'stop') !== 'continue') break;
+        continue;
+      }
+      state.scope.results[step.name] = outcome.outcome.result;
+      Object.assign(state.scope, outcome.outcome.provides ?? {});
+      state.logs.push({
+        ...skippedLog(step),
+        status: 'success',
+        result: outcome.outcome.result ?? null,
+        attempts: 1,
+      });
+    }
+    return redact(
+      {
+        success,
+        message: success ? 'Dry run: nothing was stored, mailed or sent' : 'Dry run: a step would fail',
+        workflowId: workflow.id,
+        workflowName: workflow.name,
+        runId: null as unknown as string,
+        status: success ? 'success' : 'failed',
+        steps: state.logs,
+        data: null,
+        results: state.scope.results,
+      },
+      this.secrets(),
+    );
+  }
+
+  private async checkStart(ctx: RequestContext, workflowId: string, body: ExecuteBody) {
     const user = requireUser(ctx);
     const workflow = await this.workflows.requireRunnable(ctx, workflowId);
     const { config: form } = await this.formAccess.require(ctx, body.configId, 'executeWorkflows');
-    const definition = workflow.config as unknown as WorkflowConfigDto;
-    const run = await this.runs.start({
+    return { user, workflow, form, formTitle: form.title };
+  }
+
+  private async start(
+    ctx: RequestContext,
+    workflowId: string,
+    body: ExecuteBody,
+    mode: RunRequest['mode'],
+  ): Promise<WorkflowRunRow> {
+    const { user, workflow, form } = await this.checkStart(ctx, workflowId, body);
+    const request: RunRequest = {
+      configId: form.id,
+      data: body.data,
+      formTitle: form.title,
+      actor: user,
+      siteId: ctx.siteId,
+      locale: ctx.locale,
+      requestId: ctx.requestId,
+      mode,
+    };
+    const checkpoint: RunCheckpoint = {
+      scope: { input: body.data, results: {} },
+      completed: [],
+      heldMail: [],
+      lastFailure: null,
+      pendingRetry: null,
+      startedAt: this.clock.now(),
+    };
+    return this.runs.start({
       workflowId: workflow.id,
       userId: user.userId,
       siteId: form.siteId ?? ctx.siteId,
       configId: form.id,
+      request: request as unknown as Record<string, unknown>,
+      checkpoint: checkpoint as unknown as Record<string, unknown>,
+      leaseOwner: mode === 'sync' ? this.instance : null,
+      leaseMs: this.config.workflowLeaseMs,
     });
-    const started = this.clock.now();
-    const state = new RunState({
-      input: body.data,
-      results: {},
-      user: { id: user.userId, email: user.email, role: user.role },
-      formTitle: form.title,
-      workflowName: workflow.name,
-    });
-    const identity: RunIdentity = {
-      runId: run.id,
-      workflowId: workflow.id,
-      workflowName: workflow.name,
-      configId: form.id,
-    };
-    const env: TemplateEnv = { allowlist: this.envAllowlist, values: process.env, resolved: state.secrets };
-
-    let status: Exclude<RunStatus, 'running'> = 'success';
-    let failedStep: { name: string; failure: StepFailure } | null = null;
-    const completed: CompletedStep[] = [];
-
-    for (const [index, step] of definition.steps.entries()) {
-      const registered = this.registry.get(step.type);
-      if (step.condition !== undefined && !this.safeConditionMet(step.condition, state)) {
-        state.logs.push({
-          name: step.name,
-          type: step.type,
-          status: 'skipped',
-          result: null,
-          attempts: 0,
-          durationMs: 0,
-        });
-        continue;
-      }
-      const context = this.stepContext(ctx, identity, step, index, state, env);
-      const outcome = registered
-        ? await this.runStep(context, step, index, registered, definition, state, env)
-        : { failure: unknownType(step.type), log: failedLog(step, unknownType(step.type), [], 0) };
-      state.logs.push(outcome.log);
-      if ('result' in outcome) {
-        state.scope.results[step.name] = outcome.result.result;
-        Object.assign(state.scope, outcome.result.provides ?? {});
-        completed.push({
-          index,
-          step,
-          registered: registered!,
-          config: outcome.config,
-          result: outcome.result.result,
-          provided: outcome.result.provides,
-          context,
-        });
-        continue;
-      }
-      if (outcome.failure.provides) Object.assign(state.scope, pickScopeEntries(outcome.failure.provides));
-      failedStep = { name: step.name, failure: outcome.failure };
-      const strategy: OnErrorStrategy = step.onError ?? definition.errorHandling?.strategy ?? 'stop';
-      if (strategy === 'continue') continue;
-      if (strategy === 'rollback') {
-        await this.compensate(completed, state);
-        status = 'rolled_back';
-      } else {
-        status = 'failed';
-      }
-      break;
-    }
-
-    if (status !== 'rolled_back') {
-      const undelivered = await this.sendHeldMail(state);
-      if (undelivered && status === 'success') {
-        status = 'failed';
-        failedStep = undelivered;
-      }
-    }
-    return this.finish(identity, definition, state, status, failedStep, started);
   }
 
-  private async runStep(
-    context: StepContext,
+  /** Runs from the checkpoint to the end, or until a retry is queued; the result when the run ended. */
+  private async drive(run: WorkflowRunRow): Promise<WorkflowResultDto | null> {
+    const workflow = await this.workflows.findForRun(run.workflowId);
+    const request = run.request as unknown as RunRequest;
+    const checkpoint = run.checkpoint as unknown as RunCheckpoint;
+    const definition = workflow.config as unknown as WorkflowConfigDto;
+    const ctx = buildRequestContext({
+      user: request.actor,
+      siteId: request.siteId,
+      locale: request.locale,
+      requestId: request.requestId,
+    });
+    const state = new RunState(
+      {
+        ...checkpoint.scope,
+        user: { id: request.actor.userId, email: request.actor.email, role: request.actor.role },
+        formTitle: request.formTitle,
+        workflowName: workflow.name,
+      },
+      (run.steps ?? []) as StepLog[],
+      checkpoint,
+    );
+    const drive: Drive = { run, workflow, definition, request, ctx, state, env: this.envOf() };
+    const heartbeat = setInterval(
+      () => {
+        this.runs.extendLease(run.id, this.instance, this.config.workflowLeaseMs).catch(() => undefined);
+      },
+      Math.max(500, Math.floor(this.config.workflowLeaseMs / 3)),
+    );
+    heartbeat.unref();
+    try {
+      return await this.driveSteps(drive);
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  private async driveSteps(drive: Drive): Promise<WorkflowResultDto | null> {
+    const { run, definition, state } = drive;
+    const timeoutMs = definition.timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS;
+    for (let index = run.nextStep; index < definition.steps.length; index++) {
+      const step = definition.steps[index];
+      if (await this.runs.isCancelRequested(run.id)) return this.cancel(drive);
+      if (this.clock.now() - state.checkpoint.startedAt > timeoutMs) {
+        const failure: StepFailure = {
+          code: 'WORKFLOW_TIMEOUT',
+          message: `the run took longer than ${timeoutMs} ms`,
+          retryable: false,
+        };
+        state.logs.push(failedLog(step, failure, [], 0));
+        return this.finish(drive, 'failed', { name: step.name, failure });
+      }
+      const result = await this.runOneStep(drive, step, index);
+      if (result.kind === 'requeued') return null;
+      if (result.kind === 'cancelled') return this.cancel(drive);
+      state.logs.push(result.log);
+      if (result.kind === 'skipped') {
+        await this.commit(drive, index + 1);
+        continue;
+      }
+      if (result.kind === 'success') {
+        state.scope.results[step.name] = result.outcome.result;
+        Object.assign(state.scope, result.outcome.provides ?? {});
+        state.checkpoint.completed.push({
+          index,
+          result: result.outcome.result,
+          provided: Object.keys(result.outcome.provides ?? {}),
+        });
+        await this.commit(drive, index + 1);
+        continue;
+      }
+      if (result.kind === 'failure') {
+        if (result.failure.provides) Object.assign(state.scope, pickScopeEntries(result.failure.provides));
+        state.checkpoint.lastFailure = { name: step.name, failure: result.failure };
+        const strategy: OnErrorStrategy = step.onError ?? definition.errorHandling?.strategy ?? 'stop';
+        if (strategy === 'continue') {
+          await this.commit(drive, index + 1);
+          continue;
+        }
+        if (strategy === 'rollback') {
+          await this.compensate(drive);
+          return this.finish(drive, 'rolled_back', state.checkpoint.lastFailure);
+        }
+        // Mail held by earlier steps still goes out when a run stops; only a rollback drops it.
+        await this.sendHeldMail(drive);
+        return this.finish(drive, 'failed', state.checkpoint.lastFailure);
+      }
+    }
+    const undelivered = await this.sendHeldMail(drive);
+    return this.finish(
+      drive,
+      undelivered ? 'failed' : 'success',
+      undelivered ?? state.checkpoint.lastFailure,
+    );
+  }
+
+  /** One step: its condition, the crash rule for a step that was in flight, then its attempts. */
+  private async runOneStep(drive: Drive, step: WorkflowStepDto, index: number): Promise<StepResult> {
+    const { run, state } = drive;
+    const registered = this.registry.get(step.type);
+    if (!registered) {
+      const failure = unknownType(step.type);
+      return { kind: 'failure', failure, log: failedLog(step, failure, [], 0) };
+    }
+    const pending = state.checkpoint.pendingRetry?.index === index ? state.checkpoint.pendingRetry : null;
+    const interrupted = !pending && run.stepInFlight === index && index === run.nextStep;
+    if (interrupted && !registered.options.replayable) {
+      // Its process died while it ran: it may have had its effect, so it is not silently repeated.
+      const failure: StepFailure = {
+        code: 'INTERRUPTED',
+        message: 'the step was interrupted by a crash and is not replayable',
+        retryable: false,
+      };
+      return { kind: 'failure', failure, log: { ...failedLog(step, failure, [], 0), status: 'interrupted' } };
+    }
+    if (!pending && step.condition !== undefined && !this.safeConditionMet(step.condition, state)) {
+      return { kind: 'skipped', log: skippedLog(step) };
+    }
+    await this.commit(drive, index, index);
+    return this.attempts(drive, step, index, registered, pending);
+  }
+
+  private async attempts(
+    drive: Drive,
     step: WorkflowStepDto,
     index: number,
     registered: RegisteredStep,
-    definition: WorkflowConfigDto,
-    state: RunState,
-    env: TemplateEnv,
-  ): Promise<{ result: StepOutcome; config: object; log: StepLog } | { failure: StepFailure; log: StepLog }> {
+    pending: RunCheckpoint['pendingRetry'],
+  ): Promise<StepResult> {
+    const { definition, state, env } = drive;
     const policy = retryPolicyOf(definition.retry, step.retry);
-    const attempts: AttemptLog[] = [];
-    const stepStarted = this.clock.now();
+    const attemptLog: AttemptLog[] = pending?.attemptLog ?? [];
+    const stepStarted = pending?.stepStartedAt ?? this.clock.now();
     const rendered = renderDeep(
       step.config ?? {},
       state.templateScope(),
@@ -184,163 +370,322 @@ export class WorkflowRunner {
         retryable: false,
         details: { validationErrors: problems },
       };
-      return { failure, log: failedLog(step, failure, attempts, this.clock.now() - stepStarted) };
+      return {
+        kind: 'failure',
+        failure,
+        log: failedLog(step, failure, attemptLog, this.clock.now() - stepStarted),
+      };
     }
     const config = plainToInstance(registered.options.config, rendered);
+    const context = this.stepContext(
+      drive.ctx,
+      drive.run.id,
+      drive.workflow,
+      drive.request.configId,
+      step,
+      index,
+      state,
+      env,
+    );
     let retryAfterMs: number | undefined;
-    for (let attempt = 1; attempt <= policy.maxAttempts; attempt++) {
-      const delayMs = delayBeforeAttempt(policy, attempt, retryAfterMs);
-      await this.clock.sleep(delayMs);
+    for (let attempt = pending?.attempt ?? 1; attempt <= policy.maxAttempts; attempt++) {
+      const delayMs =
+        pending && attempt === pending.attempt ? 0 : delayBeforeAttempt(policy, attempt, retryAfterMs);
+      if (delayMs > 0) {
+        if (drive.request.mode === 'async') {
+          // The wait is kept in the queue, not in memory: a crash meanwhile loses nothing.
+          state.checkpoint.pendingRetry = { index, attempt, attemptLog, stepStartedAt: stepStarted };
+          attemptLog.at(-1)!.error += ` (next attempt in ${delayMs} ms)`;
+          await this.runs.requeue(drive.run.id, this.instance, this.progress(drive, index, null), delayMs);
+          return { kind: 'requeued' };
+        }
+        if (!(await this.waitUnlessCancelled(drive.run.id, delayMs))) return { kind: 'cancelled' };
+      }
+      if (attempt > 1 && (await this.runs.isCancelRequested(drive.run.id))) return { kind: 'cancelled' };
+      state.checkpoint.pendingRetry = null;
       const attemptStarted = this.clock.now();
-      try {
-        const result = await registered.handler.execute({ ...context, attempt }, config);
-        attempts.push({ attempt, status: 'success', delayMs, durationMs: this.clock.now() - attemptStarted });
+      const outcome = await this.attempt({ ...context, attempt }, registered, config, step);
+      if ('outcome' in outcome) {
+        attemptLog.push({
+          attempt,
+          status: 'success',
+          delayMs,
+          durationMs: this.clock.now() - attemptStarted,
+        });
         return {
-          result,
-          config,
+          kind: 'success',
+          outcome: outcome.outcome,
           log: {
             name: step.name,
             type: step.type,
             status: 'success',
-            result: result.result ?? null,
-            attempts: attempt,
+            result: outcome.outcome.result ?? null,
+            attempts: attemptLog.length,
             durationMs: this.clock.now() - stepStarted,
-            attemptLog: attempts,
+            attemptLog,
           },
         };
-      } catch (error) {
-        const failure = toStepFailure(error, (appError) => this.translateError(appError, context.ctx));
-        attempts.push({
-          attempt,
-          status: 'failed',
-          delayMs,
-          durationMs: this.clock.now() - attemptStarted,
-          error: `${failure.code}: ${failure.message}`,
-        });
-        if (!failure.retryable || attempt === policy.maxAttempts)
-          return { failure, log: failedLog(step, failure, attempts, this.clock.now() - stepStarted) };
-        retryAfterMs = failure.retryAfterMs;
       }
+      const failure = outcome.failure;
+      attemptLog.push({
+        attempt,
+        status: 'failed',
+        delayMs,
+        durationMs: this.clock.now() - attemptStarted,
+        error: `${failure.code}: ${failure.message}`,
+      });
+      if (!failure.retryable || attempt === policy.maxAttempts)
+        return {
+          kind: 'failure',
+          failure,
+          log: failedLog(step, failure, attemptLog, this.clock.now() - stepStarted),
+        };
+      retryAfterMs = failure.retryAfterMs;
     }
     throw new Error('unreachable: the attempt loop always returns');
   }
 
+  /** One call of the handler, bounded by the step's `timeoutMs`. */
+  private async attempt(
+    context: StepContext,
+    registered: RegisteredStep,
+    config: object,
+    step: WorkflowStepDto,
+  ): Promise<{ outcome: StepOutcome } | { failure: StepFailure }> {
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const execution = registered.handler.execute({ ...context, signal: controller.signal }, config);
+      const outcome = step.timeoutMs
+        ? await Promise.race([
+            execution,
+            new Promise<never>((_, reject) => {
+              timer = setTimeout(() => {
+                controller.abort();
+                reject(
+                  new StepError(`the step took longer than ${step.timeoutMs} ms`, {
+                    code: 'TIMEOUT',
+                    retryable: true,
+                  }),
+                );
+              }, step.timeoutMs);
+            }),
+          ])
+        : await execution;
+      return { outcome };
+    } catch (error) {
+      return { failure: toStepFailure(error, (appError) => this.translateError(appError, context.ctx)) };
+    } finally {
+      if (timer) clearTimeout(timer);
+    }
+  }
+
+  /** Sleeps out a retry delay in the request; false when the run was cancelled meanwhile. */
+  private async waitUnlessCancelled(runId: string, delayMs: number): Promise<boolean> {
+    const controller = new AbortController();
+    const watch = setInterval(() => {
+      this.runs
+        .isCancelRequested(runId)
+        .then((cancelled) => cancelled && controller.abort(new Error('cancelled')))
+        .catch(() => undefined);
+    }, CANCEL_POLL_MS);
+    watch.unref();
+    try {
+      await this.clock.sleep(delayMs, controller.signal);
+      return true;
+    } catch {
+      return false;
+    } finally {
+      clearInterval(watch);
+    }
+  }
+
+  /** Cancelled: compensated first when the workflow's strategy is rollback. */
+  private async cancel(drive: Drive): Promise<WorkflowResultDto> {
+    if (drive.definition.errorHandling?.strategy === 'rollback') await this.compensate(drive);
+    drive.state.checkpoint.heldMail = [];
+    return this.finish(drive, 'cancelled', null);
+  }
+
   /** Reverse order; a failing compensation is logged and the others still run. */
-  private async compensate(completed: CompletedStep[], state: RunState): Promise<void> {
-    for (const done of [...completed].reverse()) {
-      const log = state.logs.find((entry) => entry.name === done.step.name)!;
-      const dropped = state.heldMail.get(done.index)?.length ?? 0;
-      state.heldMail.delete(done.index);
-      if (done.registered.handler.compensate) {
+  private async compensate(drive: Drive): Promise<void> {
+    const { state, definition } = drive;
+    for (const done of [...state.checkpoint.completed].reverse()) {
+      const step = definition.steps[done.index];
+      const registered = this.registry.get(step.type);
+      const log = state.logs.find((entry) => entry.name === step.name);
+      if (!registered || !log || log.status !== 'success') continue;
+      const dropped = state.checkpoint.heldMail.filter((held) => held.index === done.index).length;
+      state.checkpoint.heldMail = state.checkpoint.heldMail.filter((held) => held.index !== done.index);
+      if (registered.handler.compensate) {
+        const context = this.stepContext(
+          drive.ctx,
+          drive.run.id,
+          drive.workflow,
+          drive.request.configId,
+          step,
+          done.index,
+          state,
+          drive.env,
+        );
+        const config = plainToInstance(
+          registered.options.config,
+          renderDeep(
+            step.config ?? {},
+            state.templateScope(),
+            drive.env,
+            new Set(registered.options.rawFields ?? []),
+          ),
+        );
         try {
-          const outcome = await done.registered.handler.compensate(done.context, done.config, done.result);
+          const outcome = await registered.handler.compensate(context, config, done.result);
           log.status = outcome.status;
           log.compensation = outcome.detail ?? null;
           // What an undone step produced (the saved record) is no longer the run's outcome.
           if (outcome.status === 'compensated')
-            for (const key of Object.keys(done.provided ?? {}))
-              delete (state.scope as unknown as Record<string, unknown>)[key];
+            for (const key of done.provided) delete (state.scope as unknown as Record<string, unknown>)[key];
         } catch (error) {
-          const failure = toStepFailure(error, (appError) => this.translateError(appError, done.context.ctx));
+          const failure = toStepFailure(error, (appError) => this.translateError(appError, drive.ctx));
           log.status = 'not_compensable';
           log.compensation = { error: { code: failure.code, message: failure.message } };
         }
       } else if (dropped > 0) {
         log.status = 'compensated';
         log.compensation = { mailDropped: dropped };
-      } else if (!done.registered.options.replayable) {
+      } else if (!registered.options.pure) {
         log.status = 'not_compensable';
       }
     }
-    state.heldMail.clear();
+    state.checkpoint.heldMail = [];
   }
 
   /** Sends the run's held mail; the first step whose mail could not be delivered fails the run. */
-  private async sendHeldMail(state: RunState): Promise<{ name: string; failure: StepFailure } | null> {
+  private async sendHeldMail(drive: Drive): Promise<{ name: string; failure: StepFailure } | null> {
+    const { state, definition } = drive;
     let firstFailure: { name: string; failure: StepFailure } | null = null;
-    for (const [index, mails] of state.heldMail) {
-      // Every step adds exactly one log entry, so the log of step `index` is at `index`.
-      const log = state.logs[index];
-      for (const mail of mails) {
-        try {
-          await this.mail.send(mail);
-        } catch (error) {
-          const failure = toStepFailure(error, () => 'mail delivery failed');
+    for (const held of state.checkpoint.heldMail) {
+      try {
+        await this.mail.send(held.mail);
+      } catch (error) {
+        const failure = {
+          ...toStepFailure(error, () => 'mail delivery failed'),
+          code: 'MAIL_DELIVERY_FAILED',
+        };
+        const log = state.logs.find((entry) => entry.name === definition.steps[held.index].name);
+        if (log) {
           log.status = 'failed';
-          log.error = { code: 'MAIL_DELIVERY_FAILED', message: failure.message };
-          firstFailure ??= { name: log.name, failure: { ...failure, code: 'MAIL_DELIVERY_FAILED' } };
+          log.error = { code: failure.code, message: failure.message };
         }
+        firstFailure ??= { name: definition.steps[held.index].name, failure };
       }
     }
-    state.heldMail.clear();
+    state.checkpoint.heldMail = [];
     return firstFailure;
   }
 
   private async finish(
-    identity: RunIdentity,
-    definition: WorkflowConfigDto,
-    state: RunState,
-    status: Exclude<RunStatus, 'running'>,
+    drive: Drive,
+    status: FinalStatus,
     failedStep: { name: string; failure: StepFailure } | null,
-    started: number,
   ): Promise<WorkflowResultDto> {
+    const { state, workflow, definition, run } = drive;
     const savedData = state.scope.savedData ?? null;
     const dataId = typeof savedData?._id === 'string' ? savedData._id : null;
-    const message =
-      status === 'success'
-        ? failedStep
-          ? `Workflow completed; step "${failedStep.name}" failed and was continued past`
-          : 'Workflow completed'
-        : `${status === 'rolled_back' ? 'Workflow rolled back' : 'Workflow failed'}: step "${failedStep?.name}" failed: ${failedStep?.failure.message}`;
     const result = redact(
       {
         success: status === 'success',
-        message,
-        workflowId: identity.workflowId,
-        workflowName: identity.workflowName,
-        runId: identity.runId,
+        message: messageOf(status, failedStep),
+        workflowId: workflow.id,
+        workflowName: workflow.name,
+        runId: run.id,
         status,
         steps: state.logs,
         data: savedData,
         results: state.scope.results,
       },
-      state.secrets,
+      this.secrets(),
     );
-    await this.runs.finish(identity.runId, {
+    await this.runs.finish(run.id, {
       status,
       message: result.message,
       steps: result.steps,
       dataId,
-      durationMs: Math.max(0, Math.round(this.clock.now() - started)),
+      durationMs: Math.max(0, Math.round(this.clock.now() - state.checkpoint.startedAt)),
+      checkpoint: redact(state.snapshot(), this.secrets()) as unknown as Record<string, unknown>,
     });
     if (dataId) {
       await this.records.appendWorkflowLog(dataId, {
-        runId: identity.runId,
-        workflowId: identity.workflowId,
-        workflowName: identity.workflowName,
+        runId: run.id,
+        workflowId: workflow.id,
+        workflowName: workflow.name,
         status,
         at: new Date().toISOString(),
         steps: result.steps.map(({ name, type, status: stepStatus }) => ({ name, type, status: stepStatus })),
       });
     }
-    if (status !== 'success' && definition.errorHandling?.notify) {
+    if ((status === 'failed' || status === 'rolled_back') && definition.errorHandling?.notify) {
       await this.adminNotifier.notifyFailure({
-        workflowName: identity.workflowName,
-        workflowId: identity.workflowId,
-        runId: identity.runId,
+        workflowName: workflow.name,
+        workflowId: workflow.id,
+        runId: run.id,
         stepName: failedStep?.name ?? null,
         error: redact(
           { code: failedStep?.failure.code, message: failedStep?.failure.message },
-          state.secrets,
+          this.secrets(),
         ),
       });
     }
     return result;
   }
 
+  /** Commits the checkpoint: the step log, the scope and the next step (and the step now in flight). */
+  private async commit(drive: Drive, nextStep: number, stepInFlight: number | null = null): Promise<void> {
+    const kept = await this.runs.checkpoint(
+      drive.run.id,
+      this.instance,
+      this.progress(drive, nextStep, stepInFlight),
+      this.config.workflowLeaseMs,
+    );
+    if (!kept) throw new Error(`workflow run ${drive.run.id} is no longer held by this instance`);
+  }
+
+  private progress(drive: Drive, nextStep: number, stepInFlight: number | null) {
+    const savedData = drive.state.scope.savedData;
+    return {
+      nextStep,
+      stepInFlight,
+      checkpoint: drive.state.snapshot() as unknown as Record<string, unknown>,
+      steps: redact(drive.state.logs, this.secrets()),
+      dataId: typeof savedData?._id === 'string' ? savedData._id : null,
+    };
+  }
+
+  private newState(body: ExecuteBody, formTitle: string, user: AuthUser, workflow: WorkflowRow): RunState {
+    return new RunState(
+      {
+        input: body.data,
+        results: {},
+        user: { id: user.userId, email: user.email, role: user.role },
+        formTitle,
+        workflowName: workflow.name,
+      },
+      [],
+      {
+        scope: { input: body.data, results: {} },
+        completed: [],
+        heldMail: [],
+        lastFailure: null,
+        pendingRetry: null,
+        startedAt: this.clock.now(),
+      },
+    );
+  }
+
   private stepContext(
     ctx: RequestContext,
-    identity: RunIdentity,
+    runId: string,
+    workflow: WorkflowRow,
+    configId: string,
     step: WorkflowStepDto,
     index: number,
     state: RunState,
@@ -348,10 +693,10 @@ export class WorkflowRunner {
   ): StepContext {
     return {
       ctx,
-      runId: identity.runId,
-      workflowId: identity.workflowId,
-      workflowName: identity.workflowName,
-      configId: identity.configId,
+      runId,
+      workflowId: workflow.id,
+      workflowName: workflow.name,
+      configId,
       step: { name: step.name, type: step.type, index },
       attempt: 1,
       scope: state.scope,
@@ -365,6 +710,18 @@ export class WorkflowRunner {
         asText(renderTemplate(template, state.templateScope(options.extra), env, { escape: options.escape })),
       holdMail: (mail) => state.hold(index, mail),
     };
+  }
+
+  private envOf(): TemplateEnv {
+    return { allowlist: this.envAllowlist, values: process.env, resolved: new Set() };
+  }
+
+  /** Every allow-listed env value: redacted wherever it appears, also in runs resumed after a crash. */
+  private secrets(): Set<string> {
+    const values = [...this.envAllowlist]
+      .map((name) => process.env[name])
+      .filter((value): value is string => !!value);
+    return new Set(values);
   }
 
   /** A condition that cannot be evaluated (a rule over a limit) counts as not met. */
@@ -382,6 +739,21 @@ export class WorkflowRunner {
   }
 }
 
+export interface ExecuteBody {
+  configId: string;
+  data: Record<string, unknown>;
+}
+
+function messageOf(status: FinalStatus, failedStep: { name: string; failure: StepFailure } | null): string {
+  if (status === 'cancelled') return 'Workflow cancelled';
+  if (status === 'success')
+    return failedStep
+      ? `Workflow completed; step "${failedStep.name}" failed and was continued past`
+      : 'Workflow completed';
+  const what = status === 'rolled_back' ? 'Workflow rolled back' : 'Workflow failed';
+  return `${what}: step "${failedStep?.name}" failed: ${failedStep?.failure.message}`;
+}
+
 /** Only the entries a step may produce; a failure never replaces `input`, `results` or `user`. */
 function pickScopeEntries(provides: Record<string, unknown>): Record<string, unknown> {
   const allowed = ['savedData', 'validationResult', 'computedResults'];
@@ -394,6 +766,10 @@ function unknownType(type: string): StepFailure {
     message: `the step type "${type}" is not registered`,
     retryable: false,
   };
+}
+
+function skippedLog(step: WorkflowStepDto): StepLog {
+  return { name: step.name, type: step.type, status: 'skipped', result: null, attempts: 0, durationMs: 0 };
 }
 
 function failedLog(

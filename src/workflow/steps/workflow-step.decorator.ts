@@ -12,6 +12,11 @@ export interface WorkflowStepOptions {
    * database (mail, HTTP) are not.
    */
   replayable: boolean;
+  /**
+   * Whether the step has no effect outside the run (it only reads and computes): a dry run executes
+   * such steps and only renders the others. Default false.
+   */
+  pure?: boolean;
   /** Config paths (`email.template`, `compensate`) the runner leaves unrendered for the handler. */
   rawFields?: string[];
   /** One line for the documentation and the Swagger description. */

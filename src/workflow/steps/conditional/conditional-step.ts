@@ -8,6 +8,7 @@ import { ConditionalStepConfig } from './conditional-step.config';
   type: 'conditional',
   config: ConditionalStepConfig,
   replayable: true,
+  pure: true,
   // The condition is evaluated, not rendered: a path in it must stay a path.
   rawFields: ['condition'],
   description: 'Evaluates a condition; later steps branch on results.<name>.matched',

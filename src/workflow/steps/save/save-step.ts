@@ -26,7 +26,10 @@ export class SaveStep implements WorkflowStepHandler<SaveStepConfig, SaveStepRes
     const configId = config.configId ?? context.configId ?? '';
     const data = readSourceObject(context, config.source);
     const ctx = config.locale ? { ...context.ctx, locale: config.locale } : context.ctx;
-    const saved = await this.records.create(ctx, configId, data);
+    // One record per run and step, even when the step runs again after a crash.
+    const saved = await this.records.create(ctx, configId, data, {
+      idempotencyKey: `run:${context.runId}:${context.step.name}`,
+    });
     return {
       result: { dataId: saved.dataId, configId },
       provides: {

@@ -14,6 +14,7 @@ import { TransformStepConfig } from './transform-step.config';
   type: 'transform',
   config: TransformStepConfig,
   replayable: true,
+  pure: true,
   description: 'Maps fields of the input (or another context object) to a new object',
 })
 export class TransformStep implements WorkflowStepHandler<TransformStepConfig, Record<string, unknown>> {

@@ -21,6 +21,7 @@ export interface ValidateStepResult {
   type: 'validate',
   config: ValidateStepConfig,
   replayable: true,
+  pure: true,
   description: 'Validates the input against a configuration (schema, rules, computed values)',
 })
 export class ValidateStep implements WorkflowStepHandler<ValidateStepConfig, ValidateStepResult> {

@@ -1,0 +1,98 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { DatabaseClient } from '../../database/database-client';
+import { WorkflowRunsRepository } from '../workflow-runs.repository';
+import { WORKFLOW_INSTANCE } from './workflow-instance';
+import { WorkflowRunner } from './workflow-runner.service';
+
+const RETENTION_EVERY_MS = 60 * 60_000;
+const SHUTDOWN_WAIT_MS = 10_000;
+
+/**
+ * Takes queued runs (asynchronous runs, retries whose delay is over) and runs whose process died
+ * (expired lease) from the database, up to WORKFLOW_WORKERS at once, and prunes old run records.
+ * Every instance sharing the database does the same; `FOR UPDATE SKIP LOCKED` gives each run to one.
+ */
+@Injectable()
+export class WorkflowQueueWorker implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(WorkflowQueueWorker.name);
+  private readonly inFlight = new Set<Promise<void>>();
+  private pollTimer?: NodeJS.Timeout;
+  private retentionTimer?: NodeJS.Timeout;
+  private polling = false;
+  private stopping = false;
+
+  constructor(
+    private readonly runs: WorkflowRunsRepository,
+    private readonly runner: WorkflowRunner,
+    private readonly database: DatabaseClient,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(WORKFLOW_INSTANCE) private readonly instance: string,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.config.workflowWorkers === 0) return;
+    // The embedded database belongs to one process at a time (the data-directory lock): a run left
+    // `running` belonged to a process that is gone, so it resumes now rather than after its lease.
+    if (this.database.driver === 'pglite') await this.runs.releaseAllRunning();
+    this.pollTimer = setInterval(() => void this.poll(), this.config.workflowPollMs);
+    this.pollTimer.unref();
+    this.retentionTimer = setInterval(() => void this.prune(), RETENTION_EVERY_MS);
+    this.retentionTimer.unref();
+    void this.poll();
+    void this.prune();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    clearInterval(this.pollTimer);
+    clearInterval(this.retentionTimer);
+    // A run still going after the wait keeps its lease until it expires; another instance resumes it.
+    await Promise.race([
+      Promise.allSettled([...this.inFlight]),
+      new Promise((resolve) => setTimeout(resolve, SHUTDOWN_WAIT_MS).unref()),
+    ]);
+  }
+
+  /** Claims due runs while there are free workers. */
+  async poll(): Promise<void> {
+    if (this.polling || this.stopping) return;
+    this.polling = true;
+    try {
+      while (!this.stopping && this.inFlight.size < this.config.workflowWorkers) {
+        const run = await this.runs.claimNext(this.instance, this.config.workflowLeaseMs);
+        if (!run) break;
+        const work = this.runner
+          .resume(run)
+          .catch((error: unknown) =>
+            this.logger.error(`workflow run ${run.id} failed to run: ${String(error)}`),
+          )
+          .finally(() => {
+            this.inFlight.delete(work);
+            if (!this.stopping) void this.poll();
+          });
+        this.inFlight.add(work);
+      }
+    } catch (error) {
+      this.logger.warn(`workflow queue poll failed: ${String(error)}`);
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  private async prune(): Promise<void> {
+    try {
+      const cutoff = new Date(Date.now() - this.config.workflowRunRetentionDays * 86_400_000);
+      const removed = await this.runs.deleteFinishedBefore(cutoff);
+      if (removed > 0) this.logger.log(`pruned ${removed} workflow runs older than ${cutoff.toISOString()}`);
+    } catch (error) {
+      this.logger.warn(`workflow run pruning failed: ${String(error)}`);
+    }
+  }
+}
