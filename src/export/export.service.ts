@@ -41,10 +41,11 @@ export class ExportService {
     configId: string,
     query: Record<string, unknown>,
   ): Promise<ExportDownload> {
-    const access = await this.records.select(ctx, configId, 'exportResults');
+    // Access first (404/403), as through the route; then the query's own 422/400s.
+    const visible = await this.records.select(ctx, configId, 'exportResults');
     const format = parseFormat(query.format);
     const columns = parseColumns(query.columns);
-    const selection = { ...access, filters: this.records.parseFilters(query) };
+    const selection = { ...visible, filters: this.records.parseFilters(query) };
     const { config } = selection;
 
     const stream = new PassThrough();
