@@ -67,11 +67,18 @@ export class WorkflowRunsRepository {
     const rows = await this.db.execute(sql`
       update workflow_runs set status = 'running', lease_owner = ${owner}, lease_until = ${leaseUntil(leaseMs)}
       where id = (
-        select id from workflow_runs
-        where (status = 'queued' and available_at <= now()) or (status = 'running' and lease_until < now())
-        order by available_at nulls first
+        select r.id from workflow_runs r join workflows w on w.id = r.workflow_id
+        where ((r.status = 'queued' and r.available_at <= now()) or (r.status = 'running' and r.lease_until < now()))
+          -- at most config.concurrency runs of one workflow at once; the rest wait queued
+          and (
+            w.config ->> 'concurrency' is null
+            or (select count(*) from workflow_runs x
+                where x.workflow_id = r.workflow_id and x.status = 'running' and x.lease_until >= now())
+               < (w.config ->> 'concurrency')::int
+          )
+        order by r.available_at nulls first
         limit 1
-        for update skip locked
+        for update of r skip locked
       )
       returning id`);
     const id = rowsOf(rows)[0]?.id;

@@ -26,6 +26,8 @@ export interface StepLog {
 export interface PendingRetry {
   index: number;
   attempt: number;
+  /** The wait before that attempt, as the attempt log reports it. */
+  delayMs: number;
   attemptLog: AttemptLog[];
   stepStartedAt: number;
 }

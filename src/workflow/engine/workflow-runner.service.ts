@@ -389,12 +389,12 @@ export class WorkflowRunner {
     );
     let retryAfterMs: number | undefined;
     for (let attempt = pending?.attempt ?? 1; attempt <= policy.maxAttempts; attempt++) {
-      const delayMs =
-        pending && attempt === pending.attempt ? 0 : delayBeforeAttempt(policy, attempt, retryAfterMs);
-      if (delayMs > 0) {
+      const waitedInQueue = pending !== null && attempt === pending.attempt;
+      const delayMs = waitedInQueue ? pending.delayMs : delayBeforeAttempt(policy, attempt, retryAfterMs);
+      if (delayMs > 0 && !waitedInQueue) {
         if (drive.request.mode === 'async') {
           // The wait is kept in the queue, not in memory: a crash meanwhile loses nothing.
-          state.checkpoint.pendingRetry = { index, attempt, attemptLog, stepStartedAt: stepStarted };
+          state.checkpoint.pendingRetry = { index, attempt, delayMs, attemptLog, stepStartedAt: stepStarted };
           attemptLog.at(-1)!.error += ` (next attempt in ${delayMs} ms)`;
           await this.runs.requeue(drive.run.id, this.instance, this.progress(drive, index, null), delayMs);
           return { kind: 'requeued' };

@@ -1,0 +1,288 @@
+import { createConfig } from '../factories/config.factory';
+import { adminToken, createUser, type TestUser } from '../factories/user.factory';
+import { startHttpServer, type HttpTestServer } from '../utils/http-test-server';
+import { createTestApp, type TestApp } from '../utils/test-app';
+import { activeRecords, createSteps, execute } from '../utils/workflow-api';
+
+async function waitForRun(
+  t: TestApp,
+  token: string,
+  runId: string,
+  done: (run: any) => boolean,
+): Promise<any> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const response = await t.request({ method: 'GET', url: `/api/workflow/runs/${runId}`, token });
+    const run = response.json();
+    if (done(run)) return run;
+    if (Date.now() > deadline) throw new Error(`run did not reach the state: ${response.body}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const finished = (run: any) => !['queued', 'running'].includes(run.status);
+
+describe('durable workflow runs: asynchronous execution, cancellation, dry run, two instances', () => {
+  let receiver: HttpTestServer;
+  let t: TestApp;
+  let admin: string;
+  let user: TestUser;
+  beforeAll(async () => {
+    receiver = await startHttpServer();
+    t = await createTestApp({
+      env: { WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${receiver.port}`, WORKFLOW_POLL_MS: '100' },
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+    await receiver.close();
+  });
+  beforeEach(async () => {
+    await t.reset();
+    receiver.reset();
+    admin = await adminToken(t);
+    user = await createUser(t);
+  });
+
+  it('Prefer: respond-async answers 202 with Location; the queue runs it to success', async () => {
+    const configId = await createConfig(t, admin);
+    const workflowId = await createSteps(t, admin, [
+      { name: 'store', type: 'save' },
+      {
+        name: 'tell',
+        type: 'api',
+        config: { url: receiver.url('/hook'), method: 'POST', payload: { id: '{{savedData._id}}' } },
+      },
+    ]);
+    const queued = await execute(
+      t,
+      user.token,
+      workflowId,
+      configId,
+      { name: 'Ann', qty: 2 },
+      { prefer: 'respond-async' },
+    );
+    expect(queued.statusCode).toBe(202);
+    expect(queued.json()).toEqual({ runId: expect.any(String), status: 'queued' });
+    expect(queued.headers.location).toBe(`/api/workflow/runs/${queued.json().runId}`);
+    const run = await waitForRun(t, user.token, queued.json().runId, finished);
+    expect(run).toMatchObject({
+      status: 'success',
+      steps: [
+        { name: 'store', status: 'success', attempts: 1 },
+        { name: 'tell', status: 'success', attempts: 1 },
+      ],
+    });
+    expect(receiver.requests).toHaveLength(1);
+    expect(JSON.parse(receiver.requests[0].body)).toEqual({ id: run.dataId });
+    expect((await activeRecords(t, admin, configId)).total).toBe(1);
+  });
+
+  it('an asynchronous retry waits in the queue, not in the process, and then succeeds', async () => {
+    const configId = await createConfig(t, admin);
+    let calls = 0;
+    receiver.handle((_req, res) => {
+      calls += 1;
+      res.writeHead(calls === 1 ? 503 : 200, { 'content-type': 'application/json' });
+      res.end('{}');
+    });
+    const workflowId = await createSteps(
+      t,
+      admin,
+      [{ name: 'tell', type: 'api', config: { url: receiver.url('/hook') } }],
+      { config: { retry: { enabled: true, maxAttempts: 3, backoff: 'fixed', delayMs: 300 } } },
+    );
+    const queued = await execute(
+      t,
+      user.token,
+      workflowId,
+      configId,
+      { name: 'Ann' },
+      { prefer: 'respond-async' },
+    );
+    const waiting = await waitForRun(
+      t,
+      user.token,
+      queued.json().runId,
+      (r) => r.status === 'queued' && calls === 1,
+    );
+    expect(waiting.status).toBe('queued');
+    const run = await waitForRun(t, user.token, queued.json().runId, finished);
+    expect(run.status).toBe('success');
+    expect(run.steps[0]).toMatchObject({ status: 'success', attempts: 2 });
+    expect(run.steps[0].attemptLog.map((a: any) => [a.status, a.delayMs])).toEqual([
+      ['failed', 0],
+      ['success', 300],
+    ]);
+  });
+
+  it('cancel: a running run waiting out a retry delay stops waiting and ends cancelled', async () => {
+    const configId = await createConfig(t, admin);
+    receiver.handle((_req, res) => {
+      res.writeHead(503);
+      res.end();
+    });
+    const workflowId = await createSteps(
+      t,
+      admin,
+      [{ name: 'tell', type: 'api', config: { url: receiver.url('/hook') } }],
+      { config: { retry: { enabled: true, maxAttempts: 5, backoff: 'fixed', delayMs: 20_000 } } },
+    );
+    const pending = execute(t, user.token, workflowId, configId, { name: 'Ann' });
+    const history = async () =>
+      (await t.request({ method: 'GET', url: `/api/workflow/${workflowId}/runs`, token: user.token })).json();
+    while ((await history()).totalCount === 0 || receiver.requests.length === 0)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    const runId = (await history()).data[0].id;
+    const cancel = await t.request({
+      method: 'POST',
+      url: `/api/workflow/runs/${runId}/cancel`,
+      token: user.token,
+    });
+    expect(cancel.statusCode).toBe(200);
+    expect(cancel.json()).toMatchObject({ id: runId, status: 'running' });
+    const result = (await pending).json();
+    expect(result).toMatchObject({ success: false, status: 'cancelled', message: 'Workflow cancelled' });
+    expect(receiver.requests).toHaveLength(1);
+    const again = await t.request({
+      method: 'POST',
+      url: `/api/workflow/runs/${runId}/cancel`,
+      token: user.token,
+    });
+    expect(again.statusCode).toBe(409);
+    expect(again.json().code).toBe('WORKFLOW_RUN_FINISHED');
+  });
+
+  it("another user's run cannot be cancelled (404)", async () => {
+    const configId = await createConfig(t, admin);
+    const workflowId = await createSteps(t, admin, [
+      { name: 'shape', type: 'transform', config: { mapping: { a: 'name' } } },
+    ]);
+    const queued = await execute(
+      t,
+      admin,
+      workflowId,
+      configId,
+      { name: 'Ann' },
+      { prefer: 'respond-async' },
+    );
+    const response = await t.request({
+      method: 'POST',
+      url: `/api/workflow/runs/${queued.json().runId}/cancel`,
+      token: user.token,
+    });
+    expect(response.statusCode).toBe(404);
+    expect(response.json().code).toBe('WORKFLOW_RUN_NOT_FOUND');
+  });
+
+  it('dry run: validate, transform and conditional run; save, notify and api are only rendered; nothing is stored', async () => {
+    const configId = await createConfig(t, admin);
+    const workflowId = await createSteps(t, admin, [
+      { name: 'check', type: 'validate' },
+      { name: 'shape', type: 'transform', config: { mapping: { who: 'name' } } },
+      { name: 'big', type: 'conditional', config: { condition: { '>': [{ var: 'input.qty' }, 1] } } },
+      { name: 'store', type: 'save', config: { source: 'results.shape' } },
+      {
+        name: 'tell',
+        type: 'api',
+        config: { url: receiver.url('/hook'), method: 'POST', payload: { who: '{{results.shape.who}}' } },
+      },
+      {
+        name: 'mail',
+        type: 'notify',
+        config: { email: { to: 'a@example.com', subject: 'Order of {{input.name}}' } },
+      },
+    ]);
+    const response = await t.request({
+      method: 'POST',
+      url: `/api/workflow/${workflowId}/execute?dryRun=true`,
+      token: user.token,
+      payload: { configId, data: { name: 'Ann', qty: 2 } },
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({
+      success: true,
+      steps: [
+        { name: 'check', status: 'success', result: { valid: true } },
+        { name: 'shape', status: 'success', result: { who: 'Ann' } },
+        { name: 'big', status: 'success', result: { matched: true } },
+        {
+          name: 'store',
+          status: 'success',
+          result: { dryRun: true, wouldRun: { type: 'save', config: { source: 'results.shape' } } },
+        },
+        {
+          name: 'tell',
+          result: { dryRun: true, wouldRun: { config: { method: 'POST', payload: { who: 'Ann' } } } },
+        },
+        {
+          name: 'mail',
+          result: { dryRun: true, wouldRun: { config: { email: { subject: 'Order of Ann' } } } },
+        },
+      ],
+    });
+    expect(receiver.requests).toHaveLength(0);
+    expect((await activeRecords(t, admin, configId)).total).toBe(0);
+    const history = await t.request({ method: 'GET', url: `/api/workflow/${workflowId}/runs`, token: admin });
+    expect(history.json().totalCount).toBe(0);
+  });
+
+  it('two instances on one database drain 200 queued runs, none run twice', async () => {
+    const second = await createTestApp({
+      database: t.database,
+      env: { WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${receiver.port}`, WORKFLOW_POLL_MS: '50' },
+    });
+    try {
+      const configId = await createConfig(t, admin, { preferences: { saveLimit: null } });
+      const workflowId = await createSteps(t, admin, [
+        { name: 'store', type: 'save' },
+        {
+          name: 'tell',
+          type: 'api',
+          config: { url: receiver.url('/hook'), method: 'POST', payload: { id: '{{savedData._id}}' } },
+        },
+      ]);
+      const runIds: string[] = [];
+      for (let i = 0; i < 200; i++) {
+        const app = i % 2 === 0 ? t : second;
+        const queued = await execute(
+          app,
+          admin,
+          workflowId,
+          configId,
+          { name: `n${i}`, qty: 1 },
+          { prefer: 'respond-async' },
+        );
+        runIds.push(queued.json().runId);
+      }
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const history = await t.request({
+          method: 'GET',
+          url: `/api/workflow/${workflowId}/runs?limit=100`,
+          token: admin,
+        });
+        const pages = [history.json()];
+        const page2 = await t.request({
+          method: 'GET',
+          url: `/api/workflow/${workflowId}/runs?limit=100&page=2`,
+          token: admin,
+        });
+        pages.push(page2.json());
+        const runs = pages.flatMap((page) => page.data);
+        if (runs.length === 200 && runs.every(finished)) {
+          expect(runs.every((run: any) => run.status === 'success')).toBe(true);
+          break;
+        }
+        if (Date.now() > deadline) throw new Error('the queue was not drained');
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      expect(receiver.requests).toHaveLength(200);
+      const ids = receiver.requests.map((request) => JSON.parse(request.body).id);
+      expect(new Set(ids).size).toBe(200);
+      expect((await activeRecords(t, admin, configId)).total).toBe(200);
+    } finally {
+      await second.close();
+    }
+  }, 90_000);
+});
