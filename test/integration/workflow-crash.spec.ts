@@ -1,0 +1,237 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { startHttpServer, type HttpTestServer } from '../utils/http-test-server';
+import { createTestDatabase, type TestDatabase } from '../utils/test-database';
+import { TEST_JWT_SECRET } from '../utils/test-app';
+
+const root = resolve(__dirname, '../..');
+const ADMIN = { email: 'crash-admin@example.com', password: 'crash-admin-password' };
+
+interface Server {
+  child: ChildProcess;
+  output: () => string;
+  url: string;
+}
+
+/** The real service in a child process, on PGlite in `dataDir` or on the PostgreSQL database at `databaseUrl`. */
+async function startServer(
+  target: { dataDir: string; databaseUrl: string | null },
+  allowed: string,
+): Promise<Server> {
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const child = spawn(process.execPath, ['-r', '@swc-node/register', 'src/main.ts'], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      JWT_SECRET: TEST_JWT_SECRET,
+      DATA_DIR: target.dataDir,
+      ...(target.databaseUrl ? { DATABASE_URL: target.databaseUrl } : {}),
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      ADMIN_EMAIL: ADMIN.email,
+      ADMIN_PASSWORD: ADMIN.password,
+      THROTTLE_LIMIT: '100000',
+      THROTTLE_AUTH_LIMIT: '100000',
+      WORKFLOW_API_ALLOWED_HOSTS: allowed,
+      WORKFLOW_POLL_MS: '100',
+      // A run of a killed PostgreSQL instance is taken over once its lease ends.
+      WORKFLOW_LEASE_MS: '2000',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const deadline = Date.now() + 60_000;
+  while (!output.includes('Listening on http://')) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`server did not start:\n${output}`);
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  return { child, output: () => output, url: `http://127.0.0.1:${port}` };
+}
+
+async function kill(server: Server): Promise<void> {
+  const exited = new Promise((done) => server.child.on('exit', done));
+  server.child.kill('SIGKILL');
+  await exited;
+}
+
+async function call(
+  server: Server,
+  method: string,
+  path: string,
+  token?: string,
+  body?: unknown,
+): Promise<any> {
+  const response = await fetch(`${server.url}${path}`, {
+    method,
+    headers: {
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      prefer: 'respond-async',
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const value = await probe();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('durable workflow runs survive kill -9', () => {
+  let receiver: HttpTestServer;
+  const databases: TestDatabase[] = [];
+  const servers: Server[] = [];
+  beforeAll(async () => {
+    receiver = await startHttpServer();
+  });
+  afterAll(async () => {
+    for (const server of servers) if (server.child.exitCode === null) server.child.kill('SIGKILL');
+    await receiver.close();
+    for (const database of databases) await database.close();
+  });
+
+  async function target() {
+    const dataDir = mkdtempSync(join(tmpdir(), 'fdws-crash-'));
+    if (!process.env.TEST_DATABASE_URL) return { dataDir, databaseUrl: null };
+    const database = await createTestDatabase();
+    databases.push(database);
+    return { dataDir, databaseUrl: database.url };
+  }
+
+  async function start(where: { dataDir: string; databaseUrl: string | null }) {
+    const server = await startServer(where, `127.0.0.1:${receiver.port}`);
+    servers.push(server);
+    const login = await call(server, 'POST', '/auth/login', undefined, ADMIN);
+    return { server, token: login.body.token as string };
+  }
+
+  it('a run killed while waiting for a retry resumes after restart: every step once, one record', async () => {
+    const where = await target();
+    let calls = 0;
+    receiver.handle((_req, res) => {
+      calls += 1;
+      res.writeHead(calls === 1 ? 503 : 200, { 'content-type': 'application/json' });
+      res.end('{"ok":true}');
+    });
+    const first = await start(where);
+    const config = await call(first.server, 'POST', '/api/configs', first.token, {
+      title: 'Crash',
+      type: 'form',
+    });
+    const workflow = await call(first.server, 'POST', '/api/workflow', first.token, {
+      name: 'Crash test',
+      type: 'save',
+      config: {
+        retry: { enabled: true, maxAttempts: 3, backoff: 'fixed', delayMs: 3000 },
+        steps: [
+          { name: 'store', type: 'save' },
+          {
+            name: 'tell',
+            type: 'api',
+            config: { url: receiver.url('/hook'), method: 'POST', payload: { id: '{{savedData._id}}' } },
+          },
+        ],
+      },
+    });
+    expect(workflow.status).toBe(201);
+    const queued = await call(
+      first.server,
+      'POST',
+      `/api/workflow/${workflow.body.id}/execute`,
+      first.token,
+      {
+        configId: config.body.id,
+        data: { name: 'Ann' },
+      },
+    );
+    expect(queued.status).toBe(202);
+    const runId = queued.body.runId as string;
+    const runOf = (server: Server, token: string) => () =>
+      call(server, 'GET', `/api/workflow/runs/${runId}`, token);
+    // The api step failed once (503) and the run waits in the queue for its second attempt.
+    await until(
+      runOf(first.server, first.token),
+      (r) => r.body.status === 'queued' && calls === 1,
+      'the queued retry',
+    );
+    await kill(first.server);
+
+    const second = await start(where);
+    const run = await until(
+      runOf(second.server, second.token),
+      (r) => r.body.status === 'success',
+      'the resumed run',
+    );
+    expect(run.body.steps).toEqual([
+      expect.objectContaining({ name: 'store', status: 'success', attempts: 1 }),
+      expect.objectContaining({ name: 'tell', status: 'success', attempts: 2 }),
+    ]);
+    expect(calls).toBe(2);
+    const records = await call(second.server, 'GET', `/api/data/${config.body.id}`, second.token);
+    expect(records.body.total).toBe(1);
+    expect(JSON.parse(receiver.requests[1].body)).toEqual({ id: records.body.data[0]._id });
+    await kill(second.server);
+  }, 120_000);
+
+  it('a non-replayable step in flight when the process died ends interrupted and is not sent again', async () => {
+    const where = await target();
+    receiver.reset();
+    receiver.handle(() => undefined); // never answers: the api step is in flight when the process dies
+    const first = await start(where);
+    const config = await call(first.server, 'POST', '/api/configs', first.token, {
+      title: 'Crash',
+      type: 'form',
+    });
+    const workflow = await call(first.server, 'POST', '/api/workflow', first.token, {
+      name: 'In flight',
+      type: 'custom',
+      config: {
+        steps: [{ name: 'tell', type: 'api', config: { url: receiver.url('/slow'), timeoutMs: 60000 } }],
+      },
+    });
+    const queued = await call(
+      first.server,
+      'POST',
+      `/api/workflow/${workflow.body.id}/execute`,
+      first.token,
+      {
+        configId: config.body.id,
+        data: {},
+      },
+    );
+    await until(
+      async () => receiver.requests.length,
+      (n) => n === 1,
+      'the request in flight',
+    );
+    await kill(first.server);
+
+    const second = await start(where);
+    const run = await until(
+      () => call(second.server, 'GET', `/api/workflow/runs/${queued.body.runId}`, second.token),
+      (r) => r.body.status === 'failed',
+      'the interrupted run',
+    );
+    expect(run.body.steps).toEqual([
+      expect.objectContaining({
+        name: 'tell',
+        status: 'interrupted',
+        error: expect.objectContaining({ code: 'INTERRUPTED' }),
+      }),
+    ]);
+    expect(receiver.requests).toHaveLength(1);
+    await kill(second.server);
+  }, 120_000);
+});
