@@ -44,8 +44,8 @@ async function startServer(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const deadline = Date.now() + 60_000;
   while (!output.includes('Listening on http://')) {
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`server did not start:\n${output}`);
