@@ -1,3 +1,4 @@
+import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { Module } from '@nestjs/common';
 import { PermissionsModule } from '../permissions/permissions.module';
 import { ValidationModule } from '../validation/validation.module';
@@ -15,7 +16,7 @@ import { VisibleRecords } from './visible-records.service';
  * permission) and `VisibleRecords` (access-checked selections read in batches or counted).
  */
 @Module({
-  imports: [PermissionsModule, ValidationModule],
+  imports: [IdempotencyModule, PermissionsModule, ValidationModule],
   controllers: [RecordsController],
   providers: [
     RecordsService,

@@ -1,5 +1,18 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { IdempotencyInterceptor } from '../idempotency/idempotency.interceptor';
 import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Post,
+  Put,
+  Query,
+  UseInterceptors,
+} from '@nestjs/common';
+import {
+  ApiHeader,
   ApiBadRequestResponse,
   ApiBody,
   ApiCreatedResponse,
@@ -82,6 +95,12 @@ export class RecordsController {
 
   @Post(':configId')
   @FormPermission('createResults')
+  @UseInterceptors(IdempotencyInterceptor)
+  @ApiHeader({
+    name: 'Idempotency-Key',
+    required: false,
+    description: 'Repeats answer the first response (24 h)',
+  })
   @ApiOperation({
     summary: 'Submit a record: validated, save limit enforced, computed results stored when enabled',
   })

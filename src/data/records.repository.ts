@@ -90,7 +90,11 @@ export class RecordsRepository {
 
   /** The record a workflow step already saved under this key, active or not. */
   async findByIdempotencyKey(key: string): Promise<RecordRow | null> {
-    const [row] = await this.db.select().from(dataRecords).where(eq(dataRecords.idempotencyKey, key)).limit(1);
+    const [row] = await this.db
+      .select()
+      .from(dataRecords)
+      .where(eq(dataRecords.idempotencyKey, key))
+      .limit(1);
     return row ?? null;
   }
 

@@ -1,3 +1,4 @@
+import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { DataModule } from '../data/data.module';
@@ -35,6 +36,7 @@ export const BUILT_IN_STEP_MODULES = [
 @Module({
   imports: [
     DiscoveryModule,
+    IdempotencyModule,
     DataModule,
     PermissionsModule,
     MailModule,

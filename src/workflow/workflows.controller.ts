@@ -1,3 +1,4 @@
+import { IdempotencyInterceptor } from '../idempotency/idempotency.interceptor';
 import {
   Body,
   Controller,
@@ -10,6 +11,7 @@ import {
   Put,
   Query,
   Res,
+  UseInterceptors,
 } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import {
@@ -131,6 +133,12 @@ export class WorkflowsController {
 
   @Post(':workflowId/execute')
   @HttpCode(200)
+  @UseInterceptors(IdempotencyInterceptor)
+  @ApiHeader({
+    name: 'Idempotency-Key',
+    required: false,
+    description: 'Repeats answer the first response (24 h)',
+  })
   @RequirePermission('workflows', 'execute')
   @ApiOperation({
     summary:
