@@ -17,7 +17,7 @@ describe('Idempotency-Key on record creation and workflow execution', () => {
     user = await createUser(t);
   });
 
-  const create = (configId: string, key: string, payload: unknown, token = user.token) =>
+  const create = (configId: string, key: string, payload: Record<string, unknown>, token = user.token) =>
     t.request({
       method: 'POST',
       url: `/api/data/${configId}`,
