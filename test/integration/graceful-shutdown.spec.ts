@@ -96,7 +96,14 @@ describe('graceful shutdown on a real HTTP server with keep-alive clients', () =
       const slow = get(agent, port, '/test-slow');
       await new Promise((resolve) => setTimeout(resolve, SLOW_MS / 3));
       const closing = t.app.close();
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // Wait until the client has seen the server close the idle socket (on a loaded machine that
+      // takes longer than a fixed pause), rather than racing the close with a new request.
+      const deadline = Date.now() + 5000;
+      while (
+        Object.values(agent.freeSockets).some((list) => (list?.length ?? 0) > 0) &&
+        Date.now() < deadline
+      )
+        await new Promise((resolve) => setTimeout(resolve, 10));
       // The idle socket was closed by the server and dropped from the pool: no reuse, no reset.
       const next = await get(agent, port, '/health');
       expect(next).toEqual({ error: 'ECONNREFUSED', reusedSocket: false });
