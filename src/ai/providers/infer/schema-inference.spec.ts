@@ -161,6 +161,16 @@ describe('inferSchema', () => {
     expect(mixed.warnings.map((w) => w.code)).toEqual(['RANGES_FROM_SAMPLES', 'MIXED_TYPES', 'NO_VALUES']);
   });
 
+  it('handles large samples (a 200,000-element array) without overflowing the stack', () => {
+    const readings = Array.from({ length: 200_000 }, (_, i) => i % 1000);
+    const { schema: big } = inferSchema([{ readings }]);
+    expect((big.properties as Record<string, unknown>).readings).toEqual({
+      title: 'Readings',
+      type: 'array',
+      items: { type: 'integer', minimum: 0, maximum: 999 },
+    });
+  });
+
   it('keeps a prototype-named key as a plain property', () => {
     const { schema: odd } = inferSchema([JSON.parse('{"__proto__": "x", "ok": 1}')]);
     expect(Object.getOwnPropertyNames(odd.properties)).toEqual(['__proto__', 'ok']);

@@ -96,9 +96,15 @@ function typedSchema(
   switch (type) {
     case 'integer':
     case 'number': {
-      const numbers = values as number[];
+      // A loop, not Math.min(...values): a large array of samples would overflow the argument list.
+      let minimum = Infinity;
+      let maximum = -Infinity;
+      for (const value of values as number[]) {
+        if (value < minimum) minimum = value;
+        if (value > maximum) maximum = value;
+      }
       ranged.push(field);
-      return { type, minimum: Math.min(...numbers), maximum: Math.max(...numbers) };
+      return { type, minimum, maximum };
     }
     case 'string':
       return stringSchema(values as string[], field, warnings);
