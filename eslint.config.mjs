@@ -15,6 +15,7 @@ const FEATURES = [
   'stats',
   'health',
   'workflow',
+  'ai',
 ];
 const up = (levels) => '\\.\\./'.repeat(levels);
 

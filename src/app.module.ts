@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { I18nModule } from 'nestjs-i18n';
+import { AiModule } from './ai/ai.module';
 import { AuthModule } from './auth/auth.module';
 import { FormConfigsModule } from './form-configs/form-configs.module';
 import { DataModule } from './data/data.module';
@@ -63,6 +64,7 @@ export class AppModule {
         ExportModule,
         DataModule,
         WorkflowModule,
+        AiModule,
         ...(options.modules ?? []),
       ],
       providers: [

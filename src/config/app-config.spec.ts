@@ -67,6 +67,30 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads the AI provider settings: infer by default; openai needs a model; a bad base URL or timeout is refused', () => {
+    expect(loadConfig({})).toMatchObject({
+      aiProvider: 'infer',
+      aiBaseUrl: 'https://api.openai.com/v1',
+      aiApiKey: null,
+      aiModel: null,
+      aiTimeoutMs: 60000,
+    });
+    expect(
+      loadConfig({ AI_PROVIDER: 'OpenAI', AI_BASE_URL: 'http://127.0.0.1:11434/v1/', AI_MODEL: 'llama3' }),
+    ).toMatchObject({ aiProvider: 'openai', aiBaseUrl: 'http://127.0.0.1:11434/v1', aiModel: 'llama3' });
+    let caught: unknown;
+    try {
+      loadConfig({ AI_PROVIDER: 'openai', AI_BASE_URL: 'ftp://x', AI_TIMEOUT_MS: '0' });
+    } catch (error) {
+      caught = error;
+    }
+    expect((caught as ConfigValidationError).problems).toEqual([
+      expect.stringContaining('AI_BASE_URL'),
+      expect.stringContaining('AI_TIMEOUT_MS'),
+      'AI_MODEL is required when AI_PROVIDER=openai',
+    ]);
+  });
+
   it('parses lists, booleans and numbers', () => {
     const config = loadConfig({
       CORS_ORIGINS: 'https://a.example.com, *',

@@ -42,6 +42,13 @@ export interface AppConfig {
   timezone: string;
   defaultLocale: 'en' | 'hu';
   logLevel: string;
+  /** The configuration-draft provider of `/api/ai` (`infer` built in, `openai`, or a custom one). */
+  aiProvider: string;
+  aiBaseUrl: string;
+  /** Never logged, never answered. */
+  aiApiKey: string | null;
+  aiModel: string | null;
+  aiTimeoutMs: number;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -188,7 +195,14 @@ export function loadConfig(env: Env = process.env): AppConfig {
     timezone,
     defaultLocale: oneOf('DEFAULT_LOCALE', SUPPORTED_LOCALES, 'en'),
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+    aiProvider: (read('AI_PROVIDER') ?? 'infer').toLowerCase(),
+    aiBaseUrl: (url('AI_BASE_URL', ['http:', 'https:']) ?? 'https://api.openai.com/v1').replace(/\/+$/, ''),
+    aiApiKey: read('AI_API_KEY') ?? null,
+    aiModel: read('AI_MODEL') ?? null,
+    aiTimeoutMs: int('AI_TIMEOUT_MS', 60000, 1, 600_000),
   };
+  if (config.aiProvider === 'openai' && !config.aiModel)
+    problems.push('AI_MODEL is required when AI_PROVIDER=openai');
   if (problems.length > 0) throw new ConfigValidationError(problems);
   return config;
 }

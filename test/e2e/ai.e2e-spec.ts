@@ -1,0 +1,358 @@
+import { Module } from '@nestjs/common';
+import { ConfigDraftProvider } from '../../src/ai/providers/config-draft-provider.decorator';
+import type { ConfigDraftGenerator, ConfigDraftResult } from '../../src/ai/providers/config-draft-provider';
+import { adminToken, createUser, type TestUser } from '../factories/user.factory';
+import { createTestApp, type TestApp } from '../utils/test-app';
+import { bootError } from '../utils/workflow-test-app';
+
+const CSV = [
+  'name,email,age,signedUpOn,plan,newsletter,address.city',
+  'Kovács Anna,anna@example.com,34,2026-01-05,basic,true,Budapest',
+  '"Smith, Bob",bob@example.org,41,2026-01-07,pro,false,Pécs',
+  'Eve,eve@example.com,,2026-02-11,basic,false,',
+  'Dan,dan@example.com,29,2026-02-12,basic,true,Győr',
+  '',
+].join('\r\n');
+
+@ConfigDraftProvider({ name: 'fixed' })
+class FixedDraftProvider implements ConfigDraftGenerator {
+  async generate(): Promise<ConfigDraftResult> {
+    return {
+      draft: {
+        title: 'From a module of its own',
+        schema: { type: 'object', properties: { q: { type: 'integer' } } },
+        validationRules: [{ name: 'positive', field: 'q', rule: { '>': [{ var: 'q' }, 0] }, message: 'm' }],
+      },
+      warnings: [{ code: 'CUSTOM', message: 'made by a custom provider' }],
+    };
+  }
+}
+
+@ConfigDraftProvider({ name: 'broken' })
+class BrokenDraftProvider implements ConfigDraftGenerator {
+  async generate(): Promise<ConfigDraftResult> {
+    return { draft: { title: 'x', schema: { type: 'no-such-type' }, unknown: 1 }, warnings: [] };
+  }
+}
+
+@ConfigDraftProvider({ name: 'infer' })
+class ShadowInferProvider extends FixedDraftProvider {}
+
+@Module({ providers: [FixedDraftProvider, BrokenDraftProvider] })
+class CustomDraftProvidersModule {}
+
+@Module({ providers: [ShadowInferProvider] })
+class ShadowInferModule {}
+
+describe('POST /api/ai/configs/generate with the built-in infer provider', () => {
+  let t: TestApp;
+  let admin: string;
+  let user: TestUser;
+  let manager: TestUser;
+  beforeAll(async () => {
+    t = await createTestApp({ env: { BODY_LIMIT: '1048576' } });
+  });
+  afterAll(() => t.close());
+  beforeEach(async () => {
+    await t.reset();
+    admin = await adminToken(t);
+    user = await createUser(t);
+    manager = await createUser(t, { role: 'manager' });
+  });
+
+  const generate = (payload: unknown, token = admin, url = '/api/ai/configs/generate') =>
+    t.request({ method: 'POST', url, token, payload: payload as object });
+
+  it('turns a CSV sample into a saved configuration with one request (201), readable as any configuration', async () => {
+    const response = await generate({
+      prompt: 'Newsletter sign-up\nfor the spring campaign',
+      samples: CSV,
+      save: true,
+    });
+    expect(response.statusCode).toBe(201);
+    const body = response.json();
+    expect(body).toEqual({
+      id: expect.any(String),
+      title: 'Newsletter sign-up',
+      type: 'form',
+      tags: [],
+      siteId: null,
+      description: null,
+      schema: {
+        type: 'object',
+        properties: {
+          name: { title: 'Name', type: 'string' },
+          email: { title: 'Email', type: 'string', format: 'email' },
+          age: { title: 'Age', type: 'integer', minimum: 29, maximum: 41 },
+          signedUpOn: { title: 'Signed up on', type: 'string', format: 'date' },
+          plan: { title: 'Plan', type: 'string', enum: ['basic', 'pro'] },
+          newsletter: { title: 'Newsletter', type: 'boolean' },
+          address: {
+            title: 'Address',
+            type: 'object',
+            properties: { city: { title: 'City', type: 'string' } },
+            required: ['city'],
+          },
+        },
+        required: ['name', 'email', 'signedUpOn', 'plan', 'newsletter'],
+      },
+      validationRules: [],
+      computedRules: [],
+      preferences: { saveLimit: null, allowEdit: true, allowDelete: true, storeComputedResults: false },
+      definition: null,
+      isActive: true,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+      provider: 'infer',
+      warnings: [
+        {
+          code: 'RANGES_FROM_SAMPLES',
+          message:
+            'The minimum and maximum of age are the ranges seen in the samples; widen them before saving if needed.',
+        },
+        {
+          code: 'ENUM_FROM_SAMPLES',
+          field: 'plan',
+          message:
+            'plan accepts only the values seen in the samples (basic, pro); remove the enum if others are allowed.',
+        },
+        {
+          code: 'PROMPT_IGNORED',
+          message:
+            'The infer provider builds the draft from the samples only; the prompt was used for the title.',
+        },
+      ],
+    });
+    const read = await t.request({ method: 'GET', url: `/api/configs/${body.id}`, token: admin });
+    const { provider: _provider, warnings: _warnings, ...saved } = body;
+    expect(read.json()).toEqual(saved);
+    // The saved form accepts a record shaped like the samples and refuses a bad e-mail.
+    const record = {
+      name: 'Zoe',
+      email: 'zoe@example.com',
+      signedUpOn: '2026-03-01',
+      plan: 'pro',
+      newsletter: true,
+    };
+    expect(
+      (await t.request({ method: 'POST', url: `/api/data/${body.id}`, token: admin, payload: record }))
+        .statusCode,
+    ).toBe(201);
+    const bad = await t.request({
+      method: 'POST',
+      url: `/api/data/${body.id}`,
+      token: admin,
+      payload: { ...record, email: 'zoe' },
+    });
+    expect(bad.statusCode).toBe(400);
+  });
+
+  it('without save answers 200 with a draft that POST /api/configs accepts as it stands; nothing is stored', async () => {
+    const samples = [
+      { customer: 'Ann', status: 'open', placedAt: '2026-03-01T10:00:00Z', lines: [{ sku: 'A', qty: 2 }] },
+      { customer: 'Bob', status: 'open', placedAt: '2026-03-02T10:00:00Z', lines: [] },
+      { customer: 'Eve', status: 'closed', placedAt: '2026-03-03T10:00:00Z', lines: [{ sku: 'B', qty: 1 }] },
+      {
+        customer: 'Dan',
+        status: 'open',
+        placedAt: '2026-03-04T10:00:00Z',
+        lines: [{ sku: 'A', qty: 5 }],
+        vip: true,
+      },
+    ];
+    const response = await generate({ samples, type: 'grid', title: 'Orders', locale: 'hu' });
+    expect(response.statusCode).toBe(200);
+    const { provider, warnings, ...draft } = response.json();
+    expect(provider).toBe('infer');
+    expect(Object.keys(draft)).toEqual([
+      'title',
+      'type',
+      'tags',
+      'description',
+      'schema',
+      'validationRules',
+      'computedRules',
+      'preferences',
+    ]);
+    expect(draft).toMatchObject({ title: 'Orders', type: 'grid' });
+    expect(draft.schema.properties.status).toEqual({
+      title: 'Status',
+      type: 'string',
+      enum: ['open', 'closed'],
+    });
+    expect(draft.schema.properties.placedAt.format).toBe('date-time');
+    expect(draft.schema.properties.lines.items.required).toEqual(['sku', 'qty']);
+    expect(warnings.map((w: { code: string }) => w.code)).toEqual([
+      'RANGES_FROM_SAMPLES',
+      'ENUM_FROM_SAMPLES',
+    ]);
+    expect(warnings[1]).toEqual({
+      code: 'ENUM_FROM_SAMPLES',
+      field: 'status',
+      message: expect.stringContaining('csak a mintákban látott értékeket'),
+    });
+    expect((await t.request({ method: 'GET', url: '/api/configs', token: admin })).json().totalCount).toBe(0);
+    const created = await t.request({ method: 'POST', url: '/api/configs', token: admin, payload: draft });
+    expect(created.statusCode).toBe(201);
+  });
+
+  it('a prompt alone is a 422 asking for samples; neither prompt nor samples is a 422', async () => {
+    const promptOnly = await generate({ prompt: 'A form for event registration' });
+    expect(promptOnly.statusCode).toBe(422);
+    expect(promptOnly.json()).toEqual({
+      success: false,
+      code: 'AI_SAMPLES_REQUIRED',
+      statusCode: 422,
+      error:
+        'The infer provider builds a configuration from sample data: send samples (records or CSV text) with the prompt.',
+    });
+    const hungarian = await generate(
+      { prompt: 'Eseményre jelentkezés' },
+      admin,
+      '/api/ai/configs/generate?lang=hu',
+    );
+    expect(hungarian.json().error).toContain('mintaadatokból');
+    const nothing = await generate({ samples: [] });
+    expect(nothing.statusCode).toBe(422);
+    expect(nothing.json()).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      validationErrors: [{ field: 'samples', rule: 'required', message: expect.any(String) }],
+    });
+  });
+
+  it('refuses malformed bodies and samples with a 422', async () => {
+    const cases: [unknown, string][] = [
+      [{ samples: [1, 2] }, 'samples'],
+      [{ samples: [[{ a: 1 }]] }, 'samples'],
+      [{ samples: 12 }, 'samples'],
+      [{ samples: 'a,b\n"1,2' }, 'samples'],
+      [{ samples: 'a,a\n1,2' }, 'samples'],
+      [{ samples: [{ a: 1 }], type: 'table' }, 'type'],
+      [{ samples: [{ a: 1 }], locale: 'de' }, 'locale'],
+      [{ samples: [{ a: 1 }], save: 'yes' }, 'save'],
+      [{ samples: [{ a: 1 }], siteId: null }, 'siteId'],
+    ];
+    for (const [payload, field] of cases) {
+      const response = await generate(payload);
+      expect({ payload, status: response.statusCode }).toEqual({ payload, status: 422 });
+      expect(response.json().validationErrors.map((e: { field: string }) => e.field)).toContain(field);
+    }
+  });
+
+  it('oversized input: more than 1,000 records or 256 KB of CSV is a 422, a body over BODY_LIMIT a 413', async () => {
+    const records = Array.from({ length: 1001 }, (_, i) => ({ n: i }));
+    const tooMany = await generate({ samples: records });
+    expect(tooMany.statusCode).toBe(422);
+    expect(tooMany.json().validationErrors).toEqual([
+      {
+        field: 'samples',
+        rule: 'isSamples',
+        message: 'samples must be CSV text or an array of at most 1000 objects',
+      },
+    ]);
+    const manyRows = await generate({ samples: `n\n${'1\n'.repeat(1001)}` });
+    expect(manyRows.statusCode).toBe(422);
+    expect(manyRows.json().validationErrors[0]).toMatchObject({ field: 'samples', rule: 'maxRecords' });
+    const bigCsv = await generate({ samples: `text\n${'x'.repeat(300 * 1024)}` });
+    expect(bigCsv.statusCode).toBe(422);
+    expect(bigCsv.json().validationErrors[0]).toMatchObject({ field: 'samples', rule: 'maxBytes' });
+    const huge = await generate({ samples: `text\n${'x'.repeat(1100 * 1024)}` });
+    expect(huge.statusCode).toBe(413);
+    expect(huge.json().code).toBe('PAYLOAD_TOO_LARGE');
+    const atLimit = await generate({ samples: records.slice(0, 1000) });
+    expect(atLimit.statusCode).toBe(200);
+  });
+
+  it('needs the role permission configs:create: user and manager get 403, a custom role granted it may', async () => {
+    for (const caller of [user, manager]) {
+      const response = await generate({ samples: CSV, save: true }, caller.token);
+      expect(response.statusCode).toBe(403);
+      expect(response.json()).toEqual({
+        success: false,
+        code: 'FORBIDDEN',
+        statusCode: 403,
+        error: 'You are not authorized to do this.',
+      });
+    }
+    expect(
+      (await t.request({ method: 'POST', url: '/api/ai/configs/generate', payload: {} })).statusCode,
+    ).toBe(401);
+    await t.request({
+      method: 'POST',
+      url: '/api/roles',
+      token: admin,
+      payload: { name: 'designer', permissions: { configs: ['create'] } },
+    });
+    const designer = await createUser(t, { role: 'designer' });
+    expect((await generate({ samples: CSV, save: true }, designer.token)).statusCode).toBe(201);
+  });
+
+  it('is in the OpenAPI document with both answers', async () => {
+    const doc = (await t.request({ method: 'GET', url: '/api-docs-json' })).json();
+    const operation = doc.paths['/api/ai/configs/generate'].post;
+    expect(operation.tags).toEqual(['ai']);
+    expect(Object.keys(operation.responses)).toEqual(
+      expect.arrayContaining(['200', '201', '401', '403', '413', '422', '502', '504']),
+    );
+    expect(Object.keys(doc.components.schemas)).toEqual(
+      expect.arrayContaining(['GenerateConfigDto', 'GeneratedConfigDto', 'SavedGeneratedConfigDto']),
+    );
+  });
+});
+
+describe('configuration draft providers registered from modules of their own', () => {
+  it('AI_PROVIDER chooses a custom provider; its draft is checked and completed like any other', async () => {
+    const t = await createTestApp({ env: { AI_PROVIDER: 'fixed' }, modules: [CustomDraftProvidersModule] });
+    try {
+      const admin = await adminToken(t);
+      const response = await t.request({
+        method: 'POST',
+        url: '/api/ai/configs/generate',
+        token: admin,
+        payload: { prompt: 'anything', save: true },
+      });
+      expect(response.statusCode).toBe(201);
+      expect(response.json()).toMatchObject({
+        title: 'From a module of its own',
+        type: 'form',
+        provider: 'fixed',
+        warnings: [{ code: 'CUSTOM', message: 'made by a custom provider' }],
+      });
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('a draft POST /api/configs would refuse is never answered: 502 AI_INVALID_ANSWER listing the problems', async () => {
+    const t = await createTestApp({ env: { AI_PROVIDER: 'broken' }, modules: [CustomDraftProvidersModule] });
+    try {
+      const admin = await adminToken(t);
+      const response = await t.request({
+        method: 'POST',
+        url: '/api/ai/configs/generate',
+        token: admin,
+        payload: { prompt: 'anything', save: true },
+      });
+      expect(response.statusCode).toBe(502);
+      expect(response.json()).toMatchObject({
+        code: 'AI_INVALID_ANSWER',
+        validationErrors: [{ field: 'unknown', rule: 'whitelistValidation' }],
+      });
+      expect((await t.request({ method: 'GET', url: '/api/configs', token: admin })).json().totalCount).toBe(
+        0,
+      );
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('a provider name registered twice, or an AI_PROVIDER naming none, stops the boot', async () => {
+    const twice = await bootError([ShadowInferModule]);
+    expect(twice?.message).toMatch(/"infer" is registered twice/);
+    expect(twice?.message).toContain('ShadowInferProvider');
+    const unknown = await bootError([], { AI_PROVIDER: 'nope' });
+    expect(unknown?.message).toBe(
+      'AI_PROVIDER "nope" names no configuration draft provider (known: infer, openai)',
+    );
+  });
+});
