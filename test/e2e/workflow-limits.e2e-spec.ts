@@ -1,0 +1,113 @@
+import { createConfig } from '../factories/config.factory';
+import { adminToken } from '../factories/user.factory';
+import { startHttpServer, type HttpTestServer } from '../utils/http-test-server';
+import { createTestApp, type TestApp } from '../utils/test-app';
+import { createSteps, execute, run } from '../utils/workflow-api';
+
+describe('workflow limits: step timeout, run timeout, concurrency, step count', () => {
+  let receiver: HttpTestServer;
+  let t: TestApp;
+  let admin: string;
+  beforeAll(async () => {
+    receiver = await startHttpServer();
+    t = await createTestApp({
+      env: { WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${receiver.port}`, WORKFLOW_POLL_MS: '50' },
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+    await receiver.close();
+  });
+  beforeEach(async () => {
+    await t.reset();
+    receiver.reset();
+    admin = await adminToken(t);
+  });
+
+  it("a step's timeoutMs ends a slow attempt with TIMEOUT", async () => {
+    const configId = await createConfig(t, admin);
+    receiver.handle((_req, res) => setTimeout(() => res.end('{}'), 2000));
+    const workflowId = await createSteps(t, admin, [
+      { name: 'slow', type: 'api', timeoutMs: 200, config: { url: receiver.url('/slow') } },
+    ]);
+    const result = await run(t, admin, workflowId, configId, {});
+    expect(result).toMatchObject({
+      success: false,
+      status: 'failed',
+      steps: [{ name: 'slow', status: 'failed', error: { code: 'TIMEOUT' } }],
+    });
+  });
+
+  it("the run's timeoutMs stops it before the next step", async () => {
+    const configId = await createConfig(t, admin);
+    receiver.handle((_req, res) => setTimeout(() => res.end('{}'), 1200));
+    const workflowId = await createSteps(
+      t,
+      admin,
+      [
+        { name: 'slow', type: 'api', config: { url: receiver.url('/slow') } },
+        { name: 'after', type: 'transform', config: { mapping: { a: 'name' } } },
+      ],
+      { config: { timeoutMs: 1000 } },
+    );
+    const result = await run(t, admin, workflowId, configId, { name: 'x' });
+    expect(result).toMatchObject({
+      success: false,
+      steps: [
+        { name: 'slow', status: 'success' },
+        { name: 'after', status: 'failed', error: { code: 'WORKFLOW_TIMEOUT' } },
+      ],
+    });
+  });
+
+  it('config.concurrency 1: queued runs of one workflow run one at a time', async () => {
+    const configId = await createConfig(t, admin);
+    let active = 0;
+    let peak = 0;
+    receiver.handle((_req, res) => {
+      active += 1;
+      peak = Math.max(peak, active);
+      setTimeout(() => {
+        active -= 1;
+        res.end('{}');
+      }, 150);
+    });
+    const workflowId = await createSteps(
+      t,
+      admin,
+      [{ name: 'call', type: 'api', config: { url: receiver.url('/one') } }],
+      {
+        config: { concurrency: 1 },
+      },
+    );
+    const runIds: string[] = [];
+    for (let i = 0; i < 4; i++)
+      runIds.push(
+        (await execute(t, admin, workflowId, configId, {}, { prefer: 'respond-async' })).json().runId,
+      );
+    const deadline = Date.now() + 15_000;
+    while (receiver.requests.length < 4 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(receiver.requests).toHaveLength(4);
+    expect(peak).toBe(1);
+  });
+
+  it('more than 50 steps is a 422', async () => {
+    const steps = Array.from({ length: 51 }, (_, i) => ({
+      name: `s${i}`,
+      type: 'transform',
+      config: { mapping: { a: 'b' } },
+    }));
+    const response = await t.request({
+      method: 'POST',
+      url: '/api/workflow',
+      token: admin,
+      payload: { name: 'Long', type: 'custom', config: { steps } },
+    });
+    expect(response.statusCode).toBe(422);
+    expect(response.json().validationErrors[0]).toMatchObject({
+      field: 'config.steps',
+      rule: 'arrayMaxSize',
+    });
+  });
+});
