@@ -7,7 +7,7 @@ import { FormAccessService, type FormAccess } from '../permissions/form-access.s
 import { FormValidator } from '../validation/form-validator.service';
 import type { RecordDto, RecordPageDto, SavedRecordDto } from './dto/record.dto';
 import { parsePagingQuery } from './list-query.parser';
-import { toRecordResponse, type RecordRow } from './record.mapper';
+import { schemaOrderOf, toRecordResponse, type RecordRow } from './record.mapper';
 import { recordScope } from './record-selection';
 import { RecordsRepository } from './records.repository';
 
@@ -37,6 +37,8 @@ export class RecordsService {
         userId: user.userId,
         siteId: config.siteId,
         data,
+        // jsonb keeps its own key order: the submitted order is stored beside it.
+        dataKeys: Object.keys(data),
         computedResults: this.storedComputedResults(config, computedResults),
       },
       saveLimit,
@@ -52,13 +54,13 @@ export class RecordsService {
             : { limit: saveLimit },
       });
     }
-    return this.savedResponse(outcome.inserted, computedResults);
+    return this.savedResponse(config, outcome.inserted, computedResults);
   }
 
   async get(ctx: RequestContext, configId: string, dataId: string): Promise<RecordDto> {
     const access = await this.access.require(ctx, configId, 'viewOwnResults');
     const record = await this.requireReadable(ctx, access, dataId);
-    return toRecordResponse(record, { withWorkflow: true });
+    return toRecordResponse(record, { withWorkflow: true, schemaOrder: schemaOrderOf(access.config.schema) });
   }
 
   /** Replaces `data`, re-validating and recomputing: the owner when the form allows edits, or an admin. */
@@ -83,7 +85,7 @@ export class RecordsService {
       this.storedComputedResults(config, computedResults),
     );
     if (!updated) throw new AppError('RECORD_NOT_FOUND');
-    return this.savedResponse(updated, computedResults);
+    return this.savedResponse(config, updated, computedResults);
   }
 
   /** Soft delete: the owner (when the form allows deletion) or an admin; the record is kept, inactive. */
@@ -97,7 +99,7 @@ export class RecordsService {
     });
     const deleted = await this.records.deactivate(record.id);
     if (!deleted) throw new AppError('RECORD_NOT_FOUND');
-    return toRecordResponse(deleted);
+    return toRecordResponse(deleted, { schemaOrder: schemaOrderOf(access.config.schema) });
   }
 
   /** The paging form of the list: everyone's records with viewAllResults (or as admin), else the caller's. */
@@ -106,8 +108,9 @@ export class RecordsService {
     const paging = parsePagingQuery(query);
     const scope = recordScope(ctx, access, { owners: 'ownUnlessViewAll' });
     const { rows, total } = await this.records.listPage(scope, paging);
+    const schemaOrder = schemaOrderOf(access.config.schema);
     return {
-      data: rows.map((row) => toRecordResponse(row)),
+      data: rows.map((row) => toRecordResponse(row, { schemaOrder })),
       total,
       page: paging.page,
       pages: Math.ceil(total / paging.limit),
@@ -159,8 +162,17 @@ export class RecordsService {
     return config.preferences.storeComputedResults && Object.keys(computed).length > 0 ? computed : null;
   }
 
-  private savedResponse(row: RecordRow, computedResults: Record<string, unknown>): SavedRecordDto {
-    return { success: true, dataId: row.id, data: toRecordResponse(row), computedResults };
+  private savedResponse(
+    config: ConfigRow,
+    row: RecordRow,
+    computedResults: Record<string, unknown>,
+  ): SavedRecordDto {
+    return {
+      success: true,
+      dataId: row.id,
+      data: toRecordResponse(row, { schemaOrder: schemaOrderOf(config.schema) }),
+      computedResults,
+    };
   }
 }
 

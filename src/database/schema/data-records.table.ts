@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, jsonb, pgTable, uuid } from 'drizzle-orm/pg-core';
+import { boolean, index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, primaryId, updatedAt } from './columns';
 import { formConfigs } from './form-configs.table';
 import { sites } from './sites.table';
@@ -14,6 +14,8 @@ export const dataRecords = pgTable(
     userId: uuid('user_id'),
     siteId: uuid('site_id').references(() => sites.id),
     data: jsonb('data').$type<Record<string, unknown>>().notNull(),
+    /** The keys of `data` in the order they were submitted (jsonb keeps its own order); null on older rows. */
+    dataKeys: text('data_keys').array(),
     computedResults: jsonb('computed_results').$type<Record<string, unknown> | null>(),
     workflow: jsonb('workflow').$type<unknown[]>().notNull().default([]),
     isActive: boolean('is_active').notNull().default(true),
