@@ -215,6 +215,13 @@ describe('grid-library list protocol', () => {
         ['Feri', 'Gábor', 'Cecil', 'Anna', 'béla', 'Emil', 'Dóra'],
       ],
       [
+        // Anna's '2021-03-15' and béla's '2021-03-15T00:00:00.000Z' are one instant: they tie, and the
+        // full record order (createdAt, then _id, always ascending) decides, not their text.
+        'one instant spelled two ways ties, descending too',
+        [{ selector: 'data.joined', desc: true }],
+        ['Dóra', 'Emil', 'Anna', 'béla', 'Cecil', 'Feri', 'Gábor'],
+      ],
+      [
         'ties fall back to createdAt ascending',
         [{ selector: 'data.active', desc: true }],
         ['Anna', 'béla', 'Cecil', 'Dóra', 'Emil', 'Feri', 'Gábor'],

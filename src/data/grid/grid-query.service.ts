@@ -144,7 +144,11 @@ export class GridQueryService {
     const keyed = sql`(select ${keysSelect}, data_records.* from data_records where ${where}) as data_records`;
     const levelOrder = (depth: number) =>
       sql.join(
-        levels.slice(0, depth).flatMap((group, index) => comparatorKeys(keyColumnOperand(index), group.desc)),
+        levels.slice(0, depth).flatMap((group, index) => [
+          ...comparatorKeys(keyColumnOperand(index), group.desc),
+          // Distinct keys that compare equal (one instant spelled two ways) still come in one order.
+          sql`${keyColumn(index)}::text collate "C"`,
+        ]),
         sql`, `,
       );
 
