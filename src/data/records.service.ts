@@ -7,7 +7,8 @@ import { FormAccessService, type FormAccess } from '../permissions/form-access.s
 import { FormValidator } from '../validation/form-validator.service';
 import type { RecordDto, RecordPageDto, SavedRecordDto } from './dto/record.dto';
 import { parsePagingQuery } from './list-query.parser';
-import { schemaOrderOf, toRecordResponse, type RecordRow } from './record.mapper';
+import { mergeFields } from './record-changes';
+import { orderedData, schemaOrderOf, toRecordResponse, type RecordRow } from './record.mapper';
 import { recordScope } from './record-selection';
 import { RecordsRepository } from './records.repository';
 
@@ -70,14 +71,37 @@ export class RecordsService {
     dataId: string,
     body: unknown,
   ): Promise<SavedRecordDto> {
+    return this.change(ctx, configId, dataId, body, 'replace');
+  }
+
+  /**
+   * Merges `body` into the stored `data` (objects merged key by key, other values replaced; new keys
+   * after the known ones), then the rules of `update`: owner with allowEdit or admin, re-validation
+   * of the whole result, recomputation.
+   */
+  async patch(ctx: RequestContext, configId: string, dataId: string, body: unknown): Promise<SavedRecordDto> {
+    return this.change(ctx, configId, dataId, body, 'merge');
+  }
+
+  private async change(
+    ctx: RequestContext,
+    configId: string,
+    dataId: string,
+    body: unknown,
+    mode: 'replace' | 'merge',
+  ): Promise<SavedRecordDto> {
     const access = await this.access.require(ctx, configId, 'editOwnResults');
     const { config } = access;
-    const data = requireObject(body);
+    const submitted = requireObject(body);
     const record = await this.requireReadable(ctx, access, dataId);
     assertOwnerMayChange(requireUser(ctx), record, {
       allowed: config.preferences.allowEdit,
       refusal: 'data.editNotAllowed',
     });
+    const data =
+      mode === 'replace'
+        ? submitted
+        : mergeFields(orderedData(record, schemaOrderOf(config.schema)), submitted);
     const computedResults = this.validateOrThrow(ctx, config, data);
     const updated = await this.records.replaceData(
       record.id,
