@@ -6,6 +6,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule, type AppModuleOptions } from './app.module';
 import { registerBodyGuard } from './common/http/body-guard';
+import { registerFormBodies } from './common/http/form-body';
 import { registerGracefulClose } from './common/http/graceful-close';
 import { PinoNestLogger } from './common/http/pino-nest-logger';
 import { resolveLocale } from './common/i18n/locale';
@@ -81,6 +82,16 @@ export async function createApp(
     request.locale = resolveLocale(request, config.defaultLocale);
   });
   registerBodyGuard(fastify, config.bodyMaxDepth);
+  // The grid-library store's form bodies (GRID-PROTOCOL section 16); any other form body is a 415.
+  registerFormBodies(
+    fastify,
+    {
+      'POST /api/data/:configId': ['values'],
+      'PUT /api/data/:configId': ['key', 'values'],
+      'DELETE /api/data/:configId': ['key'],
+    },
+    config.bodyMaxDepth,
+  );
   registerGracefulClose(fastify);
 
   await app.register(helmet, {

@@ -9,6 +9,8 @@ export interface AppConfig {
   databaseUrl: string | null;
   databasePoolSize: number;
   dataDir: string;
+  /** Embedded PGlite: fsync every commit to disk before it is acknowledged (default true). */
+  pgliteFsync: boolean;
   redisUrl: string | null;
   redisPrefix: string;
   jwtSecret: string;
@@ -165,6 +167,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
     databasePoolSize: int('DATABASE_POOL_SIZE', 10, 1, 1000),
     dataDir: read('DATA_DIR') ?? './data',
+    pgliteFsync: bool('PGLITE_FSYNC', true),
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
     redisPrefix: read('REDIS_PREFIX') ?? 'fdws:',
     jwtSecret,

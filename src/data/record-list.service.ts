@@ -5,6 +5,7 @@ import type { GridPageDto, RecordPageDto } from './dto/record.dto';
 import { parseGridLoadOptions } from './grid/grid-load-options';
 import { GridQueryService } from './grid/grid-query.service';
 import { isGridRequest } from './grid/grid-request';
+import { schemaOrderOf } from './record.mapper';
 import { recordScope, scopeCondition } from './record-selection';
 import { RecordsService } from './records.service';
 
@@ -25,6 +26,10 @@ export class RecordListService {
     if (!isGridRequest(query)) return this.records.list(ctx, configId, query);
     const access = await this.access.require(ctx, configId, 'viewOwnResults');
     const options = parseGridLoadOptions(query);
-    return this.grid.run(scopeCondition(recordScope(ctx, access, { owners: 'ownUnlessViewAll' })), options);
+    return this.grid.run(
+      scopeCondition(recordScope(ctx, access, { owners: 'ownUnlessViewAll' })),
+      options,
+      schemaOrderOf(access.config.schema),
+    );
   }
 }

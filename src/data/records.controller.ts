@@ -6,6 +6,7 @@ import {
   Get,
   HttpCode,
   Param,
+  Patch,
   Post,
   Put,
   Query,
@@ -15,6 +16,7 @@ import {
   ApiHeader,
   ApiBadRequestResponse,
   ApiBody,
+  ApiConsumes,
   ApiCreatedResponse,
   ApiExtraModels,
   ApiNotFoundResponse,
@@ -24,14 +26,43 @@ import {
   ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
+import { AppError } from '../common/errors/app-error';
+import { StoreFormBody } from '../common/http/form-body';
 import { FormPermission } from '../permissions/form-permission.decorator';
 import { Ctx } from '../common/context/ctx.decorator';
 import type { RequestContext } from '../common/context/request-context';
 import { GridGroupDto, GridPageDto, RecordDto, RecordPageDto, SavedRecordDto } from './dto/record.dto';
+import { storeValuesToFields } from './record-changes';
 import { RecordListService } from './record-list.service';
 import { RecordsService } from './records.service';
 
 const SUBMISSION_EXAMPLE = { name: 'Jane Doe', email: 'jane@example.com', qty: 3, price: 9.5 };
+const FORM = 'application/x-www-form-urlencoded';
+const STORE_VALUES = {
+  type: 'string',
+  description: 'JSON object of field values; keys `data.<field>` (the grid column names) mean `<field>`',
+  example: '{"data.name":"Jane Doe","data.qty":3}',
+};
+const STORE_KEY = { type: 'string', format: 'uuid', description: 'the record id (`_id`)' };
+
+/** The JSON body, or the field values of a grid-library store's `values=<JSON>` form (GRID-PROTOCOL section 16). */
+function submittedFields(body: unknown): unknown {
+  return body instanceof StoreFormBody ? storeValuesToFields(body.values ?? {}) : body;
+}
+
+/** The store's form body of an update or remove; a JSON body is a 415 here (it has no record id). */
+function storeForm(body: unknown): StoreFormBody & { key: string } {
+  if (!(body instanceof StoreFormBody) || body.key === undefined) {
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', {
+      messageKey: 'errors.FORM_BODY_UNSUPPORTED',
+      details: {
+        reason: 'this route takes the grid store form body; JSON clients use /api/data/:configId/:dataId',
+        accepted: `${FORM}: key=<id>&values=<JSON object> (PUT), key=<id> (DELETE)`,
+      },
+    });
+  }
+  return body as StoreFormBody & { key: string };
+}
 
 @ApiTags('data')
 @ApiExtraModels(RecordPageDto, GridPageDto, GridGroupDto, RecordDto)
@@ -110,7 +141,13 @@ export class RecordsController {
     enum: ['en', 'hu'],
     description: 'Language of validation messages (default en)',
   })
-  @ApiBody({ schema: { type: 'object', additionalProperties: true, example: SUBMISSION_EXAMPLE } })
+  @ApiConsumes('application/json', FORM)
+  @ApiBody({
+    description:
+      "JSON: the field values. Form-encoded (the grid-library store's insert): `values=<JSON object>`, " +
+      'keys `data.<field>` unwrapped to `<field>`; any other form body is a 415.',
+    schema: { type: 'object', additionalProperties: true, example: SUBMISSION_EXAMPLE },
+  })
   @ApiCreatedResponse({ type: SavedRecordDto })
   @ApiBadRequestResponse({
     description: 'DATA_VALIDATION_FAILED with validationErrors, or DATA_SAVE_LIMIT_REACHED',
@@ -120,7 +157,71 @@ export class RecordsController {
     @Param('configId') configId: string,
     @Body() body: unknown,
   ): Promise<SavedRecordDto> {
-    return this.records.create(ctx, configId, body);
+    return this.records.create(ctx, configId, submittedFields(body));
+  }
+
+  @Put(':configId')
+  @FormPermission('editOwnResults')
+  @ApiOperation({
+    summary: 'Grid-library store update: form `key=<id>&values=<JSON of the changed fields>`',
+    description:
+      'GRID-PROTOCOL section 16. The changed fields (keys `data.<field>` unwrapped) are merged into the stored ' +
+      '`data`, then saved with the rules of PUT /api/data/:configId/:dataId. A JSON body is a 415.',
+  })
+  @ApiConsumes(FORM)
+  @ApiBody({
+    schema: {
+      type: 'object',
+      required: ['key', 'values'],
+      properties: { key: STORE_KEY, values: STORE_VALUES },
+    },
+  })
+  @ApiOkResponse({ type: SavedRecordDto })
+  storeUpdate(
+    @Ctx() ctx: RequestContext,
+    @Param('configId') configId: string,
+    @Body() body: unknown,
+  ): Promise<SavedRecordDto> {
+    // The form hook lets a PUT form through only with both key and values.
+    const form = storeForm(body);
+    return this.records.patch(ctx, configId, form.key, storeValuesToFields(form.values ?? {}));
+  }
+
+  @Delete(':configId')
+  @HttpCode(200)
+  @FormPermission('deleteOwnResults')
+  @ApiOperation({
+    summary:
+      'Grid-library store remove: form `key=<id>`; soft delete with the rules of DELETE /api/data/:configId/:dataId',
+  })
+  @ApiConsumes(FORM)
+  @ApiBody({ schema: { type: 'object', required: ['key'], properties: { key: STORE_KEY } } })
+  @ApiOkResponse({ type: RecordDto })
+  storeRemove(
+    @Ctx() ctx: RequestContext,
+    @Param('configId') configId: string,
+    @Body() body: unknown,
+  ): Promise<RecordDto> {
+    return this.records.remove(ctx, configId, storeForm(body).key);
+  }
+
+  @Patch(':configId/:dataId')
+  @FormPermission('editOwnResults')
+  @ApiOperation({
+    summary: "Merge fields into a record's data (owner when the form allows edits, or admin); re-validated",
+    description:
+      'The given fields are merged into `data`: an object merges key by key, any other value (array, scalar, ' +
+      'null) replaces; new fields come after the stored ones. The result is validated and recomputed as in PUT.',
+  })
+  @ApiBody({ schema: { type: 'object', additionalProperties: true, example: { qty: 4 } } })
+  @ApiOkResponse({ type: SavedRecordDto })
+  patch(
+    @Ctx() ctx: RequestContext,
+    @Param('configId') configId: string,
+    @Param('dataId') dataId: string,
+    @Body() body: unknown,
+  ): Promise<SavedRecordDto> {
+    return this.records.patch(ctx, configId, dataId, body);
   }
 
   @Put(':configId/:dataId')

@@ -11,7 +11,7 @@ import { equalityConditions, scopeCondition, type RecordScope } from './record-s
 
 export type NewRecord = Pick<
   typeof dataRecords.$inferInsert,
-  'configId' | 'userId' | 'siteId' | 'data' | 'computedResults' | 'idempotencyKey'
+  'configId' | 'userId' | 'siteId' | 'data' | 'dataKeys' | 'computedResults' | 'idempotencyKey'
 >;
 
 /** Columns of list output: everything but the workflow log, which only the single-record read returns. */
@@ -21,6 +21,7 @@ const LIST_COLUMNS = {
   userId: dataRecords.userId,
   siteId: dataRecords.siteId,
   data: dataRecords.data,
+  dataKeys: dataRecords.dataKeys,
   computedResults: dataRecords.computedResults,
   isActive: dataRecords.isActive,
   createdAt: dataRecords.createdAt,
@@ -115,7 +116,7 @@ export class RecordsRepository {
   ): Promise<RecordRow | null> {
     const [row] = await this.db
       .update(dataRecords)
-      .set({ data, computedResults, updatedAt: new Date() })
+      .set({ data, dataKeys: Object.keys(data), computedResults, updatedAt: new Date() })
       .where(and(eq(dataRecords.id, id), eq(dataRecords.isActive, true)))
       .returning();
     return row ?? null;

@@ -7,7 +7,8 @@ import { FormAccessService, type FormAccess } from '../permissions/form-access.s
 import { FormValidator } from '../validation/form-validator.service';
 import type { RecordDto, RecordPageDto, SavedRecordDto } from './dto/record.dto';
 import { parsePagingQuery } from './list-query.parser';
-import { toRecordResponse, type RecordRow } from './record.mapper';
+import { mergeFields } from './record-changes';
+import { orderedData, schemaOrderOf, toRecordResponse, type RecordRow } from './record.mapper';
 import { recordScope } from './record-selection';
 import { RecordsRepository } from './records.repository';
 
@@ -37,7 +38,7 @@ export class RecordsService {
     if (options.idempotencyKey) {
       // A replayed workflow step (its process died after the insert) gets the record it saved.
       const earlier = await this.records.findByIdempotencyKey(options.idempotencyKey);
-      if (earlier) return this.savedResponse(earlier, earlier.computedResults ?? {});
+      if (earlier) return this.savedResponse(config, earlier, earlier.computedResults ?? {});
     }
     const computedResults = this.validateOrThrow(ctx, config, data);
     const saveLimit = config.preferences.saveLimit ?? null;
@@ -47,6 +48,8 @@ export class RecordsService {
         userId: user.userId,
         siteId: config.siteId,
         data,
+        // jsonb keeps its own key order: the submitted order is stored beside it.
+        dataKeys: Object.keys(data),
         computedResults: this.storedComputedResults(config, computedResults),
         idempotencyKey: options.idempotencyKey ?? null,
       },
@@ -63,13 +66,13 @@ export class RecordsService {
             : { limit: saveLimit },
       });
     }
-    return this.savedResponse(outcome.inserted, computedResults);
+    return this.savedResponse(config, outcome.inserted, computedResults);
   }
 
   async get(ctx: RequestContext, configId: string, dataId: string): Promise<RecordDto> {
     const access = await this.access.require(ctx, configId, 'viewOwnResults');
     const record = await this.requireReadable(ctx, access, dataId);
-    return toRecordResponse(record, { withWorkflow: true });
+    return toRecordResponse(record, { withWorkflow: true, schemaOrder: schemaOrderOf(access.config.schema) });
   }
 
   /** Replaces `data`, re-validating and recomputing: the owner when the form allows edits, or an admin. */
@@ -79,14 +82,37 @@ export class RecordsService {
     dataId: string,
     body: unknown,
   ): Promise<SavedRecordDto> {
+    return this.change(ctx, configId, dataId, body, 'replace');
+  }
+
+  /**
+   * Merges `body` into the stored `data` (objects merged key by key, other values replaced; new keys
+   * after the known ones), then the rules of `update`: owner with allowEdit or admin, re-validation
+   * of the whole result, recomputation.
+   */
+  async patch(ctx: RequestContext, configId: string, dataId: string, body: unknown): Promise<SavedRecordDto> {
+    return this.change(ctx, configId, dataId, body, 'merge');
+  }
+
+  private async change(
+    ctx: RequestContext,
+    configId: string,
+    dataId: string,
+    body: unknown,
+    mode: 'replace' | 'merge',
+  ): Promise<SavedRecordDto> {
     const access = await this.access.require(ctx, configId, 'editOwnResults');
     const { config } = access;
-    const data = requireObject(body);
+    const submitted = requireObject(body);
     const record = await this.requireReadable(ctx, access, dataId);
     assertOwnerMayChange(requireUser(ctx), record, {
       allowed: config.preferences.allowEdit,
       refusal: 'data.editNotAllowed',
     });
+    const data =
+      mode === 'replace'
+        ? submitted
+        : mergeFields(orderedData(record, schemaOrderOf(config.schema)), submitted);
     const computedResults = this.validateOrThrow(ctx, config, data);
     const updated = await this.records.replaceData(
       record.id,
@@ -94,7 +120,7 @@ export class RecordsService {
       this.storedComputedResults(config, computedResults),
     );
     if (!updated) throw new AppError('RECORD_NOT_FOUND');
-    return this.savedResponse(updated, computedResults);
+    return this.savedResponse(config, updated, computedResults);
   }
 
   /** Soft delete: the owner (when the form allows deletion) or an admin; the record is kept, inactive. */
@@ -108,7 +134,7 @@ export class RecordsService {
     });
     const deleted = await this.records.deactivate(record.id);
     if (!deleted) throw new AppError('RECORD_NOT_FOUND');
-    return toRecordResponse(deleted);
+    return toRecordResponse(deleted, { schemaOrder: schemaOrderOf(access.config.schema) });
   }
 
   /** The paging form of the list: everyone's records with viewAllResults (or as admin), else the caller's. */
@@ -117,8 +143,9 @@ export class RecordsService {
     const paging = parsePagingQuery(query);
     const scope = recordScope(ctx, access, { owners: 'ownUnlessViewAll' });
     const { rows, total } = await this.records.listPage(scope, paging);
+    const schemaOrder = schemaOrderOf(access.config.schema);
     return {
-      data: rows.map((row) => toRecordResponse(row)),
+      data: rows.map((row) => toRecordResponse(row, { schemaOrder })),
       total,
       page: paging.page,
       pages: Math.ceil(total / paging.limit),
@@ -170,8 +197,17 @@ export class RecordsService {
     return config.preferences.storeComputedResults && Object.keys(computed).length > 0 ? computed : null;
   }
 
-  private savedResponse(row: RecordRow, computedResults: Record<string, unknown>): SavedRecordDto {
-    return { success: true, dataId: row.id, data: toRecordResponse(row), computedResults };
+  private savedResponse(
+    config: ConfigRow,
+    row: RecordRow,
+    computedResults: Record<string, unknown>,
+  ): SavedRecordDto {
+    return {
+      success: true,
+      dataId: row.id,
+      data: toRecordResponse(row, { schemaOrder: schemaOrderOf(config.schema) }),
+      computedResults,
+    };
   }
 }
 

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
@@ -56,6 +56,8 @@ export class DatabaseClient {
     databaseUrl: string | null;
     dataDir: string;
     poolSize: number;
+    /** PGlite: make every commit durable on disk before it is acknowledged (default true). */
+    pgliteFsync?: boolean;
   }): Promise<DatabaseClient> {
     if (options.databaseUrl) {
       const pool = new Pool({ connectionString: options.databaseUrl, max: options.poolSize });
@@ -68,7 +70,22 @@ export class DatabaseClient {
     mkdirSync(directory, { recursive: true });
     const release = acquireDataDirLock(join(dataDir, 'pglite.lock'));
     try {
-      const pglite = await PGlite.create(directory);
+      const fsync = options.pgliteFsync ?? true;
+      const pglite = await PGlite.create(directory, {
+        startParams: pgliteStartParams(fsync),
+        // Queries resolve only after PGlite has synced its filesystem (its default; explicit here).
+        relaxedDurability: false,
+      });
+      if (fsync) {
+        try {
+          enableDiskFsync(pglite);
+          // Whatever was written while PGlite started (initdb, crash recovery) reaches the disk too.
+          fsyncTree(directory);
+        } catch (error) {
+          await pglite.close();
+          throw error;
+        }
+      }
       return DatabaseClient.forPglite(pglite, true, release);
     } catch (error) {
       release();
@@ -102,10 +119,80 @@ export class DatabaseClient {
     await this.db.execute(sql`select 1`);
   }
 
+  /**
+   * Runs after the HTTP server has drained (shutdown hooks): PGlite checkpoints, so the next start
+   * replays no WAL, and closes; then the data-directory lock is released.
+   */
   async close(): Promise<void> {
     if (!this.ownsConnection) return;
     if (this.pool) await this.pool.end();
-    if (this.pglite && !this.pglite.closed) await this.pglite.close();
+    if (this.pglite && !this.pglite.closed) {
+      await this.pglite.exec('CHECKPOINT');
+      await this.pglite.close();
+    }
     this.releaseLock();
+  }
+}
+
+/**
+ * PostgreSQL options of the embedded database. PGlite's defaults include `-F` (fsync off): a commit
+ * is then acknowledged once written to the OS, which survives a killed process but not a power cut
+ * or kernel crash. With `fsync`, PostgreSQL syncs WAL at every commit and data files at checkpoints;
+ * `wal_sync_method=fsync` because PGlite's fdatasync() does nothing.
+ */
+export function pgliteStartParams(fsync: boolean): string[] {
+  const defaults = PGlite.defaultStartParams;
+  if (!fsync) return [...defaults];
+  return [...defaults.filter((param) => param !== '-F'), '-c', 'fsync=on', '-c', 'wal_sync_method=fsync'];
+}
+
+interface EmscriptenStream {
+  nfd?: number;
+  stream_ops: { fsync?: (stream: EmscriptenStream) => number };
+}
+
+/** WASI errno EIO: PostgreSQL treats a failed WAL fsync as fatal, as it must. */
+const WASI_EIO = 29;
+
+/**
+ * PGlite's Node filesystem (Emscripten NODEFS) has no fsync operation, so PostgreSQL's fsync()
+ * silently returns without syncing. This gives NODEFS one that syncs the real file descriptor. The
+ * operations object is shared by every file of the mount, open or not; it is found through an open
+ * file of the data directory (PGlite 0.5 exposes the Emscripten module as `Module`).
+ */
+function enableDiskFsync(pglite: PGlite): void {
+  const streams = (pglite.Module.FS as unknown as { streams: (EmscriptenStream | null)[] }).streams;
+  const nodeStream = streams.find((stream) => typeof stream?.nfd === 'number');
+  if (!nodeStream) {
+    throw new Error(
+      'PGlite: no open file of the data directory was found to enable fsync (unsupported PGlite version?); set PGLITE_FSYNC=false to start without it',
+    );
+  }
+  nodeStream.stream_ops.fsync = (stream) => {
+    try {
+      if (typeof stream.nfd === 'number') fsyncSync(stream.nfd);
+      return 0;
+    } catch {
+      return WASI_EIO;
+    }
+  };
+}
+
+/** fsync of every file and directory under `directory` (once, at start-up). */
+function fsyncTree(directory: string): void {
+  for (const entry of readdirSync(directory, { withFileTypes: true })) {
+    const path = join(directory, entry.name);
+    if (entry.isDirectory()) fsyncTree(path);
+    else if (entry.isFile()) fsyncPath(path);
+  }
+  fsyncPath(directory);
+}
+
+function fsyncPath(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }

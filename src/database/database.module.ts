@@ -31,6 +31,7 @@ export class DatabaseModule {
               (await DatabaseClient.open({
                 databaseUrl: config.databaseUrl,
                 dataDir: config.dataDir,
+                pgliteFsync: config.pgliteFsync,
                 poolSize: config.databasePoolSize,
               }));
             await client.migrate();

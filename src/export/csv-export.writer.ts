@@ -27,7 +27,7 @@ export class CsvExportWriter implements ExportWriter {
     if (rows.length === 0) return true;
     let text = '';
     if (!this.started) {
-      this.columns ??= columnsOfFirstRecord(rows[0].data, this.schemaOrder);
+      this.columns ??= columnsOfFirstRecord(rows[0], this.schemaOrder);
       text = ['id', 'createdAt', ...this.columns].map(csvCell).join(',');
       this.started = true;
     }

@@ -1,4 +1,4 @@
-import type { ListedRecordRow } from '../data/record.mapper';
+import { dataKeyOrder, type ListedRecordRow } from '../data/record.mapper';
 
 export const EXPORT_FORMATS = ['json', 'csv', 'excel'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -51,18 +51,12 @@ export function attachmentHeader(title: string, extension: string): string {
 }
 
 /**
- * The field columns when none are requested: the keys of the first record's data (spec). PostgreSQL
- * keeps jsonb keys in its own order (shorter first), so keys the form's schema lists come first, in
- * the schema's order; the rest follow as stored.
+ * The field columns when none are requested: the keys of the first record's data (spec), in the
+ * order they were submitted (see `dataKeyOrder` for records stored before that order was kept).
  */
 export function columnsOfFirstRecord(
-  data: Record<string, unknown> | null | undefined,
-  schemaOrder: string[],
+  first: Pick<ListedRecordRow, 'data' | 'dataKeys'>,
+  schemaOrder: readonly string[],
 ): string[] {
-  const keys = Object.keys(data ?? {});
-  const rank = new Map(schemaOrder.map((key, index) => [key, index]));
-  return keys
-    .map((key, index) => ({ key, order: rank.get(key) ?? schemaOrder.length + index }))
-    .sort((a, b) => a.order - b.order)
-    .map((entry) => entry.key);
+  return dataKeyOrder({ data: first.data ?? {}, dataKeys: first.dataKeys }, schemaOrder);
 }

@@ -4,6 +4,7 @@ import type { RequestContext } from '../common/context/request-context';
 import { AppError } from '../common/errors/app-error';
 import { Translator } from '../common/i18n/translator.service';
 import { parseFieldPath } from '../common/validation/field-path';
+import { schemaOrderOf } from '../data/record.mapper';
 import { VisibleRecords } from '../data/visible-records.service';
 import { CsvExportWriter } from './csv-export.writer';
 import {
@@ -58,13 +59,13 @@ export class ExportService {
       id: this.translator.translate('labels.id', ctx.locale),
       createdAt: this.translator.translate('labels.createdAt', ctx.locale),
     };
-    const schemaOrder = Object.keys((config.schema?.properties as Record<string, unknown> | undefined) ?? {});
+    const schemaOrder = schemaOrderOf(config.schema);
     const writer: ExportWriter =
       format === 'csv'
         ? new CsvExportWriter(write, columns, schemaOrder)
         : format === 'excel'
           ? new XlsxExportWriter(write, labels, columns, schemaOrder)
-          : new JsonExportWriter(write);
+          : new JsonExportWriter(write, schemaOrder);
 
     void (async () => {
       await this.records.forEachBatch(selection, (rows) => writer.writeBatch(rows));

@@ -6,13 +6,18 @@ import type { ListedRecordRow } from '../data/record.mapper';
 export class JsonExportWriter implements ExportWriter {
   private count = 0;
 
-  constructor(private readonly write: ChunkWriter) {}
+  constructor(
+    private readonly write: ChunkWriter,
+    private readonly schemaOrder: readonly string[] = [],
+  ) {}
 
   async writeBatch(rows: ListedRecordRow[]): Promise<boolean> {
     if (rows.length === 0) return true;
     let text = '';
     for (const row of rows) {
-      text += (this.count++ === 0 ? '[' : ',') + JSON.stringify(toRecordResponse(row));
+      text +=
+        (this.count++ === 0 ? '[' : ',') +
+        JSON.stringify(toRecordResponse(row, { schemaOrder: this.schemaOrder }));
     }
     return this.write(text);
   }

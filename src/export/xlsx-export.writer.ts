@@ -95,7 +95,7 @@ export class XlsxExportWriter implements ExportWriter {
 
   private startSheet(first: ListedRecordRow): void {
     this.started = true;
-    this.columns ??= columnsOfFirstRecord(first.data, this.schemaOrder);
+    this.columns ??= columnsOfFirstRecord(first, this.schemaOrder);
     const headers = [this.labels.id, this.labels.createdAt, ...this.columns];
     this.sheet.columns = headers.map((header, index) => ({
       header,

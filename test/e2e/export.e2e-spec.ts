@@ -47,8 +47,8 @@ describe('export', () => {
     );
     const text = response.body;
     expect(text.endsWith('\n')).toBe(false);
-    // jsonb keeps keys shortest first; without a schema that is the column order.
-    expect(text.split('\n')[0]).toBe('id,createdAt,qty,name,note,tags');
+    // The keys of the first record in the order they were submitted (jsonb alone would give qty first).
+    expect(text.split('\n')[0]).toBe('id,createdAt,name,note,tags,qty');
     const rows = parse<Record<string, string>>(text, { columns: true });
     expect(rows).toEqual([
       {
@@ -71,24 +71,61 @@ describe('export', () => {
     expect(text).toContain('"say ""hi"""');
   });
 
-  it("orders the first record's keys by the schema when the form has one", async () => {
+  it("keeps the first record's submitted key order, with or without a schema, in CSV and XLSX", async () => {
+    const withSchema = await createConfig(t, admin, {
+      schema: { type: 'object', properties: { qty: {}, city: {}, name: {}, note: {}, tags: {} } },
+      validationRules: [],
+      computedRules: [],
+    });
+    const payload = { name: 'Ann', city: 'Pécs', note: 'n', qty: 2, tags: ['a'] };
+    for (const id of [configId, withSchema]) {
+      await t.request({ method: 'POST', url: `/api/data/${id}`, token: alice.token, payload });
+      const csv = await t.request({ method: 'GET', url: `/api/data/${id}/export?format=csv`, token: admin });
+      expect(csv.body.split('\n')[0]).toBe('id,createdAt,name,city,note,qty,tags');
+      const xlsx = await t.request({
+        method: 'GET',
+        url: `/api/data/${id}/export?format=excel`,
+        token: admin,
+      });
+      const workbook = new ExcelJS.Workbook();
+      await workbook.xlsx.load(xlsx.rawPayload as unknown as ArrayBuffer);
+      expect(workbook.getWorksheet('Data')!.getRow(1).values).toEqual([
+        undefined,
+        'ID',
+        'Created at',
+        'name',
+        'city',
+        'note',
+        'qty',
+        'tags',
+      ]);
+      const json = await t.request({
+        method: 'GET',
+        url: `/api/data/${id}/export?format=json`,
+        token: admin,
+      });
+      expect(Object.keys(json.json()[0].data)).toEqual(['name', 'city', 'note', 'qty', 'tags']);
+    }
+  });
+
+  it('orders a record stored before key order was kept by the schema, then as stored', async () => {
     const withSchema = await createConfig(t, admin, {
       schema: { type: 'object', properties: { name: {}, note: {}, qty: {} } },
       validationRules: [],
       computedRules: [],
     });
-    await t.request({
-      method: 'POST',
-      url: `/api/data/${withSchema}`,
-      token: alice.token,
-      payload: { zz: 1, qty: 2, note: 'n', name: 'x' },
-    });
+    await t.database.client.db.execute(
+      sql`insert into data_records (config_id, user_id, data)
+          values (${withSchema}::uuid, ${alice.user.id}::uuid, '{"zz": 1, "qty": 2, "note": "n", "name": "x"}')`,
+    );
     const response = await t.request({
       method: 'GET',
       url: `/api/data/${withSchema}/export?format=csv`,
       token: admin,
     });
     expect(response.body.split('\n')[0]).toBe('id,createdAt,name,note,qty,zz');
+    const list = await t.request({ method: 'GET', url: `/api/data/${withSchema}`, token: admin });
+    expect(Object.keys(list.json().data[0].data)).toEqual(['name', 'note', 'qty', 'zz']);
   });
 
   it('CSV of an empty result is an empty body; columns= chooses the field columns', async () => {
@@ -132,7 +169,7 @@ describe('export', () => {
     await workbook.xlsx.load(response.rawPayload as unknown as ArrayBuffer);
     expect(workbook.worksheets.map((s) => s.name)).toEqual(['Data']);
     const sheet = workbook.getWorksheet('Data')!;
-    expect(sheet.getRow(1).values).toEqual([undefined, 'Azonosító', 'Létrehozva', 'qty', 'meta', 'name']);
+    expect(sheet.getRow(1).values).toEqual([undefined, 'Azonosító', 'Létrehozva', 'name', 'qty', 'meta']);
     for (let column = 1; column <= 5; column++) {
       const cell = sheet.getRow(1).getCell(column);
       expect(cell.font?.bold).toBe(true);
@@ -142,19 +179,19 @@ describe('export', () => {
     const row = sheet.getRow(2);
     expect(row.getCell(1).value).toBe(first.dataId);
     expect(row.getCell(2).value).toEqual(new Date(first.data.createdAt));
-    expect(row.getCell(3).value).toBe(2);
-    expect(row.getCell(4).value).toBe('{"x":1}');
-    expect(row.getCell(5).value).toBe('Anna');
-    expect(sheet.getRow(3).getCell(3).value).toBeNull();
+    expect(row.getCell(3).value).toBe('Anna');
+    expect(row.getCell(4).value).toBe(2);
+    expect(row.getCell(5).value).toBe('{"x":1}');
+    expect(sheet.getRow(3).getCell(4).value).toBeNull();
     const english = new ExcelJS.Workbook();
     await english.xlsx.load((await download('?format=excel')).rawPayload as unknown as ArrayBuffer);
     expect(english.getWorksheet('Data')!.getRow(1).values).toEqual([
       undefined,
       'ID',
       'Created at',
+      'name',
       'qty',
       'meta',
-      'name',
     ]);
   });
 

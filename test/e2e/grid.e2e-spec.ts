@@ -171,6 +171,11 @@ describe('grid-library list protocol', () => {
         ['Feri', 'Gábor'],
       ],
       [
+        "createdAt against the store's M/D/YYYY HH:mm:ss.fff spelling",
+        ['createdAt', '>=', '1/1/2024 00:05:00.000'],
+        ['Feri', 'Gábor'],
+      ],
+      [
         'a path that does not exist reads as null',
         ['data.nothing.here', '=', null],
         PEOPLE.map((p) => p.name),
@@ -184,6 +189,49 @@ describe('grid-library list protocol', () => {
 
     it('_id selects one record', async () => {
       expect(await names({ filter: ['_id', '=', ids.Cecil] })).toEqual(['Cecil']);
+    });
+  });
+
+  describe("section 5: the stock store's date spellings in filter values", () => {
+    // A DataGrid with a preset filter sends these on its first load (dx.aspnet.data.js serializeDate).
+    let datesConfig: string;
+    beforeAll(async () => {
+      datesConfig = await createConfig(t, token, { schema: null, validationRules: [], computedRules: [] });
+      const rows = [
+        { name: 'old', when: '2019-06-01' },
+        { name: 'spring', when: '2020-03-15T10:00:00.000Z' },
+        { name: 'eve', when: '2020-12-31' },
+        { name: 'new year', when: '2021-01-01T00:00:00.000Z' },
+        { name: 'none' },
+      ];
+      for (const payload of rows) {
+        const created = await t.request({ method: 'POST', url: `/api/data/${datesConfig}`, token, payload });
+        expect(created.statusCode).toBe(201);
+      }
+    });
+    const filtered = async (filter: unknown) => {
+      const response = await t.request({
+        method: 'GET',
+        url: `/api/data/${datesConfig}?skip=0&take=20&requireTotalCount=true&filter=${encodeURIComponent(JSON.stringify(filter))}`,
+        token,
+      });
+      expect(response.statusCode).toBe(200);
+      return response.json().data.map((record: { data: { name: string } }) => record.data.name);
+    };
+
+    it('>= M/D/YYYY compares as an instant', async () => {
+      expect(await filtered(['data.when', '>=', '1/1/2020'])).toEqual(['spring', 'eve', 'new year']);
+    });
+
+    it('a between with M/D/YYYY and M/D/YYYY HH:mm:ss.fff bounds', async () => {
+      expect(
+        await filtered([['data.when', '>=', '1/1/2020'], 'and', ['data.when', '<', '1/1/2021 00:00:00.000']]),
+      ).toEqual(['spring', 'eve']);
+    });
+
+    it('= with the store spelling equals every ISO spelling of the instant', async () => {
+      expect(await filtered(['data.when', '=', '1/1/2021'])).toEqual(['new year']);
+      expect(await filtered(['data.when', '=', '3/15/2020 10:00:00.000'])).toEqual(['spring']);
     });
   });
 
@@ -213,6 +261,13 @@ describe('grid-library list protocol', () => {
         'dates as instants, then other strings',
         [{ selector: 'joined' }],
         ['Feri', 'Gábor', 'Cecil', 'Anna', 'béla', 'Emil', 'Dóra'],
+      ],
+      [
+        // Anna's '2021-03-15' and béla's '2021-03-15T00:00:00.000Z' are one instant: they tie, and the
+        // full record order (createdAt, then _id, always ascending) decides, not their text.
+        'one instant spelled two ways ties, descending too',
+        [{ selector: 'data.joined', desc: true }],
+        ['Dóra', 'Emil', 'Anna', 'béla', 'Cecil', 'Feri', 'Gábor'],
       ],
       [
         'ties fall back to createdAt ascending',

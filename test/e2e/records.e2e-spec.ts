@@ -223,6 +223,43 @@ describe('records', () => {
       expect((await put(admin, { name: 'by admin', qty: 1 })).statusCode).toBe(200);
     });
 
+    it('returns data in the submitted key order from create, GET, the list and the grid; PUT reorders', async () => {
+      const keys = (record: { data: object }) => Object.keys(record.data);
+      const order = ['price', 'city', 'name', 'note', 'qty'];
+      const created = await submit(alice.token, configId, {
+        price: 1,
+        city: 'Pécs',
+        name: 'ordered',
+        note: 'n',
+        qty: 2,
+      });
+      expect(keys(created.json().data)).toEqual(order);
+      const id = created.json().dataId;
+      const get = () => t.request({ method: 'GET', url: `/api/data/${configId}/${id}`, token: alice.token });
+      expect(keys((await get()).json())).toEqual(order);
+      const list = await t.request({
+        method: 'GET',
+        url: `/api/data/${configId}?sortBy=createdAt`,
+        token: alice.token,
+      });
+      expect(keys(list.json().data.find((r: { _id: string }) => r._id === id))).toEqual(order);
+      const grid = await t.request({
+        method: 'GET',
+        url: `/api/data/${configId}?skip=0&take=5`,
+        token: alice.token,
+      });
+      expect(keys(grid.json().data.find((r: { _id: string }) => r._id === id))).toEqual(order);
+      const put = await t.request({
+        method: 'PUT',
+        url: `/api/data/${configId}/${id}`,
+        token: alice.token,
+        payload: { qty: 3, name: 'reordered', tags: ['x'] },
+      });
+      expect(put.statusCode).toBe(200);
+      expect(keys(put.json().data)).toEqual(['qty', 'name', 'tags']);
+      expect(keys((await get()).json())).toEqual(['qty', 'name', 'tags']);
+    });
+
     it('PUT is refused when the form does not allow editing', async () => {
       await t.request({
         method: 'PUT',

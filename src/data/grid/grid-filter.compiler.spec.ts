@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { createTestDatabase, type TestDatabase } from '../../../test/utils/test-database';
 import { rowsOf } from '../../database/raw-rows';
-import { compileGridFilter } from './grid-filter.compiler';
+import { clientInstant, compileGridFilter } from './grid-filter.compiler';
 import { parseGridLoadOptions, type GridFilter } from './grid-load-options';
 
 const filterOf = (json: unknown): GridFilter =>
@@ -95,5 +95,27 @@ describe('compileGridFilter', () => {
     ])('%s: %j', async (_name, filter, names) => {
       expect(await matching(filter)).toEqual(names);
     });
+  });
+});
+
+describe('clientInstant', () => {
+  it.each<[string, string | null]>([
+    ['2021-03-15', '2021-03-15T00:00:00.000Z'],
+    ['2021-03-15T10:20', '2021-03-15T10:20:00.000Z'],
+    ['2021-02-30', null],
+    // The stock store's spellings of a JS Date (GRID-PROTOCOL section 5), read as UTC.
+    ['1/1/2020', '2020-01-01T00:00:00.000Z'],
+    ['12/31/2020', '2020-12-31T00:00:00.000Z'],
+    ['1/1/2021 00:00:00.000', '2021-01-01T00:00:00.000Z'],
+    ['3/15/2021 13:05:09.5', '2021-03-15T13:05:09.500Z'],
+    ['3/15/2021 13:05:09', '2021-03-15T13:05:09.000Z'],
+    ['2/30/2021', null],
+    ['13/1/2021', null],
+    ['1/1/2021 24:00:00.000', null],
+    ['1/1/0099', '0099-01-01T00:00:00.000Z'],
+    ['1/1/20', null],
+    ['1-1-2020', null],
+  ])('%s', (value, expected) => {
+    expect(clientInstant(value)?.toISOString() ?? null).toBe(expected);
   });
 });

@@ -7,8 +7,41 @@ import { instantOf, numberOf, textOf, typeOf } from './grid-sql';
 const DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?)?$/;
 const NUMERIC_TEXT = /^\s*-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*$/;
 
+/**
+ * The spelling `dx.aspnet.data.js` gives a JS Date in a filter value: `M/D/YYYY`, or
+ * `M/D/YYYY HH:mm:ss[.fff]` when the time is not midnight (section 5).
+ */
+const STORE_DATE = /^(\d{1,2})\/(\d{1,2})\/(\d{4})(?: (\d{1,2}):(\d{2}):(\d{2})(?:\.(\d{1,3}))?)?$/;
+
+/** A UTC instant of calendar parts, or null when they are not a real date and time (no roll-over). */
+function utcInstant(parts: { year: number; month: number; day: number; ms?: number }): Date | null {
+  const check = new Date(Date.UTC(parts.year, parts.month - 1, parts.day));
+  // Date.UTC maps years 0..99 to 1900..1999; setUTCFullYear keeps the year as written.
+  check.setUTCFullYear(parts.year);
+  if (
+    check.getUTCFullYear() !== parts.year ||
+    check.getUTCMonth() !== parts.month - 1 ||
+    check.getUTCDate() !== parts.day
+  )
+    return null;
+  return new Date(check.getTime() + (parts.ms ?? 0));
+}
+
 /** The instant of a client date string (section 5), or null when it is not a real date. */
-function clientInstant(value: string): Date | null {
+export function clientInstant(value: string): Date | null {
+  const store = STORE_DATE.exec(value);
+  if (store) {
+    const [hours, minutes, seconds] = [store[4], store[5], store[6]].map((part) => Number(part ?? 0));
+    const fraction = Number((store[7] ?? '').padEnd(3, '0'));
+    if (hours > 23 || minutes > 59 || seconds > 59) return null;
+    // No zone on the wire: read as UTC, so the date the user picked stays that date.
+    return utcInstant({
+      year: Number(store[3]),
+      month: Number(store[1]),
+      day: Number(store[2]),
+      ms: ((hours * 60 + minutes) * 60 + seconds) * 1000 + fraction,
+    });
+  }
   if (!DATE.test(value)) return null;
   const normalized =
     value.length === 10 ? `${value}T00:00:00Z` : /(Z|[+-]\d{2}:\d{2})$/.test(value) ? value : `${value}Z`;
@@ -16,10 +49,7 @@ function clientInstant(value: string): Date | null {
   if (Number.isNaN(instant.getTime())) return null;
   // Reject dates JS silently rolls over (2021-02-30 → March 2).
   const [year, month, day] = value.slice(0, 10).split('-').map(Number);
-  const check = new Date(Date.UTC(year, month - 1, day));
-  return check.getUTCFullYear() === year && check.getUTCMonth() === month - 1 && check.getUTCDate() === day
-    ? instant
-    : null;
+  return utcInstant({ year, month, day }) ? instant : null;
 }
 
 const COMPARISON: Record<string, string> = { '=': '=', '>': '>', '>=': '>=', '<': '<', '<=': '<=' };

@@ -35,15 +35,16 @@ const keyColumnOperand = (index: number): Operand => ({ json: keyColumn(index) }
 export class GridQueryService {
   constructor(@Inject(DATABASE) private readonly db: Database) {}
 
-  async run(scope: SQL, options: GridLoadOptions): Promise<GridPageDto> {
+  /** `schemaOrder` orders the fields of records stored before their submitted order was kept. */
+  async run(scope: SQL, options: GridLoadOptions, schemaOrder: readonly string[] = []): Promise<GridPageDto> {
     const where = and(scope, options.filter ? compileGridFilter(options.filter) : undefined)!;
     const [totalCount, summary, body] = await Promise.all([
       options.requireTotalCount ? this.count(where) : undefined,
       options.totalSummary.length > 0 ? this.totalSummaries(where, options.totalSummary) : undefined,
       options.group.length > 0
-        ? this.groups(where, options)
+        ? this.groups(where, options, schemaOrder)
         : this.records(where, [], options.sort, options.skip, options.take).then((rows) => ({
-            data: rows.map(toGridRecord),
+            data: rows.map((row) => toGridRecord(row, schemaOrder)),
             groupCount: undefined,
           })),
     ]);
@@ -133,6 +134,7 @@ export class GridQueryService {
   private async groups(
     where: SQL,
     options: GridLoadOptions,
+    schemaOrder: readonly string[],
   ): Promise<{ data: GridGroupDto[]; groupCount: number }> {
     const levels = options.group;
     const keysSelect = sql.join(
@@ -142,7 +144,11 @@ export class GridQueryService {
     const keyed = sql`(select ${keysSelect}, data_records.* from data_records where ${where}) as data_records`;
     const levelOrder = (depth: number) =>
       sql.join(
-        levels.slice(0, depth).flatMap((group, index) => comparatorKeys(keyColumnOperand(index), group.desc)),
+        levels.slice(0, depth).flatMap((group, index) => [
+          ...comparatorKeys(keyColumnOperand(index), group.desc),
+          // Distinct keys that compare equal (one instant spelled two ways) still come in one order.
+          sql`${keyColumn(index)}::text collate "C"`,
+        ]),
         sql`, `,
       );
 
@@ -212,7 +218,7 @@ export class GridQueryService {
       );
       for (const row of await this.records(itemWhere, levels, options.sort, 0, 0, itemKeys)) {
         const path = levels.map((_, index) => row[`__k${index}`] ?? null);
-        nodes.get(pathId(path))?.items?.push(toGridRecord(row));
+        nodes.get(pathId(path))?.items?.push(toGridRecord(row, schemaOrder));
       }
     } else {
       for (const [id, node] of nodes)
@@ -257,6 +263,6 @@ export function recordsQuery(
 }
 
 /** A record of the grid response: the same shape as the paging list returns. */
-function toGridRecord(row: Row): RecordDto {
-  return toRecordResponse(fromRawRecord(row));
+function toGridRecord(row: Row, schemaOrder: readonly string[]): RecordDto {
+  return toRecordResponse(fromRawRecord(row), { schemaOrder });
 }

@@ -15,15 +15,17 @@ export const instantOf = (operand: Operand) =>
 /**
  * Sort keys implementing the comparator of section 7 for one value, in direction `desc`:
  * null/missing < numbers < strings < booleans; numbers by value; two dates as instants; other
- * strings lower-cased by code unit, then the lower-case variant first.
+ * strings lower-cased by code unit, then the lower-case variant first. Two spellings of one instant
+ * (`2021-03-15`, `2021-03-15T00:00:00.000Z`) tie, so the full record order (createdAt, _id) decides.
  */
 export function comparatorKeys(operand: Operand, desc: boolean): SQL[] {
   const value = operand.json;
   const dir = sql.raw(desc ? 'desc' : 'asc');
   const reverse = sql.raw(desc ? 'asc' : 'desc');
   const rank = sql`(case jsonb_typeof(${value}) when 'number' then 1 when 'string' then 2 when 'boolean' then 3 when 'object' then 4 when 'array' then 5 else 0 end)`;
-  // Text keys only for strings and booleans (false < true), so numeric sorts skip the text work.
-  const text = sql`(case when jsonb_typeof(${value}) in ('string', 'boolean') then ${textOf(value)} end)`;
+  // Text keys only for booleans (false < true) and strings that are not dates, so numeric sorts skip
+  // the text work and dates compare only as instants.
+  const text = sql`(case when jsonb_typeof(${value}) = 'boolean' or (jsonb_typeof(${value}) = 'string' and ${instantOf(operand)} is null) then ${textOf(value)} end)`;
   return [
     sql`${rank} ${dir}`,
     sql`${numberOf(value)} ${dir}`,

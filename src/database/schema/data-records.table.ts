@@ -14,6 +14,8 @@ export const dataRecords = pgTable(
     userId: uuid('user_id'),
     siteId: uuid('site_id').references(() => sites.id),
     data: jsonb('data').$type<Record<string, unknown>>().notNull(),
+    /** The keys of `data` in the order they were submitted (jsonb keeps its own order); null on older rows. */
+    dataKeys: text('data_keys').array(),
     computedResults: jsonb('computed_results').$type<Record<string, unknown> | null>(),
     workflow: jsonb('workflow').$type<unknown[]>().notNull().default([]),
     /** Set by a workflow's save step (`run:<runId>:<step>`): a replayed step finds its record instead of saving twice. */

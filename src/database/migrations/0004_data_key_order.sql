@@ -1,0 +1,1 @@
+ALTER TABLE "data_records" ADD COLUMN "data_keys" text[];

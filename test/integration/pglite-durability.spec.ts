@@ -1,0 +1,147 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { sql } from 'drizzle-orm';
+import { DatabaseClient } from '../../src/database/database-client';
+import { rowsOf } from '../../src/database/raw-rows';
+import { TEST_ADMIN, TEST_JWT_SECRET } from '../utils/test-app';
+
+const root = resolve(__dirname, '../..');
+
+interface Server {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | string>;
+}
+
+function start(dataDir: string, port: number): Server {
+  const child = spawn(process.execPath, ['-r', '@swc-node/register', 'src/main.ts'], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      JWT_SECRET: TEST_JWT_SECRET,
+      ADMIN_EMAIL: TEST_ADMIN.email,
+      ADMIN_PASSWORD: TEST_ADMIN.password,
+      THROTTLE_LIMIT: '1000000',
+      THROTTLE_AUTH_LIMIT: '1000000',
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | string>((done) =>
+    child.on('exit', (code, signal) => done(code ?? signal ?? 'unknown')),
+  );
+  return { child, output: () => output, exited };
+}
+
+async function listening(server: Server): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (!server.output().includes('Listening on http://')) {
+    if (server.child.exitCode !== null || Date.now() > deadline) {
+      throw new Error(`server did not start:\n${server.output()}`);
+    }
+    await new Promise((done) => setTimeout(done, 100));
+  }
+}
+
+describe('embedded database durability', () => {
+  const started: Server[] = [];
+  afterAll(() => {
+    for (const server of started) if (server.child.exitCode === null) server.child.kill('SIGKILL');
+  });
+  const run = async (dataDir: string, port: number) => {
+    const server = start(dataDir, port);
+    started.push(server);
+    await listening(server);
+    const base = `http://127.0.0.1:${port}`;
+    const login = await fetch(`${base}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(TEST_ADMIN),
+    });
+    expect(login.status).toBe(200);
+    const token = ((await login.json()) as { token: string }).token;
+    const call = async (method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${base}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: response.status, body: (await response.json()) as any };
+    };
+    return { server, call };
+  };
+
+  it('every acknowledged write survives SIGKILL; SIGTERM checkpoints and stops cleanly', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'fdws-durable-'));
+    const port = 20000 + Math.floor(Math.random() * 20000);
+
+    const first = await run(dataDir, port);
+    const config = await first.call('POST', '/api/configs', { title: 'Durable', type: 'form', tags: [] });
+    expect(config.status).toBe(201);
+    const configId = config.body.id as string;
+    const acknowledged: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const created = await first.call('POST', `/api/data/${configId}`, { n: i });
+      expect(created.status).toBe(201);
+      acknowledged.push(created.body.dataId);
+    }
+    // Concurrent writes too, then an update and a delete, all acknowledged before the kill.
+    const burst = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => first.call('POST', `/api/data/${configId}`, { burst: i })),
+    );
+    for (const created of burst) {
+      expect(created.status).toBe(201);
+      acknowledged.push(created.body.dataId);
+    }
+    expect(
+      (await first.call('PUT', `/api/data/${configId}/${acknowledged[0]}`, { n: 'edited' })).status,
+    ).toBe(200);
+    expect((await first.call('DELETE', `/api/data/${configId}/${acknowledged[1]}`)).status).toBe(200);
+    first.server.child.kill('SIGKILL');
+    expect(await first.server.exited).toBe('SIGKILL');
+
+    const second = await run(dataDir, port + 1);
+    const listed = await second.call('GET', `/api/data/${configId}?limit=1000`);
+    expect(listed.status).toBe(200);
+    const ids = new Set((listed.body.data as { _id: string }[]).map((record) => record._id));
+    expect(ids.size).toBe(acknowledged.length - 1);
+    for (const id of acknowledged.slice(2)) expect(ids.has(id)).toBe(true);
+    expect((await second.call('GET', `/api/data/${configId}/${acknowledged[0]}`)).body.data).toEqual({
+      n: 'edited',
+    });
+    expect((await second.call('GET', `/api/data/${configId}/${acknowledged[1]}`)).status).toBe(404);
+    const late = await second.call('POST', `/api/data/${configId}`, { late: true });
+    expect(late.status).toBe(201);
+
+    // Nest re-raises SIGTERM once its shutdown hooks (drain, checkpoint, close, unlock) have run.
+    second.server.child.kill('SIGTERM');
+    expect(await second.server.exited).toBe('SIGTERM');
+    expect(existsSync(join(dataDir, 'pglite.lock'))).toBe(false);
+
+    // After a clean stop the database opens with nothing to replay and holds every write.
+    const reopened = await DatabaseClient.open({ databaseUrl: null, dataDir, poolSize: 1 });
+    try {
+      const [row] = rowsOf(
+        await reopened.db.execute(
+          sql`select count(*)::int as n, current_setting('fsync') as fsync, current_setting('wal_sync_method') as method
+              from data_records where is_active`,
+        ),
+      );
+      expect(row).toEqual({ n: acknowledged.length, fsync: 'on', method: 'fsync' });
+    } finally {
+      await reopened.close();
+    }
+  }, 180_000);
+});
