@@ -279,10 +279,10 @@ export class WorkflowRunner {
       if (result.kind === 'requeued') return null;
       if (result.kind === 'cancelled') return this.cancel(drive);
       state.logs.push(result.log);
-      if (result.kind === 'skipped') {
-        await this.commit(drive, index + 1);
-        continue;
-      }
+      // Checkpoints are written where a crash could otherwise repeat an effect: after a step with an
+      // effect outside the run, before a step that must not run twice, and after a failure. A crash
+      // between them re-runs only pure steps (validate, transform, conditional), which is harmless.
+      if (result.kind === 'skipped') continue;
       if (result.kind === 'success') {
         state.scope.results[step.name] = result.outcome.result;
         Object.assign(state.scope, result.outcome.provides ?? {});
@@ -291,7 +291,7 @@ export class WorkflowRunner {
           result: result.outcome.result,
           provided: Object.keys(result.outcome.provides ?? {}),
         });
-        await this.commit(drive, index + 1);
+        if (!this.registry.get(step.type)?.options.pure) await this.commit(drive, index + 1);
         continue;
       }
       if (result.kind === 'failure') {
@@ -341,7 +341,8 @@ export class WorkflowRunner {
     if (!pending && step.condition !== undefined && !this.safeConditionMet(step.condition, state)) {
       return { kind: 'skipped', log: skippedLog(step) };
     }
-    await this.commit(drive, index, index);
+    // The in-flight marker lets a resumed run tell that a non-replayable step may have had its effect.
+    if (!registered.options.replayable) await this.commit(drive, index, index);
     return this.attempts(drive, step, index, registered, pending);
   }
 
