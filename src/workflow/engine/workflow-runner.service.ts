@@ -97,13 +97,13 @@ export class WorkflowRunner {
 
   /** Runs inside the request: 404/403/422 when it cannot start, else the result whether it succeeded or not. */
   async execute(ctx: RequestContext, workflowId: string, body: ExecuteBody): Promise<WorkflowResultDto> {
-    const run = await this.start(ctx, workflowId, body, 'sync');
-    return (await this.drive(run))!;
+    const { run, workflow } = await this.start(ctx, workflowId, body, 'sync');
+    return (await this.drive(run, workflow))!;
   }
 
   /** Queues the run (`Prefer: respond-async`); any instance sharing the database takes it. */
   async enqueue(ctx: RequestContext, workflowId: string, body: ExecuteBody): Promise<QueuedRunDto> {
-    const run = await this.start(ctx, workflowId, body, 'async');
+    const { run } = await this.start(ctx, workflowId, body, 'async');
     return { runId: run.id, status: 'queued' };
   }
 
@@ -191,7 +191,7 @@ export class WorkflowRunner {
     workflowId: string,
     body: ExecuteBody,
     mode: RunRequest['mode'],
-  ): Promise<WorkflowRunRow> {
+  ): Promise<{ run: WorkflowRunRow; workflow: WorkflowRow }> {
     const { user, workflow, form } = await this.checkStart(ctx, workflowId, body);
     const request: RunRequest = {
       configId: form.id,
@@ -211,7 +211,7 @@ export class WorkflowRunner {
       pendingRetry: null,
       startedAt: this.clock.now(),
     };
-    return this.runs.start({
+    const run = await this.runs.start({
       workflowId: workflow.id,
       userId: user.userId,
       siteId: form.siteId ?? ctx.siteId,
@@ -221,11 +221,12 @@ export class WorkflowRunner {
       leaseOwner: mode === 'sync' ? this.instance : null,
       leaseMs: this.config.workflowLeaseMs,
     });
+    return { run, workflow };
   }
 
   /** Runs from the checkpoint to the end, or until a retry is queued; the result when the run ended. */
-  private async drive(run: WorkflowRunRow): Promise<WorkflowResultDto | null> {
-    const workflow = await this.workflows.findForRun(run.workflowId);
+  private async drive(run: WorkflowRunRow, started?: WorkflowRow): Promise<WorkflowResultDto | null> {
+    const workflow = started ?? (await this.workflows.findForRun(run.workflowId));
     const request = run.request as unknown as RunRequest;
     const checkpoint = run.checkpoint as unknown as RunCheckpoint;
     const definition = workflow.config as unknown as WorkflowConfigDto;
@@ -265,7 +266,9 @@ export class WorkflowRunner {
     const timeoutMs = definition.timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS;
     for (let index = run.nextStep; index < definition.steps.length; index++) {
       const step = definition.steps[index];
-      if (await this.runs.isCancelRequested(run.id)) return this.cancel(drive);
+      // Checked before every step with an effect (a pure step changes nothing worth stopping for).
+      const pure = this.registry.get(step.type)?.options.pure === true;
+      if (!pure && (await this.runs.isCancelRequested(run.id))) return this.cancel(drive);
       if (this.clock.now() - state.checkpoint.startedAt > timeoutMs) {
         const failure: StepFailure = {
           code: 'WORKFLOW_TIMEOUT',
