@@ -2,7 +2,10 @@ import { ROOT, startServer, type RunningServer } from './processes';
 
 export const BENCH_ADMIN = { email: 'bench-admin@example.com', password: 'bench-admin-password' };
 
-/** The built service (`dist/main.js`) on the given database URL (or PGlite when null), limits lifted. */
+/**
+ * The built service (`dist/main.js`) on the given database URL (or PGlite when null), with the
+ * profile's settings on top of the defaults; only the rate limits are lifted.
+ */
 export function startService(
   databaseUrl: string | null,
   port: number,
@@ -11,16 +14,11 @@ export function startService(
   return startServer(
     ['dist/main.js'],
     {
-      NODE_ENV: 'production',
       JWT_SECRET: 'bench-secret-0123456789abcdef',
       ADMIN_EMAIL: BENCH_ADMIN.email,
       ADMIN_PASSWORD: BENCH_ADMIN.password,
       THROTTLE_LIMIT: '10000000',
       THROTTLE_AUTH_LIMIT: '10000000',
-      LOG_LEVEL: 'warn',
-      CACHE_ENABLED: 'true',
-      DATABASE_POOL_SIZE: '16',
-      BODY_LIMIT: '1048576',
       ...(databaseUrl
         ? { DATABASE_URL: databaseUrl }
         : { DATABASE_URL: '', DATA_DIR: `${ROOT}/.bench-data/${Date.now()}` }),
