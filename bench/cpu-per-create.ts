@@ -3,11 +3,28 @@
 // two commits: `node -r @swc-node/register bench/cpu-per-create.ts` after `npm run build` in each.
 import { readFileSync } from 'node:fs';
 import { createBenchDatabase } from './lib/bench-database';
+import { Client } from 'pg';
 import { load } from './lib/load';
+import { PROFILES } from './lib/profiles';
 import { loginAdmin, startService } from './lib/servers';
 import { BENCH_FORM, BENCH_SUBMISSION } from './suites/form-fixture';
 
 const REQUESTS = Number(process.env.BENCH_CPU_REQUESTS ?? 10_000);
+const PROFILE = PROFILES.find((p) => p.name === (process.env.BENCH_PROFILE ?? 'defaults')) ?? PROFILES[0];
+
+/** Transactions committed in the database so far: one per autocommitted statement. */
+async function commitsOf(url: string): Promise<number> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const result = await client.query(
+      'select xact_commit from pg_stat_database where datname = current_database()',
+    );
+    return Number(result.rows[0].xact_commit);
+  } finally {
+    await client.end();
+  }
+}
 
 function cpuMsOf(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
@@ -17,7 +34,7 @@ function cpuMsOf(pid: number): number {
 
 async function main(): Promise<void> {
   const database = await createBenchDatabase();
-  const service = await startService(database.url, 3941);
+  const service = await startService(database.url, 3941, PROFILE.env);
   try {
     const token = await loginAdmin(service);
     const created = await fetch(`${service.url}/api/configs`, {
@@ -34,13 +51,20 @@ async function main(): Promise<void> {
       connections: 16,
     };
     await load({ ...request, amount: 2000 });
+    // pg_stat_database is updated when a backend reports; give the warm-up's reports time to land.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const commitsBefore = await commitsOf(database.url);
     const before = cpuMsOf(service.process.pid!);
     const result = await load({ ...request, amount: REQUESTS });
     const cpuMs = cpuMsOf(service.process.pid!) - before;
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const commits = (await commitsOf(database.url)) - commitsBefore;
     console.log(
       JSON.stringify({
         figure: 'cpu-per-create',
+        profile: PROFILE.name,
         requests: REQUESTS,
+        transactionsPerRequest: Number((commits / REQUESTS).toFixed(2)),
         non2xx: result.non2xx,
         cpuMsPerRequest: Number((cpuMs / REQUESTS).toFixed(3)),
       }),
