@@ -3,6 +3,11 @@ import { and, eq, gt, lt } from 'drizzle-orm';
 import { DATABASE, type Database } from '../database/database.types';
 import { revokedTokens } from '../database/schema';
 import { REDIS, type RedisClient } from '../common/redis/redis.module';
+import { AppCache } from '../common/cache/app-cache.service';
+
+/** How long a "not revoked" answer is kept in process; a logout removes it in every process at once. */
+const CHECK_MEMO_MS = 60_000;
+const checkKey = (jti: string) => `revocation-check:${jti}`;
 
 /**
  * The logout blacklist: in Redis when configured (shared by every process, expiring by itself),
@@ -15,6 +20,7 @@ export class TokenRevocationStore {
   constructor(
     @Inject(REDIS) private readonly redis: RedisClient,
     @Inject(DATABASE) private readonly db: Database,
+    private readonly cache: AppCache,
   ) {}
 
   async revoke(jti: string, expiresAt: Date): Promise<void> {
@@ -22,13 +28,19 @@ export class TokenRevocationStore {
     if (remainingMs <= 0) return;
     if (this.redis) {
       await this.redis.set(`revoked:${jti}`, '1', 'PX', remainingMs);
-      return;
+    } else {
+      await this.db.insert(revokedTokens).values({ jti, expiresAt }).onConflictDoNothing();
+      await this.purgeExpiredNowAndThen();
     }
-    await this.db.insert(revokedTokens).values({ jti, expiresAt }).onConflictDoNothing();
-    await this.purgeExpiredNowAndThen();
+    await this.cache.delete(checkKey(jti));
   }
 
-  async isRevoked(jti: string): Promise<boolean> {
+  /** Asked on every authenticated request: answered from process memory after the first time. */
+  isRevoked(jti: string): Promise<boolean> {
+    return this.cache.memoize(checkKey(jti), CHECK_MEMO_MS, () => this.lookUp(jti));
+  }
+
+  private async lookUp(jti: string): Promise<boolean> {
     if (this.redis) return (await this.redis.exists(`revoked:${jti}`)) === 1;
     const rows = await this.db
       .select({ jti: revokedTokens.jti })

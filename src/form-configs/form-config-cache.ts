@@ -39,7 +39,7 @@ export class FormConfigCache {
   }
 
   async invalidate(configId: string): Promise<void> {
-    if (!this.cache.enabled) return;
+    // Also without CACHE_ENABLED: the row is kept in process memory (AppCache) and must go.
     await this.cache.delete(`config-generation:${configId}`, `config-row:${configId}`);
   }
 

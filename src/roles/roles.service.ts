@@ -68,6 +68,8 @@ export class RolesService {
       permissions: assertPermissionMap(body.permissions),
     });
     if (!row) throw new AppError('ROLE_NAME_TAKEN');
+    // A lookup of this name before it existed ("no permissions") may be kept; it is wrong now.
+    await this.permissions.invalidate(row.name);
     return toRoleResponse(row);
   }
 

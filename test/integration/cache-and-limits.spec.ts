@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
+import { sql } from 'drizzle-orm';
 import { AppCache } from '../../src/common/cache/app-cache.service';
+import { ChangeNotifications, LISTENER_NAME } from '../../src/database/change-notifications';
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { createTestDatabase } from '../utils/test-database';
 
@@ -29,19 +31,85 @@ describe('AppCache', () => {
     expect(nullLoads).toBe(1);
   });
 
-  it('does nothing when CACHE_ENABLED is false', async () => {
-    const off = await createTestApp({ env: { CACHE_ENABLED: 'false' }, database: t.database });
+  it('without CACHE_ENABLED keeps values in process, and a delete on one instance reaches the other at once', async () => {
+    const first = await createTestApp({ env: { CACHE_ENABLED: 'false' }, database: t.database });
+    const second = await createTestApp({ env: { CACHE_ENABLED: 'false' }, database: t.database });
     try {
       let loads = 0;
-      const cache = off.app.get(AppCache);
-      await cache.getOrLoad('k3', 60, async () => ++loads);
-      await cache.getOrLoad('k3', 60, async () => ++loads);
-      expect(loads).toBe(2);
+      const load = async () => ++loads;
+      expect(await first.app.get(AppCache).getOrLoad('k3', 60, load)).toBe(1);
+      expect(await first.app.get(AppCache).getOrLoad('k3', 60, load)).toBe(1);
+      expect(await second.app.get(AppCache).getOrLoad('k3', 60, load)).toBe(2);
+      await first.app.get(AppCache).delete('k3');
+      // The notice travels through the database; the second instance must have dropped its value.
+      await waitFor(async () => (await second.app.get(AppCache).getOrLoad('k3', 60, load)) === 3);
+      expect(await first.app.get(AppCache).getOrLoad('k3', 60, load)).toBe(4);
     } finally {
-      await off.close();
+      await first.close();
+      await second.close();
+    }
+  });
+
+  it('does not keep a value loaded while the same key was deleted (it may be the old one)', async () => {
+    const cache = t.app.get(AppCache);
+    let release!: () => void;
+    const slowLoad = () =>
+      new Promise<string>((resolve) => {
+        release = () => resolve('old');
+      });
+    const pending = cache.getOrLoad('k4', 60, slowLoad);
+    await new Promise((resolve) => setImmediate(resolve));
+    await cache.delete('k4');
+    release();
+    expect(await pending).toBe('old');
+    expect(await cache.getOrLoad('k4', 60, async () => 'new')).toBe('new');
+  });
+
+  it('hands out frozen values, so no caller can change what the next one gets', async () => {
+    const cache = t.app.get(AppCache);
+    const value = await cache.getOrLoad('k5', 60, async () => ({ nested: { n: 1 } }));
+    expect(Object.isFrozen(value)).toBe(true);
+    expect(Object.isFrozen(value.nested)).toBe(true);
+  });
+});
+
+const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
+onPostgres('process memory while the notification connection is down (PostgreSQL)', () => {
+  it('keeps nothing while it is down and starts keeping again once it is back', async () => {
+    const t = await createTestApp({ env: { CACHE_ENABLED: 'false' } });
+    try {
+      const cache = t.app.get(AppCache);
+      const notifications = t.app.get(ChangeNotifications);
+      await waitFor(async () => notifications.connected);
+      let loads = 0;
+      const load = async () => ++loads;
+      await cache.getOrLoad('k6', 60, load);
+      expect(await cache.getOrLoad('k6', 60, load)).toBe(1);
+
+      await t.database.client.db.execute(
+        sql`select pg_terminate_backend(pid) from pg_stat_activity where application_name = ${LISTENER_NAME} and datname = current_database()`,
+      );
+      await waitFor(async () => !notifications.connected);
+      // Notices of this time are lost: nothing is served from memory, nothing is kept.
+      expect(await cache.getOrLoad('k6', 60, load)).toBe(2);
+      expect(await cache.getOrLoad('k6', 60, load)).toBe(3);
+
+      await waitFor(async () => notifications.connected, 10_000);
+      expect(await cache.getOrLoad('k6', 60, load)).toBe(4);
+      expect(await cache.getOrLoad('k6', 60, load)).toBe(4);
+    } finally {
+      await t.close();
     }
   });
 });
+
+async function waitFor(condition: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 const withRedis = process.env.TEST_REDIS_URL ? describe : describe.skip;
 withRedis('shared state across two app instances through Redis', () => {

@@ -6,6 +6,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { AppModuleOptions } from '../../src/app.module';
 import { createApp } from '../../src/bootstrap';
+import { AppCache } from '../../src/common/cache/app-cache.service';
 import { loadConfig, type AppConfig } from '../../src/config/app-config';
 import { SystemRolesSeeder } from '../../src/roles/system-roles.seeder';
 import { FirstAdminSeeder } from '../../src/users/first-admin.seeder';
@@ -68,6 +69,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       }),
     reset: async () => {
       await database.truncate();
+      // Emptied behind the service's back: what the process kept of the old rows must go.
+      app.get(AppCache).forgetEverythingKept();
       await app.get(SystemRolesSeeder).run();
       await app.get(FirstAdminSeeder).run();
     },

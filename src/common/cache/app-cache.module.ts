@@ -3,6 +3,7 @@ import { Global, Module } from '@nestjs/common';
 import KeyvRedis from '@keyv/redis';
 import { Keyv } from 'keyv';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { ChangeNotifications } from '../../database/change-notifications';
 import { AppCache } from './app-cache.service';
 
 /**
@@ -27,7 +28,7 @@ function redisStore(config: AppConfig): Keyv {
       }),
     }),
   ],
-  providers: [AppCache],
+  providers: [ChangeNotifications, AppCache],
   exports: [AppCache],
 })
 export class AppCacheModule {}

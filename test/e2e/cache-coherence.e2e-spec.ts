@@ -1,0 +1,88 @@
+import { createConfig, ORDER_FORM } from '../factories/config.factory';
+import { adminToken, createUser } from '../factories/user.factory';
+import { createTestApp, type TestApp } from '../utils/test-app';
+
+/**
+ * Two instances of the service on one database, with the defaults (CACHE_ENABLED unset, no
+ * Redis): each keeps the lookups of every request in memory, and a change made through either
+ * is seen by the other on its very next request.
+ */
+describe('two instances keep their in-process lookups coherent', () => {
+  let first: TestApp;
+  let second: TestApp;
+  const env = { CACHE_ENABLED: 'false', REDIS_URL: '' };
+  beforeAll(async () => {
+    first = await createTestApp({ env });
+    second = await createTestApp({ env, database: first.database });
+  });
+  afterAll(async () => {
+    await second.close();
+    await first.close();
+  });
+
+  const me = (t: TestApp, token: string) => t.request({ method: 'GET', url: '/auth/me', token });
+  /** The notice goes through the database; give it the few milliseconds it takes. */
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
+
+  it('a logout on one instance refuses the token on the other', async () => {
+    const { token } = await createUser(first);
+    expect((await me(second, token)).statusCode).toBe(200);
+    expect((await me(second, token)).statusCode).toBe(200);
+    expect((await first.request({ method: 'POST', url: '/auth/logout', token })).statusCode).toBe(200);
+    await settle();
+    expect((await me(second, token)).statusCode).toBe(401);
+  });
+
+  it('a user deactivated on one instance is refused by the other', async () => {
+    const { user, token } = await createUser(first);
+    expect((await me(second, token)).statusCode).toBe(200);
+    const admin = await adminToken(first);
+    const update = await first.request({
+      method: 'PUT',
+      url: `/api/users/${user.id}`,
+      token: admin,
+      payload: { isActive: false },
+    });
+    expect(update.statusCode).toBe(200);
+    await settle();
+    expect((await me(second, token)).statusCode).toBe(401);
+  });
+
+  it('a configuration changed on one instance validates by its new rules on the other', async () => {
+    const admin = await adminToken(first);
+    const configId = await createConfig(first, admin);
+    const submit = (data: object) =>
+      second.request({ method: 'POST', url: `/api/data/${configId}`, token: admin, payload: data });
+    const valid = { name: 'Ann', qty: 2 };
+    expect((await submit(valid)).statusCode).toBe(201);
+    const tightened = {
+      ...ORDER_FORM.schema,
+      properties: { ...ORDER_FORM.schema.properties, qty: { type: 'integer', maximum: 1 } },
+    };
+    const update = await first.request({
+      method: 'PUT',
+      url: `/api/configs/${configId}`,
+      token: admin,
+      payload: { schema: tightened },
+    });
+    expect(update.statusCode).toBe(200);
+    await settle();
+    const refused = await submit(valid);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().code).toBe('DATA_VALIDATION_FAILED');
+  });
+
+  it('a configuration deleted on one instance is a 404 on the other', async () => {
+    const admin = await adminToken(first);
+    const configId = await createConfig(first, admin);
+    expect(
+      (await second.request({ method: 'GET', url: `/api/data/${configId}`, token: admin })).statusCode,
+    ).toBe(200);
+    const removed = await first.request({ method: 'DELETE', url: `/api/configs/${configId}`, token: admin });
+    expect(removed.statusCode).toBe(200);
+    await settle();
+    const after = await second.request({ method: 'GET', url: `/api/data/${configId}`, token: admin });
+    expect(after.statusCode).toBe(404);
+    expect(after.json().code).toBe('CONFIG_NOT_FOUND');
+  });
+});
