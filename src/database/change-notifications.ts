@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Client } from 'pg';
 import { DatabaseClient } from './database-client';
 
@@ -23,7 +23,7 @@ const CHANNEL = /^[a-z][a-z0-9_]{0,62}$/;
  * time are lost; it is told `onReset` when the connection drops and again when it is back.
  */
 @Injectable()
-export class ChangeNotifications implements OnApplicationShutdown {
+export class ChangeNotifications implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(ChangeNotifications.name);
   private readonly listeners = new Map<string, Set<ChangeListener>>();
   private client: Client | null = null;
@@ -31,6 +31,8 @@ export class ChangeNotifications implements OnApplicationShutdown {
   private closed = false;
   private starting: Promise<void> | null = null;
   private readonly pgliteUnlisteners: Array<() => Promise<void>> = [];
+  /** Listening starts once the application is up: a boot that fails leaves no connection behind. */
+  private started = false;
 
   constructor(private readonly database: DatabaseClient) {}
 
@@ -39,7 +41,7 @@ export class ChangeNotifications implements OnApplicationShutdown {
     return this.database.driver === 'pglite' || this.listening;
   }
 
-  /** Registers a listener; on PostgreSQL the first one opens the listening connection. */
+  /** Registers a listener; on PostgreSQL the listening connection opens once the application is up. */
   subscribe(channel: string, listener: ChangeListener): void {
     if (!CHANNEL.test(channel)) throw new Error(`invalid notification channel "${channel}"`);
     let set = this.listeners.get(channel);
@@ -55,7 +57,12 @@ export class ChangeNotifications implements OnApplicationShutdown {
         .query(`listen "${channel}"`)
         .catch(() => this.client?.emit('error', new Error('listen failed')));
     }
-    void this.ensureListening();
+    if (this.started) void this.ensureListening();
+  }
+
+  onApplicationBootstrap(): void {
+    this.started = true;
+    if (this.database.driver === 'postgres' && this.listeners.size > 0) void this.ensureListening();
   }
 
   /** Sends `payload` (at most ~7,000 bytes) to every process, this one included. */
@@ -89,22 +96,31 @@ export class ChangeNotifications implements OnApplicationShutdown {
   }
 
   private ensureListening(): Promise<void> {
-    this.starting ??= this.listen().finally(() => {
-      this.starting = null;
-    });
+    this.starting ??= this.listen()
+      .catch((error: unknown) =>
+        this.logger.warn(`change notifications unavailable: ${(error as Error).message}`),
+      )
+      .finally(() => {
+        this.starting = null;
+      });
     return this.starting;
   }
 
+  /** The pool is gone once the database client is closed: nothing to listen to any more. */
+  private get stopped(): boolean {
+    return this.closed || !this.database.pool || this.database.pool.ended;
+  }
+
   private async listen(): Promise<void> {
-    if (this.closed || this.listening || !this.database.pool) return;
-    const client = new Client({ ...this.database.pool.options, application_name: LISTENER_NAME });
+    if (this.stopped || this.listening) return;
+    const client = new Client({ ...this.database.pool!.options, application_name: LISTENER_NAME });
     const lost = () => {
       if (this.client !== client) return;
       this.client = null;
       this.listening = false;
       this.resetAll();
       client.end().catch(() => undefined);
-      if (!this.closed) setTimeout(() => void this.ensureListening(), RECONNECT_MS).unref();
+      if (!this.stopped) setTimeout(() => void this.ensureListening(), RECONNECT_MS).unref();
     };
     client.on('error', lost);
     client.on('end', lost);
@@ -113,7 +129,7 @@ export class ChangeNotifications implements OnApplicationShutdown {
     try {
       await client.connect();
       for (const channel of this.listeners.keys()) await client.query(`listen "${channel}"`);
-      if (this.closed) {
+      if (this.stopped) {
         await client.end();
         return;
       }
