@@ -56,8 +56,10 @@ describe('OutboundHttpService (real servers on 127.0.0.1)', () => {
     lookups.length = 0;
   });
 
+  // Generous: a loaded CI machine must not turn a slow loopback answer into a TIMEOUT; the timeout
+  // tests set their own short limits.
   const send = (request: Partial<OutboundRequest> & { url: string }) =>
-    outbound.request({ method: 'GET', timeoutMs: 1000, ...request });
+    outbound.request({ method: 'GET', timeoutMs: 10_000, ...request });
 
   async function failure(promise: Promise<unknown>): Promise<StepError> {
     const error = await promise.then(
