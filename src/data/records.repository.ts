@@ -4,7 +4,7 @@ import { isUuid } from '../common/validation/is-uuid';
 import { DATABASE, type Database } from '../database/database.types';
 import { dataRecords } from '../database/schema';
 import { compileSelector } from './grid/grid-selector';
-import { comparatorKeys } from './grid/grid-sql';
+import { comparatorKeys, orderByList } from './grid/grid-sql';
 import type { PagingQuery } from './list-query.parser';
 import type { ListedRecordRow, RecordRow } from './record.mapper';
 import { equalityConditions, scopeCondition, type RecordScope } from './record-selection';
@@ -38,7 +38,8 @@ function orderBy(query: PagingQuery): SQL[] {
   const dir = sql.raw(desc ? 'desc' : 'asc');
   const ties = [sql`${dataRecords.createdAt} ${dir}`, sql`${dataRecords.id} ${dir}`];
   if (query.sort.kind === 'data') {
-    return [...comparatorKeys(compileSelector(`data.${query.sort.path.join('.')}`, 'sortBy'), desc), ...ties];
+    const keys = comparatorKeys(compileSelector(`data.${query.sort.path.join('.')}`, 'sortBy'), desc);
+    return [orderByList(keys), ...ties];
   }
   const column = {
     createdAt: dataRecords.createdAt,

@@ -53,13 +53,8 @@ export class VisibleRecords {
     return this.cursor.forEachBatch(selection, onBatch, batchSize);
   }
 
-  /** Total, created today and this week (Monday) in `timeZone`. */
-  countsSince(selection: RecordSelection, timeZone: string) {
-    return this.stats.countsSince(selection, timeZone);
-  }
-
-  /** Records per user, most first. */
-  countsByUser(selection: RecordSelection) {
-    return this.stats.countsByUser(selection);
+  /** Total, created today and this week (Monday) in `timeZone`, and records per user, most first. */
+  counts(selection: RecordSelection, timeZone: string) {
+    return this.stats.counts(selection, timeZone);
   }
 }

@@ -23,10 +23,6 @@ export class StatsService {
         ],
       });
     }
-    const [counts, byUser] = await Promise.all([
-      this.records.countsSince(selection, timeZone),
-      this.records.countsByUser(selection),
-    ]);
-    return { ...counts, byUser };
+    return this.records.counts(selection, timeZone);
   }
 }

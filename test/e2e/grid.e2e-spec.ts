@@ -285,6 +285,55 @@ describe('grid-library list protocol', () => {
     });
   });
 
+  describe('section 12: totalCount next to a page of filtered, sorted records', () => {
+    const page = async (params: Record<string, unknown>) => {
+      const response = await grid({ requireTotalCount: 'true', ...params });
+      expect(response.statusCode).toBe(200);
+      const body = response.json();
+      return {
+        names: body.data.map((record: { data: { name: string } }) => record.data.name),
+        total: body.totalCount,
+      };
+    };
+    const adults = ['data.age', '>', 20];
+
+    it('counts every filtered record, not the page', async () => {
+      expect(
+        await page({ filter: adults, sort: [{ selector: 'data.score', desc: true }], skip: 1, take: 2 }),
+      ).toEqual({
+        names: ['Cecil', 'Anna'],
+        total: 4,
+      });
+    });
+
+    it('still counts when skip is past the last record', async () => {
+      expect(await page({ filter: adults, skip: 10, take: 2 })).toEqual({ names: [], total: 4 });
+      expect(await page({ filter: ['data.name', '=', 'nobody'], skip: 0, take: 2 })).toEqual({
+        names: [],
+        total: 0,
+      });
+    });
+
+    it('system fields sort too: createdAt descending, _id', async () => {
+      expect(await page({ filter: adults, sort: [{ selector: 'createdAt', desc: true }] })).toEqual({
+        names: ['Emil', 'Cecil', 'béla', 'Anna'],
+        total: 4,
+      });
+      const byId = Object.entries(ids)
+        .filter(([name]) => ['Anna', 'béla', 'Cecil', 'Emil'].includes(name))
+        .sort(([, a], [, b]) => (a < b ? -1 : 1))
+        .map(([name]) => name);
+      expect(await page({ filter: adults, sort: ['_id'], take: 0 })).toEqual({ names: byId, total: 4 });
+    });
+
+    it('without a filter the total is the whole record set', async () => {
+      expect(await page({ sort: [{ selector: 'data.age', desc: true }], take: 3 })).toEqual({
+        names: ['béla', 'Emil', 'Anna'],
+        total: 7,
+      });
+    });
+  });
+
   describe('section 9: summaries', () => {
     it('count, sum, avg, min and max by the comparator, returned as stored', async () => {
       const body = (

@@ -92,6 +92,23 @@ describe('statistics', () => {
     ]);
   });
 
+  it('an empty form counts zeros; records without a user count in the total and under userId null', async () => {
+    expect((await stats()).json()).toEqual({ total: 0, today: 0, thisWeek: 0, byUser: [] });
+    await t.database.client.db.execute(
+      sql`insert into data_records (config_id, data) values (${configId}::uuid, '{}'), (${configId}::uuid, '{}')`,
+    );
+    await insertAt(alice.user.id, new Date());
+    expect((await stats()).json()).toEqual({
+      total: 3,
+      today: 3,
+      thisWeek: 3,
+      byUser: [
+        { userId: null, count: 2 },
+        { userId: alice.user.id, count: 1 },
+      ],
+    });
+  });
+
   it('an unknown tz is a 422; stats need viewStats (a plain user gets 403)', async () => {
     const bad = await stats('?tz=Mars/Olympus');
     expect(bad.statusCode).toBe(422);

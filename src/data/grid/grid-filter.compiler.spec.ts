@@ -40,11 +40,19 @@ describe('compileGridFilter', () => {
         ),
       );
       const records = [
-        { name: 'Ann', age: 30, city: 'Paris', joined: '2024-03-01', vip: true },
-        { name: 'Béla', age: '25', city: 'Budapest', joined: '2023-12-31T23:00:00Z', vip: 'false' },
-        { name: 'Cecil', age: 17, city: 'paris' },
-        { name: 'Dóra', age: null, city: 'ZÜRICH', joined: 'not a date' },
-        { name: 'Emil' },
+        { name: 'Ann', age: 30, city: 'Paris', joined: '2024-03-01', vip: true, o: { n: 5 }, list: [7, 'x'] },
+        {
+          name: 'Béla',
+          age: '25',
+          city: 'Budapest',
+          joined: '2023-12-31T23:00:00Z',
+          vip: 'false',
+          o: { n: ' 6 ' },
+          list: { '0': 7 },
+        },
+        { name: 'Cecil', age: 17, city: 'paris', o: [5], list: [8] },
+        { name: 'Dóra', age: null, city: 'ZÜRICH', joined: 'not a date', o: { n: [5] } },
+        { name: 'Emil', o: 5 },
       ];
       for (const data of records) {
         await database.client.db.execute(
@@ -92,6 +100,11 @@ describe('compileGridFilter', () => {
         ['Ann', 'Béla'],
       ],
       ['an unknown root reads as null', ['other.x', '=', null], ['Ann', 'Béla', 'Cecil', 'Dóra', 'Emil']],
+      ['a nested number, and a numeric string with spaces', ['data.o.n', '>', 4], ['Ann', 'Béla']],
+      ['a digit segment indexes an array or names a key', ['data.list.0', '=', 7], ['Ann', 'Béla']],
+      ['arrays and objects are not numbers', ['o', '>', 0], ['Emil']],
+      ['a fraction', ['data.o.n', '<', 5.5], ['Ann']],
+      ['<> a number keeps other types', ['data.o.n', '<>', 5], ['Béla', 'Cecil', 'Dóra', 'Emil']],
     ])('%s: %j', async (_name, filter, names) => {
       expect(await matching(filter)).toEqual(names);
     });

@@ -2,7 +2,7 @@ import { and, or, sql, type SQL } from 'drizzle-orm';
 import type { Scalar } from '../../common/validation/scalar';
 import type { GridFilter, GridOperator } from './grid-load-options';
 import { compileSelector, type Operand } from './grid-selector';
-import { instantOf, numberOf, textOf, typeOf } from './grid-sql';
+import { instantOf, isNullOf, numberOf } from './grid-sql';
 
 const DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?)?$/;
 const NUMERIC_TEXT = /^\s*-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*$/;
@@ -52,62 +52,98 @@ export function clientInstant(value: string): Date | null {
   return utcInstant({ year, month, day }) ? instant : null;
 }
 
-const COMPARISON: Record<string, string> = { '=': '=', '>': '>', '>=': '>=', '<': '<', '<=': '<=' };
+type ComparisonOperator = '=' | '>' | '>=' | '<' | '<=';
+const COMPARISON: Record<ComparisonOperator, string> = {
+  '=': '=',
+  '>': '>',
+  '>=': '>=',
+  '<': '<',
+  '<=': '<=',
+};
+const JSONPATH_COMPARISON: Record<ComparisonOperator, string> = {
+  '=': '==',
+  '>': '>',
+  '>=': '>=',
+  '<': '<',
+  '<=': '<=',
+};
+
+/**
+ * `stored op value` when the stored value is a JSON number; NULL (or false) for anything else. On a
+ * data field this is one jsonpath predicate: a strict jsonpath comparison of a number with a number
+ * is exact (numeric) and is unknown (NULL) for every other type, missing fields included.
+ */
+function compareNumber(operand: Operand, op: ComparisonOperator, value: number): SQL {
+  if (operand.jsonPath) {
+    const predicate = `${operand.jsonPath.path} ${JSONPATH_COMPARISON[op]} $value`;
+    return sql`jsonb_path_match(${operand.jsonPath.document}, ${predicate}::jsonpath, ${JSON.stringify({ value })}::jsonb, true)`;
+  }
+  return sql`(${numberOf(operand)} ${sql.raw(COMPARISON[op])} ${value}::numeric)`;
+}
+
+/** `stored op value` when the stored value is a JSON boolean, else NULL. */
+function compareBoolean(operand: Operand, op: ComparisonOperator, value: boolean): SQL {
+  return sql`(case when jsonb_typeof(${operand.json}) = 'boolean' then (${operand.json})::boolean ${sql.raw(COMPARISON[op])} ${value} end)`;
+}
+
+/**
+ * Two strings compared lower-cased by code unit. The text comparison comes first: it rejects most
+ * rows before the type is looked at (`->>` also gives the text of numbers and booleans).
+ */
+function compareString(operand: Operand, op: ComparisonOperator, value: string, onlyNonDates: boolean): SQL {
+  const nonDate = onlyNonDates ? sql` and ${instantOf(operand)} is null` : sql``;
+  return sql`(lower(${operand.text}) collate "C" ${sql.raw(COMPARISON[op])} lower(${value}) collate "C" and jsonb_typeof(${operand.json}) = 'string'${nonDate})`;
+}
 
 /** `stored op client` for one comparison operator, false for incomparable types (section 5/6). */
-function compare(operand: Operand, op: '=' | '>' | '>=' | '<' | '<=', value: Exclude<Scalar, null>): SQL {
-  const v = operand.json;
+function compare(operand: Operand, op: ComparisonOperator, value: Exclude<Scalar, null>): SQL {
   const sqlOp = sql.raw(COMPARISON[op]);
+  // Each alternative is NULL or false unless the stored value has the type it compares.
   const alternatives: SQL[] = [];
   if (typeof value === 'number') {
-    alternatives.push(sql`(${numberOf(v)} ${sqlOp} ${value}::numeric)`);
-    // A number against a numeric string compares as numbers.
+    alternatives.push(compareNumber(operand, op, value));
+    // A number against a numeric string compares as numbers; the costly pattern only runs on strings.
     alternatives.push(
-      sql`(case when jsonb_typeof(${v}) = 'string' and ${textOf(v)} ~ ${NUMERIC_TEXT.source} then (${textOf(v)})::numeric ${sqlOp} ${value}::numeric end)`,
+      sql`(case when jsonb_typeof(${operand.json}) = 'string' and ${operand.text} ~ ${NUMERIC_TEXT.source} then (${operand.text})::numeric ${sqlOp} ${value}::numeric end)`,
     );
   } else if (typeof value === 'boolean') {
+    alternatives.push(compareBoolean(operand, op, value));
     alternatives.push(
-      sql`(case when jsonb_typeof(${v}) = 'boolean' then (${v})::boolean ${sqlOp} ${value} end)`,
-    );
-    alternatives.push(
-      sql`(case when jsonb_typeof(${v}) = 'string' and lower(${textOf(v)}) in ('true', 'false') then lower(${textOf(v)})::boolean ${sqlOp} ${value} end)`,
+      sql`(case when jsonb_typeof(${operand.json}) = 'string' and lower(${operand.text}) in ('true', 'false') then lower(${operand.text})::boolean ${sqlOp} ${value} end)`,
     );
   } else {
     const instant = clientInstant(value);
     if (instant) {
       // Both sides dates: compare instants. A stored non-date string still compares as text.
       alternatives.push(sql`(${instantOf(operand)} ${sqlOp} ${instant.toISOString()}::timestamptz)`);
-      if (!operand.instant) {
-        alternatives.push(
-          sql`(jsonb_typeof(${v}) = 'string' and ${instantOf(operand)} is null and lower(${textOf(v)}) collate "C" ${sqlOp} lower(${value}) collate "C")`,
-        );
-      }
+      if (!operand.instant) alternatives.push(compareString(operand, op, value, true));
     } else if (!operand.instant) {
-      alternatives.push(
-        sql`(jsonb_typeof(${v}) = 'string' and lower(${textOf(v)}) collate "C" ${sqlOp} lower(${value}) collate "C")`,
-      );
+      alternatives.push(compareString(operand, op, value, false));
     }
     if (NUMERIC_TEXT.test(value) && Number.isFinite(Number(value))) {
-      alternatives.push(sql`(${numberOf(v)} ${sqlOp} ${Number(value)}::numeric)`);
+      alternatives.push(compareNumber(operand, op, Number(value)));
     }
     const lower = value.toLowerCase();
-    if (lower === 'true' || lower === 'false') {
-      alternatives.push(
-        sql`(case when jsonb_typeof(${v}) = 'boolean' then (${v})::boolean ${sqlOp} ${lower === 'true'} end)`,
-      );
-    }
+    if (lower === 'true' || lower === 'false')
+      alternatives.push(compareBoolean(operand, op, lower === 'true'));
   }
-  return alternatives.length === 0 ? sql`false` : sql`coalesce(${or(...alternatives)}, false)`;
+  if (alternatives.length === 0) return sql`false`;
+  // The first alternative that knows the answer gives it; a number never reaches the string tests.
+  return alternatives.length === 1
+    ? sql`coalesce(${alternatives[0]}, false)`
+    : typeof value === 'string'
+      ? sql`coalesce(${or(...alternatives)}, false)`
+      : sql`coalesce(${sql.join(alternatives, sql`, `)}, false)`;
 }
 
 /** The text a string operator works on: null/missing is "", numbers and booleans their JSON text. */
-function operatorText(v: SQL): SQL {
-  return sql`lower(coalesce(case when jsonb_typeof(${v}) = 'null' then '' else ${textOf(v)} end, ''))`;
+function operatorText(operand: Operand): SQL {
+  return sql`lower(coalesce(${operand.text}, ''))`;
 }
 
 function stringOperator(operand: Operand, op: 'contains' | 'startswith' | 'endswith', value: Scalar): SQL {
   const needle = (value === null ? '' : String(value)).toLowerCase();
-  const text = operatorText(operand.json);
+  const text = operatorText(operand);
   if (op === 'contains') return sql`(strpos(${text}, ${needle}) > 0)`;
   if (op === 'startswith') return sql`starts_with(${text}, ${needle})`;
   return sql`(right(${text}, char_length(${needle}::text)) = ${needle})`;
@@ -115,7 +151,7 @@ function stringOperator(operand: Operand, op: 'contains' | 'startswith' | 'endsw
 
 function conditionSql(selector: string, operator: GridOperator, value: Scalar): SQL {
   const operand = compileSelector(selector, 'filter');
-  const isNull = sql`(${typeOf(operand.json)} = 'null')`;
+  const isNull = isNullOf(operand);
   switch (operator) {
     case '=':
       return value === null ? isNull : compare(operand, '=', value);

@@ -7,8 +7,8 @@ import { fromRawRecord, RAW_RECORD_COLUMNS, toRecordResponse } from '../record.m
 import { compileGridFilter } from './grid-filter.compiler';
 import { groupKeyOf } from './grid-grouping';
 import type { GridGroup, GridLoadOptions, GridSort, GridSummary } from './grid-load-options';
-import { compileSelector, type Operand } from './grid-selector';
-import { comparatorKeys, numberOf } from './grid-sql';
+import { columnOperand, compileSelector, type Operand } from './grid-selector';
+import { comparatorKeys, numberOf, orderByList, type SortKey } from './grid-sql';
 
 type Row = Record<string, unknown>;
 
@@ -24,7 +24,6 @@ const pathId = (keys: unknown[]) => JSON.stringify(keys);
 const keyColumn = (index: number) => sql.raw(`k${index}`);
 const emptySummary = (definitions: GridSummary[]) =>
   definitions.map((d) => (d.summaryType === 'sum' || d.summaryType === 'count' ? 0 : null));
-const keyColumnOperand = (index: number): Operand => ({ json: keyColumn(index) });
 
 /**
  * Runs the grid-library form of the list in the database (GRID-PROTOCOL.md): the filter, counts and
@@ -38,19 +37,22 @@ export class GridQueryService {
   /** `schemaOrder` orders the fields of records stored before their submitted order was kept. */
   async run(scope: SQL, options: GridLoadOptions, schemaOrder: readonly string[] = []): Promise<GridPageDto> {
     const where = and(scope, options.filter ? compileGridFilter(options.filter) : undefined)!;
-    const [totalCount, summary, body] = await Promise.all([
-      options.requireTotalCount ? this.count(where) : undefined,
+    const grouped = options.group.length > 0;
+    // With a data filter, a count of its own evaluates the filter on every record a second time, so
+    // the page query counts in its own scan (a window count). Without one, a count of its own is an
+    // index-only scan, far cheaper than counting the sorted rows.
+    const totalInPage = options.requireTotalCount && !grouped && options.filter !== null;
+    const [separateTotal, summary, body] = await Promise.all([
+      options.requireTotalCount && !totalInPage ? this.count(where) : undefined,
       options.totalSummary.length > 0 ? this.totalSummaries(where, options.totalSummary) : undefined,
-      options.group.length > 0
+      grouped
         ? this.groups(where, options, schemaOrder)
-        : this.records(where, [], options.sort, options.skip, options.take).then((rows) => ({
-            data: rows.map((row) => toGridRecord(row, schemaOrder)),
-            groupCount: undefined,
-          })),
+        : this.page(where, options, totalInPage, schemaOrder),
     ]);
     const response: GridPageDto = { data: body.data };
+    const totalCount = separateTotal ?? ('total' in body ? body.total : undefined);
     if (totalCount !== undefined) response.totalCount = totalCount;
-    if (options.requireGroupCount && options.group.length > 0) response.groupCount = body.groupCount;
+    if (options.requireGroupCount && 'groupCount' in body) response.groupCount = body.groupCount;
     if (summary !== undefined) response.summary = summary;
     return response;
   }
@@ -59,15 +61,21 @@ export class GridQueryService {
     return Number(rowsOf(await this.db.execute(countQuery(where)))[0].n);
   }
 
-  private async records(
+  /** One page of ungrouped records; with `withTotal`, the number of filtered records too. */
+  private async page(
     where: SQL,
-    groups: GridGroup[],
-    sort: GridSort[],
-    skip: number,
-    take: number,
-    extra?: SQL,
-  ) {
-    return rowsOf(await this.db.execute(recordsQuery(where, groups, sort, skip, take, extra)));
+    options: GridLoadOptions,
+    withTotal: boolean,
+    schemaOrder: readonly string[],
+  ): Promise<{ data: RecordDto[]; total?: number }> {
+    const rows = rowsOf(
+      await this.db.execute(pageQuery(where, options.sort, options.skip, options.take, withTotal)),
+    );
+    const data = rows.map((row) => toGridRecord(row, schemaOrder));
+    if (!withTotal) return { data };
+    if (rows.length > 0) return { data, total: Number(rows[0].total) };
+    // An empty page from the start means nothing matched; past the end, the count is asked alone.
+    return { data, total: options.skip === 0 ? 0 : await this.count(where) };
   }
 
   /** Section 9 over all filtered records: count, sum (0 when empty), avg, min and max (null when empty). */
@@ -102,7 +110,7 @@ export class GridQueryService {
       definition.summaryType === 'avg'
     ) {
       const value = definition.selector
-        ? numberOf(compileSelector(definition.selector, 'summary').json)
+        ? numberOf(compileSelector(definition.selector, 'summary'))
         : sql`null`;
       const aggregate =
         definition.summaryType === 'count'
@@ -118,8 +126,8 @@ export class GridQueryService {
     }
     // min / max: the first non-null value per group in comparator order, returned as stored.
     const operand = compileSelector(definition.selector!, 'summary');
-    const notNull = sql`coalesce(jsonb_typeof(${operand.json}), 'null') <> 'null'`;
-    const order = sql.join(comparatorKeys(operand, definition.summaryType === 'max'), sql`, `);
+    const notNull = sql`${operand.text} is not null`;
+    const order = orderByList(comparatorKeys(operand, definition.summaryType === 'max'));
     const rows = rowsOf(
       await this.db.execute(
         depth > 0
@@ -143,13 +151,12 @@ export class GridQueryService {
     );
     const keyed = sql`(select ${keysSelect}, data_records.* from data_records where ${where}) as data_records`;
     const levelOrder = (depth: number) =>
-      sql.join(
+      orderByList(
         levels.slice(0, depth).flatMap((group, index) => [
-          ...comparatorKeys(keyColumnOperand(index), group.desc),
+          ...comparatorKeys(columnOperand(keyColumn(index)), group.desc),
           // Distinct keys that compare equal (one instant spelled two ways) still come in one order.
-          sql`${keyColumn(index)}::text collate "C"`,
+          { value: sql`${keyColumn(index)}::text collate "C"`, desc: false },
         ]),
-        sql`, `,
       );
 
     // Top-level groups in key order, counted before skip/take.
@@ -216,7 +223,8 @@ export class GridQueryService {
         levels.map((group, index) => sql`${groupKeyOf(group)} as ${sql.raw(`"__k${index}"`)}`),
         sql`, `,
       );
-      for (const row of await this.records(itemWhere, levels, options.sort, 0, 0, itemKeys)) {
+      const items = rowsOf(await this.db.execute(groupItemsQuery(itemWhere, levels, options.sort, itemKeys)));
+      for (const row of items) {
         const path = levels.map((_, index) => row[`__k${index}`] ?? null);
         nodes.get(pathId(path))?.items?.push(toGridRecord(row, schemaOrder));
       }
@@ -233,33 +241,69 @@ export function countQuery(where: SQL): SQL {
   return sql`select count(*) as n from data_records where ${where}`;
 }
 
-/** Full record order (section 7): group values, the sort entries not already used, createdAt, _id. */
-function recordOrder(groups: GridGroup[], sort: GridSort[]): SQL[] {
+/**
+ * The selectors of the full record order (section 7) before createdAt and _id: group values, then
+ * the sort entries whose selector was not already used.
+ */
+function orderSelectors(groups: GridGroup[], sort: GridSort[]): { operand: Operand; desc: boolean }[] {
   const used = new Set(groups.map((group) => canonical(group.selector)));
-  const keys = groups.flatMap((group) =>
-    comparatorKeys(compileSelector(group.selector, 'group'), group.desc),
-  );
+  const entries = groups.map((group) => ({
+    operand: compileSelector(group.selector, 'group'),
+    desc: group.desc,
+  }));
   for (const entry of sort) {
     if (used.has(canonical(entry.selector))) continue;
     used.add(canonical(entry.selector));
-    keys.push(...comparatorKeys(compileSelector(entry.selector, 'sort'), entry.desc));
+    entries.push({ operand: compileSelector(entry.selector, 'sort'), desc: entry.desc });
   }
-  keys.push(sql`data_records.created_at asc`, sql`data_records.id asc`);
-  return keys;
+  return entries;
 }
 
-/** One page of records in full record order (`take` 0 = all). */
-export function recordsQuery(
-  where: SQL,
-  groups: GridGroup[],
-  sort: GridSort[],
-  skip: number,
-  take: number,
-  extra?: SQL,
-): SQL {
-  return sql`select ${RECORD_COLUMNS}${extra ? sql`, ${extra}` : sql``} from data_records where ${where}
-      order by ${sql.join(recordOrder(groups, sort), sql`, `)}
+const CREATION_ORDER = (qualifier: string): SortKey[] => [
+  { value: sql.raw(`${qualifier}created_at`), desc: false },
+  { value: sql.raw(`${qualifier}id`), desc: false },
+];
+
+/** The records of the page's groups in full record order, with `groupKeys` to place each in its group. */
+function groupItemsQuery(where: SQL, groups: GridGroup[], sort: GridSort[], groupKeys: SQL): SQL {
+  const keys = orderSelectors(groups, sort).flatMap((entry) => comparatorKeys(entry.operand, entry.desc));
+  return sql`select ${RECORD_COLUMNS}, ${groupKeys} from data_records where ${where}
+      order by ${orderByList([...keys, ...CREATION_ORDER('data_records.')])}`;
+}
+
+/**
+ * One page of ungrouped records in full record order (`take` 0 = all); with `withTotal`, every row
+ * carries the number of filtered records as `total`, counted in the same scan by a window.
+ *
+ * Each sort value is read from the record once, by an inner query: PostgreSQL computes every key of
+ * every sorted row, and `offset 0` keeps it from copying the extraction into each comparator key.
+ * The window and the sort hold only ids, creation times and keys, not whole records, so a filter
+ * that keeps most records does not spill them to disk; the page's records are then read by id.
+ */
+export function pageQuery(where: SQL, sort: GridSort[], skip: number, take: number, withTotal: boolean): SQL {
+  const values: SQL[] = [];
+  const keys = orderSelectors([], sort).flatMap(({ operand, desc }, index) => {
+    values.push(sql`, ${operand.json} as ${sql.raw(`v${index}`)}`);
+    const precomputed = columnOperand(sql.raw(`sorted.v${index}`));
+    if (!operand.instant) return comparatorKeys(precomputed, desc);
+    values.push(sql`, ${operand.instant} as ${sql.raw(`i${index}`)}`);
+    return comparatorKeys({ ...precomputed, instant: sql.raw(`sorted.i${index}`) }, desc);
+  });
+  const keyNames = keys.map((_, index) => `k${index}`);
+  const keyColumns = keys.map((key, index) => sql`, ${key.value} as ${sql.raw(keyNames[index])}`);
+  const orderOf = (qualifier: string) =>
+    orderByList([
+      ...keys.map((key, index) => ({ value: sql.raw(`${qualifier}${keyNames[index]}`), desc: key.desc })),
+      ...CREATION_ORDER(qualifier),
+    ]);
+  const sorted = sql`select data_records.id, data_records.created_at${sql.join(values)} from data_records
+      where ${where}${values.length > 0 ? sql` offset 0` : sql``}`;
+  const page = sql`select sorted.id, sorted.created_at${sql.join(keyColumns)}${withTotal ? sql`, count(*) over () as total` : sql``}
+      from (${sorted}) as sorted order by ${orderOf('')}
       ${take > 0 ? sql`limit ${take}` : sql``} ${skip > 0 ? sql`offset ${skip}` : sql``}`;
+  return sql`select ${RECORD_COLUMNS}${withTotal ? sql`, page.total` : sql``}
+      from (${page}) as page join data_records on data_records.id = page.id
+      order by ${orderOf('page.')}`;
 }
 
 /** A record of the grid response: the same shape as the paging list returns. */
