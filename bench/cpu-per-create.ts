@@ -1,31 +1,20 @@
 // Server CPU time per `POST /api/data/:id` (user + system time of the server process divided by the
 // requests), a figure that contention on a shared machine barely moves, unlike req/s. Used to compare
 // two commits: `node -r @swc-node/register bench/cpu-per-create.ts` after `npm run build` in each.
-import { readFileSync } from 'node:fs';
 import { createBenchDatabase } from './lib/bench-database';
 import { load } from './lib/load';
+import { cpuMsOf } from './lib/process-cpu';
 import { loginAdmin, startService } from './lib/servers';
-import { BENCH_FORM, BENCH_SUBMISSION } from './suites/form-fixture';
+import { BENCH_SUBMISSION, createBenchForm } from './suites/form-fixture';
 
 const REQUESTS = Number(process.env.BENCH_CPU_REQUESTS ?? 10_000);
-
-function cpuMsOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  // utime and stime are fields 14 and 15 of the stat line, in clock ticks (100 per second here).
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}
 
 async function main(): Promise<void> {
   const database = await createBenchDatabase();
   const service = await startService(database.url, 3941);
   try {
     const token = await loginAdmin(service);
-    const created = await fetch(`${service.url}/api/configs`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify(BENCH_FORM),
-    });
-    const configId = ((await created.json()) as { id: string }).id;
+    const configId = await createBenchForm(service.url, token);
     const request = {
       url: `${service.url}/api/data/${configId}`,
       method: 'POST' as const,
