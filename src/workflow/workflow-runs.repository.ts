@@ -2,22 +2,20 @@ import { Inject, Injectable } from '@nestjs/common';
 import { and, count, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import { isUuid } from '../common/validation/is-uuid';
 import { DATABASE, type Database } from '../database/database.types';
-import { rowsOf } from '../database/raw-rows';
 import { workflowRuns } from '../database/schema';
 import type { RunStatus } from './dto/workflow-response.dto';
 
 export type WorkflowRunRow = typeof workflowRuns.$inferSelect;
 
-export interface RunStart {
+/** What a run is started with; the id is chosen by the runner (a synchronous run is written late). */
+export interface NewRun {
+  id: string;
   workflowId: string;
   userId: string | null;
   siteId: string | null;
   configId: string | null;
   request: Record<string, unknown>;
-  checkpoint: Record<string, unknown>;
-  /** Null for a queued run; the starting instance for a run driven inside its request. */
-  leaseOwner: string | null;
-  leaseMs: number;
+  startedAt: Date;
 }
 
 export interface RunProgress {
@@ -44,19 +42,30 @@ const leaseUntil = (leaseMs: number) => sql`now() + ${`${leaseMs} milliseconds`}
 export class WorkflowRunsRepository {
   constructor(@Inject(DATABASE) private readonly db: Database) {}
 
-  async start(run: RunStart): Promise<WorkflowRunRow> {
-    const { leaseMs, ...values } = run;
-    const [row] = await this.db
+  /** A run for the queue: any instance takes it. */
+  async enqueue(run: NewRun, checkpoint: Record<string, unknown>): Promise<void> {
+    await this.db
       .insert(workflowRuns)
-      .values({
-        ...values,
-        status: run.leaseOwner ? 'running' : 'queued',
-        startedAt: new Date(),
-        availableAt: sql`now()`,
-        leaseUntil: run.leaseOwner ? leaseUntil(leaseMs) : null,
-      })
-      .returning();
-    return row;
+      .values({ ...run, checkpoint, status: 'queued', availableAt: sql`now()` });
+  }
+
+  /**
+   * The first write of a run driven inside its request, made when its first step with an effect is
+   * about to start: the run, its progress so far and its lease in one statement.
+   */
+  async insertRunning(run: NewRun, owner: string, progress: RunProgress, leaseMs: number): Promise<void> {
+    await this.db.insert(workflowRuns).values({
+      ...run,
+      ...progress,
+      status: 'running',
+      leaseOwner: owner,
+      leaseUntil: leaseUntil(leaseMs),
+    });
+  }
+
+  /** A run driven inside its request that ended before any step with an effect: written once, finished. */
+  async insertFinished(run: NewRun, outcome: RunFinish): Promise<void> {
+    await this.db.insert(workflowRuns).values({ ...run, ...outcome, finishedAt: new Date() });
   }
 
   /**
@@ -64,25 +73,27 @@ export class WorkflowRunsRepository {
    * process died). Several instances may call this at once; each run goes to one of them.
    */
   async claimNext(owner: string, leaseMs: number): Promise<WorkflowRunRow | null> {
-    const rows = await this.db.execute(sql`
-      update workflow_runs set status = 'running', lease_owner = ${owner}, lease_until = ${leaseUntil(leaseMs)}
-      where id = (
-        select r.id from workflow_runs r join workflows w on w.id = r.workflow_id
-        where ((r.status = 'queued' and r.available_at <= now()) or (r.status = 'running' and r.lease_until < now()))
-          -- at most config.concurrency runs of one workflow at once; the rest wait queued
-          and (
-            w.config ->> 'concurrency' is null
-            or (select count(*) from workflow_runs x
-                where x.workflow_id = r.workflow_id and x.status = 'running' and x.lease_until >= now())
-               < (w.config ->> 'concurrency')::int
-          )
-        order by r.available_at nulls first
-        limit 1
-        for update of r skip locked
+    const [row] = await this.db
+      .update(workflowRuns)
+      .set({ status: 'running', leaseOwner: owner, leaseUntil: leaseUntil(leaseMs) })
+      .where(
+        sql`${workflowRuns.id} = (
+          select r.id from workflow_runs r join workflows w on w.id = r.workflow_id
+          where ((r.status = 'queued' and r.available_at <= now()) or (r.status = 'running' and r.lease_until < now()))
+            -- at most config.concurrency runs of one workflow at once; the rest wait queued
+            and (
+              w.config ->> 'concurrency' is null
+              or (select count(*) from workflow_runs x
+                  where x.workflow_id = r.workflow_id and x.status = 'running' and x.lease_until >= now())
+                 < (w.config ->> 'concurrency')::int
+            )
+          order by r.available_at nulls first
+          limit 1
+          for update of r skip locked
+        )`,
       )
-      returning id`);
-    const id = rowsOf(rows)[0]?.id;
-    return typeof id === 'string' ? this.findById(id) : null;
+      .returning();
+    return row ?? null;
   }
 
   /** Running runs of this data directory's previous process, which is known to be gone (PGlite). */
@@ -93,16 +104,24 @@ export class WorkflowRunsRepository {
       .where(eq(workflowRuns.status, 'running'));
   }
 
-  /** Commits a step's outcome before the next one starts; false when the lease was lost. */
-  async checkpoint(id: string, owner: string, progress: RunProgress, leaseMs: number): Promise<boolean> {
-    const rows = await this.db
+  /**
+   * Commits the run's progress and renews its lease; answers whether cancellation was requested
+   * meanwhile (so no separate read is needed), or null when the lease was lost.
+   */
+  async checkpoint(
+    id: string,
+    owner: string,
+    progress: RunProgress,
+    leaseMs: number,
+  ): Promise<{ cancelRequested: boolean } | null> {
+    const [row] = await this.db
       .update(workflowRuns)
       .set({ ...progress, leaseUntil: leaseUntil(leaseMs) })
       .where(
         and(eq(workflowRuns.id, id), eq(workflowRuns.leaseOwner, owner), eq(workflowRuns.status, 'running')),
       )
-      .returning({ id: workflowRuns.id });
-    return rows.length === 1;
+      .returning({ cancelRequested: workflowRuns.cancelRequested });
+    return row ?? null;
   }
 
   /** Puts a run back in the queue until `delayMs` from now (a retry waits here, not in memory). */
