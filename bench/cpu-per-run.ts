@@ -35,6 +35,8 @@ async function main(): Promise<void> {
       connections: 16,
     };
     await load({ ...request, amount: WARM_UP });
+    let receiverConnections = 0;
+    receiver.on('connection', () => receiverConnections++);
     const before = cpuMsOf(service.process.pid!);
     const databaseBefore = await databaseBackendsCpuMs(database.url);
     const result = await load({ ...request, amount: REQUESTS });
@@ -46,6 +48,8 @@ async function main(): Promise<void> {
         requests: REQUESTS,
         non2xx: result.non2xx,
         reqPerSec: result.requestsPerSecond,
+        // New TCP connections the api step opened to the receiver (keep-alive reuses them).
+        receiverConnections,
         cpuMsPerRequest: Number((cpuMs / REQUESTS).toFixed(3)),
         databaseCpuMsPerRequest:
           databaseBefore === null || databaseAfter === null
