@@ -32,7 +32,6 @@ export interface RunFinish {
   steps: unknown[];
   dataId: string | null;
   durationMs: number;
-  checkpoint: Record<string, unknown>;
 }
 
 const leaseUntil = (leaseMs: number) => sql`now() + ${`${leaseMs} milliseconds`}::interval`;
@@ -149,10 +148,18 @@ export class WorkflowRunsRepository {
     return rows.length === 1;
   }
 
+  /** A finished run is never resumed: its checkpoint (a second copy of input, results and held mail) goes. */
   async finish(id: string, outcome: RunFinish): Promise<void> {
     await this.db
       .update(workflowRuns)
-      .set({ ...outcome, finishedAt: new Date(), leaseOwner: null, leaseUntil: null, stepInFlight: null })
+      .set({
+        ...outcome,
+        finishedAt: new Date(),
+        checkpoint: null,
+        leaseOwner: null,
+        leaseUntil: null,
+        stepInFlight: null,
+      })
       .where(eq(workflowRuns.id, id));
   }
 

@@ -22,6 +22,7 @@ import type { StepContext, StepOutcome } from '../steps/step-handler';
 import { WorkflowRunsRepository, type NewRun, type WorkflowRunRow } from '../workflow-runs.repository';
 import { WorkflowsService } from '../workflows.service';
 import type { WorkflowRow } from '../workflows.repository';
+import { CompiledDefinitions, type CompiledStep } from './compiled-definitions';
 import { conditionMet } from './condition';
 import { parseContextPath, readSegments } from './context-path';
 import { redact } from './redaction';
@@ -76,6 +77,8 @@ interface Drive {
   run: RunRecord;
   workflow: WorkflowRow;
   definition: WorkflowConfigDto;
+  /** Per step of the definition, what is the same at every run (see CompiledDefinitions). */
+  compiled: CompiledStep[];
   request: RunRequest;
   ctx: RequestContext;
   state: RunState;
@@ -106,6 +109,7 @@ export class WorkflowRunner {
     private readonly workflows: WorkflowsService,
     private readonly formAccess: FormAccessService,
     private readonly registry: StepRegistry,
+    private readonly definitions: CompiledDefinitions,
     private readonly runs: WorkflowRunsRepository,
     private readonly records: RecordsService,
     private readonly mail: MailService,
@@ -295,7 +299,16 @@ export class WorkflowRunner {
       markedInFlight: stored.stepInFlight !== null,
       cancelFlag: stored.cancelRequested,
     };
-    const drive: Drive = { run, workflow, definition, request, ctx, state, env: this.envOf() };
+    const drive: Drive = {
+      run,
+      workflow,
+      definition,
+      compiled: this.definitions.stepsOf(workflow),
+      request,
+      ctx,
+      state,
+      env: this.envOf(),
+    };
     const heartbeat = setInterval(
       () => {
         if (run.unwritten) return;
@@ -426,13 +439,11 @@ export class WorkflowRunner {
     const policy = retryPolicyOf(definition.retry, step.retry);
     const attemptLog: AttemptLog[] = pending?.attemptLog ?? [];
     const stepStarted = pending?.stepStartedAt ?? this.clock.now();
-    const rendered = renderDeep(
-      step.config ?? {},
-      state.templateScope(),
-      env,
-      new Set(registered.options.rawFields ?? []),
-    );
-    const problems = this.registry.configProblems(step.type, rendered, 'config');
+    const { rawFields, fixedConfigProblems } = drive.compiled[index];
+    const rendered = fixedConfigProblems
+      ? (step.config ?? {})
+      : renderDeep(step.config ?? {}, state.templateScope(), env, rawFields);
+    const problems = fixedConfigProblems ?? this.registry.configProblems(step.type, rendered, 'config');
     if (problems.length > 0) {
       const failure: StepFailure = {
         code: 'INVALID_STEP_CONFIG',
@@ -682,7 +693,6 @@ export class WorkflowRunner {
       steps: result.steps,
       dataId,
       durationMs: Math.max(0, Math.round(this.clock.now() - state.checkpoint.startedAt)),
-      checkpoint: redact(state.snapshot(), this.secrets()) as unknown as Record<string, unknown>,
     };
     if (run.unwritten) {
       await this.runs.insertFinished(run.unwritten, outcome);
