@@ -3,15 +3,16 @@
 // two commits: `node -r @swc-node/register bench/cpu-per-create.ts` after `npm run build` in each.
 import { createBenchDatabase } from './lib/bench-database';
 import { load } from './lib/load';
-import { cpuMsOf } from './lib/process-cpu';
+import { cpuMsOf, databaseBackendsCpuMs } from './lib/process-cpu';
 import { loginAdmin, startService } from './lib/servers';
 import { BENCH_SUBMISSION, createBenchForm } from './suites/form-fixture';
 
 const REQUESTS = Number(process.env.BENCH_CPU_REQUESTS ?? 10_000);
+const SERVICE_PORT = Number(process.env.BENCH_CPU_CREATE_PORT ?? 3941);
 
 async function main(): Promise<void> {
   const database = await createBenchDatabase();
-  const service = await startService(database.url, 3941);
+  const service = await startService(database.url, SERVICE_PORT);
   try {
     const token = await loginAdmin(service);
     const configId = await createBenchForm(service.url, token);
@@ -24,14 +25,20 @@ async function main(): Promise<void> {
     };
     await load({ ...request, amount: 2000 });
     const before = cpuMsOf(service.process.pid!);
+    const databaseBefore = await databaseBackendsCpuMs(database.url);
     const result = await load({ ...request, amount: REQUESTS });
     const cpuMs = cpuMsOf(service.process.pid!) - before;
+    const databaseAfter = await databaseBackendsCpuMs(database.url);
     console.log(
       JSON.stringify({
         figure: 'cpu-per-create',
         requests: REQUESTS,
         non2xx: result.non2xx,
         cpuMsPerRequest: Number((cpuMs / REQUESTS).toFixed(3)),
+        databaseCpuMsPerRequest:
+          databaseBefore === null || databaseAfter === null
+            ? null
+            : Number(((databaseAfter - databaseBefore) / REQUESTS).toFixed(3)),
       }),
     );
   } finally {

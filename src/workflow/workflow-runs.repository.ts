@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { and, count, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, lt, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { isUuid } from '../common/validation/is-uuid';
 import { DATABASE, type Database } from '../database/database.types';
 import { workflowRuns } from '../database/schema';
@@ -34,12 +34,93 @@ export interface RunFinish {
   durationMs: number;
 }
 
-const leaseUntil = (leaseMs: number) => sql`now() + ${`${leaseMs} milliseconds`}::interval`;
+const leaseUntil = (leaseMs: number) => sql`now() + ${interval(leaseMs)}::interval`;
+const interval = (ms: number) => `${ms} milliseconds`;
+const placeholder = sql.placeholder;
 
-/** Run records, which are also the queue of durable runs (`FOR UPDATE SKIP LOCKED`, leases). */
+/**
+ * A placeholder of a prepared statement where a column's value goes in `set`: drizzle encodes the
+ * value given at execution with the column's mapping (jsonb, timestamps), as it does in `values`
+ * (whose typings, unlike those of `set`, name placeholders).
+ */
+function columnValue<T>(value: Placeholder): T {
+  return value as unknown as T;
+}
+
+/**
+ * Run records, which are also the queue of durable runs (`FOR UPDATE SKIP LOCKED`, leases). The
+ * writes every run makes are prepared statements: built once here, parsed and planned once per
+ * connection by PostgreSQL.
+ */
 @Injectable()
 export class WorkflowRunsRepository {
-  constructor(@Inject(DATABASE) private readonly db: Database) {}
+  private readonly insertRunningStatement;
+  private readonly checkpointStatement;
+  private readonly finishStatement;
+  private readonly cancelRequestedStatement;
+
+  constructor(@Inject(DATABASE) private readonly db: Database) {
+    this.insertRunningStatement = db
+      .insert(workflowRuns)
+      .values({
+        id: placeholder('id'),
+        workflowId: placeholder('workflowId'),
+        userId: placeholder('userId'),
+        siteId: placeholder('siteId'),
+        configId: placeholder('configId'),
+        request: placeholder('request'),
+        startedAt: placeholder('startedAt'),
+        nextStep: placeholder('nextStep'),
+        stepInFlight: placeholder('stepInFlight'),
+        checkpoint: placeholder('checkpoint'),
+        steps: placeholder('steps'),
+        dataId: placeholder('dataId'),
+        status: 'running',
+        leaseOwner: placeholder('owner'),
+        leaseUntil: sql`now() + ${placeholder('lease')}::interval`,
+      })
+      .prepare('workflow_run_insert_running');
+    this.checkpointStatement = db
+      .update(workflowRuns)
+      .set({
+        nextStep: columnValue(placeholder('nextStep')),
+        stepInFlight: columnValue(placeholder('stepInFlight')),
+        checkpoint: columnValue(placeholder('checkpoint')),
+        steps: columnValue(placeholder('steps')),
+        dataId: columnValue(placeholder('dataId')),
+        leaseUntil: sql`now() + ${placeholder('lease')}::interval`,
+      })
+      .where(
+        and(
+          eq(workflowRuns.id, placeholder('id')),
+          eq(workflowRuns.leaseOwner, placeholder('owner')),
+          eq(workflowRuns.status, 'running'),
+        ),
+      )
+      .returning({ cancelRequested: workflowRuns.cancelRequested })
+      .prepare('workflow_run_checkpoint');
+    this.finishStatement = db
+      .update(workflowRuns)
+      .set({
+        status: columnValue(placeholder('status')),
+        message: columnValue(placeholder('message')),
+        steps: columnValue(placeholder('steps')),
+        dataId: columnValue(placeholder('dataId')),
+        durationMs: columnValue(placeholder('durationMs')),
+        finishedAt: columnValue(placeholder('finishedAt')),
+        checkpoint: null,
+        leaseOwner: null,
+        leaseUntil: null,
+        stepInFlight: null,
+      })
+      .where(eq(workflowRuns.id, placeholder('id')))
+      .prepare('workflow_run_finish');
+    this.cancelRequestedStatement = db
+      .select({ cancelRequested: workflowRuns.cancelRequested })
+      .from(workflowRuns)
+      .where(eq(workflowRuns.id, placeholder('id')))
+      .prepare('workflow_run_cancel_requested');
+  }
 
   /** A run for the queue: any instance takes it. */
   async enqueue(run: NewRun, checkpoint: Record<string, unknown>): Promise<void> {
@@ -53,13 +134,7 @@ export class WorkflowRunsRepository {
    * about to start: the run, its progress so far and its lease in one statement.
    */
   async insertRunning(run: NewRun, owner: string, progress: RunProgress, leaseMs: number): Promise<void> {
-    await this.db.insert(workflowRuns).values({
-      ...run,
-      ...progress,
-      status: 'running',
-      leaseOwner: owner,
-      leaseUntil: leaseUntil(leaseMs),
-    });
+    await this.insertRunningStatement.execute({ ...run, ...progress, owner, lease: interval(leaseMs) });
   }
 
   /** A run driven inside its request that ended before any step with an effect: written once, finished. */
@@ -113,13 +188,12 @@ export class WorkflowRunsRepository {
     progress: RunProgress,
     leaseMs: number,
   ): Promise<{ cancelRequested: boolean } | null> {
-    const [row] = await this.db
-      .update(workflowRuns)
-      .set({ ...progress, leaseUntil: leaseUntil(leaseMs) })
-      .where(
-        and(eq(workflowRuns.id, id), eq(workflowRuns.leaseOwner, owner), eq(workflowRuns.status, 'running')),
-      )
-      .returning({ cancelRequested: workflowRuns.cancelRequested });
+    const [row] = await this.checkpointStatement.execute({
+      ...progress,
+      id,
+      owner,
+      lease: interval(leaseMs),
+    });
     return row ?? null;
   }
 
@@ -150,17 +224,7 @@ export class WorkflowRunsRepository {
 
   /** A finished run is never resumed: its checkpoint (a second copy of input, results and held mail) goes. */
   async finish(id: string, outcome: RunFinish): Promise<void> {
-    await this.db
-      .update(workflowRuns)
-      .set({
-        ...outcome,
-        finishedAt: new Date(),
-        checkpoint: null,
-        leaseOwner: null,
-        leaseUntil: null,
-        stepInFlight: null,
-      })
-      .where(eq(workflowRuns.id, id));
+    await this.finishStatement.execute({ ...outcome, id, finishedAt: new Date() });
   }
 
   /** Marks a run for cancellation; a queued run is cancelled at once. Returns the run after the change. */
@@ -178,10 +242,7 @@ export class WorkflowRunsRepository {
   }
 
   async isCancelRequested(id: string): Promise<boolean> {
-    const [row] = await this.db
-      .select({ cancelRequested: workflowRuns.cancelRequested })
-      .from(workflowRuns)
-      .where(eq(workflowRuns.id, id));
+    const [row] = await this.cancelRequestedStatement.execute({ id });
     return row?.cancelRequested ?? false;
   }
 
