@@ -169,14 +169,4 @@ export class RecordsRepository {
     ]);
     return { rows, total: Number(total) };
   }
-
-  /** Adds one workflow run's entry to the record's `workflow` log (atomic append, no read-modify-write). */
-  async appendWorkflowLog(id: string, entry: Record<string, unknown>): Promise<void> {
-    await this.db
-      .update(dataRecords)
-      .set({
-        workflow: sql`coalesce(${dataRecords.workflow}, '[]'::jsonb) || ${JSON.stringify([entry])}::jsonb`,
-      })
-      .where(eq(dataRecords.id, id));
-  }
 }

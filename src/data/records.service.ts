@@ -175,11 +175,6 @@ export class RecordsService {
     return deleted ? toRecordResponse(deleted) : null;
   }
 
-  /** Appends a workflow run's summary to the record's `workflow` log. */
-  async appendWorkflowLog(dataId: string, entry: Record<string, unknown>): Promise<void> {
-    await this.records.appendWorkflowLog(dataId, entry);
-  }
-
   private async requireReadable(ctx: RequestContext, access: FormAccess, dataId: string): Promise<RecordRow> {
     const scope = recordScope(ctx, access, { owners: 'ownUnlessViewAll' });
     const record = await this.records.findActive(dataId, scope);

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { and, count, desc, eq, inArray, lt, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { isUuid } from '../common/validation/is-uuid';
+import { appendToWorkflowLog } from '../data/record-workflow-log';
 import { DATABASE, type Database } from '../database/database.types';
 import { workflowRuns } from '../database/schema';
 import type { RunStatus } from './dto/workflow-response.dto';
@@ -99,7 +100,13 @@ export class WorkflowRunsRepository {
       )
       .returning({ cancelRequested: workflowRuns.cancelRequested })
       .prepare('workflow_run_checkpoint');
+    // The saved record's workflow log gets the run's entry in the same statement (nothing when the
+    // run saved no record: its data id is null).
+    const logged = db
+      .$with('logged', {})
+      .as(appendToWorkflowLog(placeholder('dataId'), placeholder('logEntry')));
     this.finishStatement = db
+      .with(logged)
       .update(workflowRuns)
       .set({
         status: columnValue(placeholder('status')),
@@ -137,9 +144,18 @@ export class WorkflowRunsRepository {
     await this.insertRunningStatement.execute({ ...run, ...progress, owner, lease: interval(leaseMs) });
   }
 
-  /** A run driven inside its request that ended before any step with an effect: written once, finished. */
-  async insertFinished(run: NewRun, outcome: RunFinish): Promise<void> {
-    await this.db.insert(workflowRuns).values({ ...run, ...outcome, finishedAt: new Date() });
+  /**
+   * A run driven inside its request that ended before any step with an effect: written once,
+   * finished (with the entry of the record's workflow log, should a step have provided one).
+   */
+  async insertFinished(run: NewRun, outcome: RunFinish, logEntry: Record<string, unknown>): Promise<void> {
+    const logged = this.db
+      .$with('logged', {})
+      .as(appendToWorkflowLog(outcome.dataId, JSON.stringify(logEntry)));
+    await this.db
+      .with(logged)
+      .insert(workflowRuns)
+      .values({ ...run, ...outcome, finishedAt: new Date() });
   }
 
   /**
@@ -222,9 +238,17 @@ export class WorkflowRunsRepository {
     return rows.length === 1;
   }
 
-  /** A finished run is never resumed: its checkpoint (a second copy of input, results and held mail) goes. */
-  async finish(id: string, outcome: RunFinish): Promise<void> {
-    await this.finishStatement.execute({ ...outcome, id, finishedAt: new Date() });
+  /**
+   * Ends a run and appends its entry to the workflow log of the record it saved, in one statement. A
+   * finished run is never resumed: its checkpoint (a second copy of input, results and held mail) goes.
+   */
+  async finish(id: string, outcome: RunFinish, logEntry: Record<string, unknown>): Promise<void> {
+    await this.finishStatement.execute({
+      ...outcome,
+      id,
+      finishedAt: new Date(),
+      logEntry: JSON.stringify(logEntry),
+    });
   }
 
   /** Marks a run for cancellation; a queued run is cancelled at once. Returns the run after the change. */

@@ -11,7 +11,6 @@ import type { AppError } from '../../common/errors/app-error';
 import type { Locale } from '../../common/i18n/locale';
 import { Translator } from '../../common/i18n/translator.service';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import { RecordsService } from '../../data/records.service';
 import { AdminNotifier } from '../../mail/admin-notifier.service';
 import { MailService } from '../../mail/mail.service';
 import { FormAccessService } from '../../permissions/form-access.service';
@@ -111,7 +110,6 @@ export class WorkflowRunner {
     private readonly registry: StepRegistry,
     private readonly definitions: CompiledDefinitions,
     private readonly runs: WorkflowRunsRepository,
-    private readonly records: RecordsService,
     private readonly mail: MailService,
     private readonly adminNotifier: AdminNotifier,
     private readonly clock: WorkflowClock,
@@ -694,23 +692,21 @@ export class WorkflowRunner {
       dataId,
       durationMs: Math.max(0, Math.round(this.clock.now() - state.checkpoint.startedAt)),
     };
+    const logEntry = {
+      runId: run.id,
+      workflowId: workflow.id,
+      workflowName: workflow.name,
+      status,
+      at: new Date().toISOString(),
+      steps: result.steps.map(({ name, type, status: stepStatus }) => ({ name, type, status: stepStatus })),
+    };
     if (run.unwritten) {
-      await this.runs.insertFinished(run.unwritten, outcome);
+      await this.runs.insertFinished(run.unwritten, outcome, logEntry);
       run.unwritten = null;
     } else {
-      await this.runs.finish(run.id, outcome);
+      await this.runs.finish(run.id, outcome, logEntry);
     }
     run.markedInFlight = false;
-    if (dataId) {
-      await this.records.appendWorkflowLog(dataId, {
-        runId: run.id,
-        workflowId: workflow.id,
-        workflowName: workflow.name,
-        status,
-        at: new Date().toISOString(),
-        steps: result.steps.map(({ name, type, status: stepStatus }) => ({ name, type, status: stepStatus })),
-      });
-    }
     if ((status === 'failed' || status === 'rolled_back') && definition.errorHandling?.notify) {
       await this.adminNotifier.notifyFailure({
         workflowName: workflow.name,
