@@ -1,13 +1,13 @@
 // Server CPU time per `POST /api/data/:id` (user + system time of the server process divided by the
 // requests), a figure that contention on a shared machine barely moves, unlike req/s. Used to compare
 // two commits: `node -r @swc-node/register bench/cpu-per-create.ts` after `npm run build` in each.
-import { readFileSync } from 'node:fs';
 import { createBenchDatabase } from './lib/bench-database';
 import { Client } from 'pg';
 import { load } from './lib/load';
 import { PROFILES } from './lib/profiles';
+import { cpuMsOf, databaseBackendsCpuMs } from './lib/process-cpu';
 import { loginAdmin, startService } from './lib/servers';
-import { BENCH_FORM, BENCH_SUBMISSION } from './suites/form-fixture';
+import { BENCH_SUBMISSION, createBenchForm } from './suites/form-fixture';
 
 const REQUESTS = Number(process.env.BENCH_CPU_REQUESTS ?? 10_000);
 const PROFILE = PROFILES.find((p) => p.name === (process.env.BENCH_PROFILE ?? 'defaults')) ?? PROFILES[0];
@@ -26,23 +26,14 @@ async function commitsOf(url: string): Promise<number> {
   }
 }
 
-function cpuMsOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  // utime and stime are fields 14 and 15 of the stat line, in clock ticks (100 per second here).
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}
+const SERVICE_PORT = Number(process.env.BENCH_CPU_CREATE_PORT ?? 3941);
 
 async function main(): Promise<void> {
   const database = await createBenchDatabase();
-  const service = await startService(database.url, 3941, PROFILE.env);
+  const service = await startService(database.url, SERVICE_PORT, PROFILE.env);
   try {
     const token = await loginAdmin(service);
-    const created = await fetch(`${service.url}/api/configs`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify(BENCH_FORM),
-    });
-    const configId = ((await created.json()) as { id: string }).id;
+    const configId = await createBenchForm(service.url, token);
     const request = {
       url: `${service.url}/api/data/${configId}`,
       method: 'POST' as const,
@@ -55,8 +46,10 @@ async function main(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const commitsBefore = await commitsOf(database.url);
     const before = cpuMsOf(service.process.pid!);
+    const databaseBefore = await databaseBackendsCpuMs(database.url);
     const result = await load({ ...request, amount: REQUESTS });
     const cpuMs = cpuMsOf(service.process.pid!) - before;
+    const databaseAfter = await databaseBackendsCpuMs(database.url);
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const commits = (await commitsOf(database.url)) - commitsBefore;
     console.log(
@@ -67,6 +60,10 @@ async function main(): Promise<void> {
         transactionsPerRequest: Number((commits / REQUESTS).toFixed(2)),
         non2xx: result.non2xx,
         cpuMsPerRequest: Number((cpuMs / REQUESTS).toFixed(3)),
+        databaseCpuMsPerRequest:
+          databaseBefore === null || databaseAfter === null
+            ? null
+            : Number(((databaseAfter - databaseBefore) / REQUESTS).toFixed(3)),
       }),
     );
   } finally {

@@ -58,3 +58,15 @@ export const BENCH_SUBMISSION = {
   joined: '2024-05-17',
   note: 'benchmark submission',
 };
+
+/** Creates the benchmark form through the API; its id. */
+export async function createBenchForm(serviceUrl: string, token: string): Promise<string> {
+  const response = await fetch(`${serviceUrl}/api/configs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify(BENCH_FORM),
+  });
+  if (response.status !== 201)
+    throw new Error(`config create failed: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { id: string }).id;
+}

@@ -1,66 +1,11 @@
-import { createServer, type Server } from 'node:http';
 import { createBenchDatabase } from '../lib/bench-database';
 import { load, report, type LoadResult } from '../lib/load';
 import { selectedProfiles, type SettingsProfile } from '../lib/profiles';
 import { loginAdmin, startBaseline, startService } from '../lib/servers';
-import { BENCH_FORM, BENCH_SUBMISSION } from './form-fixture';
+import { BENCH_SUBMISSION, createBenchForm } from './form-fixture';
+import { createWorkflow, RECEIVER_PORT, startReceiver } from './workflow-fixture';
 
 const DURATION = Number(process.env.BENCH_DURATION_S ?? 10);
-
-async function createForm(serviceUrl: string, token: string): Promise<string> {
-  const response = await fetch(`${serviceUrl}/api/configs`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify(BENCH_FORM),
-  });
-  if (response.status !== 201)
-    throw new Error(`config create failed: ${response.status} ${await response.text()}`);
-  return ((await response.json()) as { id: string }).id;
-}
-
-const RECEIVER_PORT = 3934;
-
-/** The loopback server the workflow's `api` step posts to. */
-function startReceiver(): Promise<Server> {
-  const server = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => {
-      response.writeHead(201, { 'content-type': 'application/json' });
-      response.end('{"accepted":true}');
-    });
-  });
-  return new Promise((resolve) => server.listen(RECEIVER_PORT, '127.0.0.1', () => resolve(server)));
-}
-
-async function createWorkflow(serviceUrl: string, token: string, configId: string): Promise<string> {
-  const response = await fetch(`${serviceUrl}/api/workflow`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify({
-      name: 'bench intake',
-      type: 'save',
-      config: {
-        steps: [
-          { name: 'check', type: 'validate', config: { configId } },
-          { name: 'store', type: 'save', config: { configId } },
-          { name: 'shape', type: 'transform', config: { mapping: { who: 'name', city: 'city' } } },
-          {
-            name: 'forward',
-            type: 'api',
-            config: {
-              url: `http://127.0.0.1:${RECEIVER_PORT}/orders`,
-              method: 'POST',
-              payload: { id: '{{savedData._id}}', shape: '{{results.shape}}' },
-            },
-          },
-        ],
-      },
-    }),
-  });
-  if (response.status !== 201)
-    throw new Error(`workflow create failed: ${response.status} ${await response.text()}`);
-  return ((await response.json()) as { id: string }).id;
-}
 
 /** 16 connections POSTing one body for DURATION seconds. */
 function post(url: string, headers: Record<string, string>, body: string) {
@@ -81,7 +26,7 @@ async function postgresFigures(profile: SettingsProfile): Promise<void> {
   const baseline = await startBaseline(database.url, 3932);
   try {
     const token = await loginAdmin(service);
-    const configId = await createForm(service.url, token);
+    const configId = await createBenchForm(service.url, token);
     const body = JSON.stringify(BENCH_SUBMISSION);
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
     const createUrl = `${service.url}/api/data/${configId}`;
@@ -148,7 +93,7 @@ async function embeddedFigure(profile: SettingsProfile): Promise<void> {
   const embedded = await startService(null, 3933, profile.env);
   try {
     const token = await loginAdmin(embedded);
-    const configId = await createForm(embedded.url, token);
+    const configId = await createBenchForm(embedded.url, token);
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
     const url = `${embedded.url}/api/data/${configId}`;
     const body = JSON.stringify(BENCH_SUBMISSION);

@@ -13,7 +13,9 @@ import { VisibleRecords } from './visible-records.service';
 
 /**
  * Records. Other modules use `RecordsService` (the route operations, each checking its own form
- * permission) and `VisibleRecords` (access-checked selections read in batches or counted).
+ * permission) and `VisibleRecords` (access-checked selections read in batches or counted); the
+ * workflow module runs `appendToWorkflowLog` (record-workflow-log.ts) inside the statement that
+ * ends a run.
  */
 @Module({
   imports: [IdempotencyModule, PermissionsModule, ValidationModule],

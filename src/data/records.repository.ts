@@ -73,6 +73,11 @@ function preparedInserts(db: Database) {
   };
 }
 
+async function recordByKey(db: Pick<Database, 'select'>, key: string): Promise<RecordRow | null> {
+  const [row] = await db.select().from(dataRecords).where(eq(dataRecords.idempotencyKey, key)).limit(1);
+  return row ?? null;
+}
+
 @Injectable()
 export class RecordsRepository {
   private readonly inserts: ReturnType<typeof preparedInserts>;
@@ -84,35 +89,51 @@ export class RecordsRepository {
   /**
    * Inserts unless the user already holds `saveLimit` active records. Concurrent creates by the same
    * user for the same configuration are serialized by a transaction-scoped advisory lock, so the
-   * count and the insert cannot interleave.
+   * count and the insert cannot interleave. A record whose idempotency key is already stored is not
+   * inserted again: the stored one is the outcome (`existing`), whatever the limit says now.
    */
   async insertWithinLimit(
     record: NewRecord,
     saveLimit: number | null,
-  ): Promise<{ inserted: RecordRow } | { limitReached: true; existingId: string | null }> {
+  ): Promise<
+    { inserted: RecordRow } | { existing: RecordRow } | { limitReached: true; existingId: string | null }
+  > {
     if (saveLimit === null || !record.userId) {
-      if (record.idempotencyKey) {
-        const [inserted] = await this.db.insert(dataRecords).values(record).returning();
-        return { inserted };
+      if (!record.idempotencyKey) {
+        const values = {
+          configId: record.configId,
+          userId: record.userId ?? null,
+          siteId: record.siteId ?? null,
+          data: record.data,
+          dataKeys: record.dataKeys,
+        };
+        const [inserted] =
+          record.computedResults === null || record.computedResults === undefined
+            ? await this.inserts.withoutComputed.execute(values)
+            : await this.inserts.withComputed.execute({ ...values, computedResults: record.computedResults });
+        return { inserted: inserted };
       }
-      const values = {
-        configId: record.configId,
-        userId: record.userId ?? null,
-        siteId: record.siteId ?? null,
-        data: record.data,
-        dataKeys: record.dataKeys,
-      };
-      const [inserted] =
-        record.computedResults === null || record.computedResults === undefined
-          ? await this.inserts.withoutComputed.execute(values)
-          : await this.inserts.withComputed.execute({ ...values, computedResults: record.computedResults });
-      return { inserted: inserted };
+      // The unique key decides in the same statement; the earlier record is read only when it exists.
+      const [inserted] = await this.db
+        .insert(dataRecords)
+        .values(record)
+        .onConflictDoNothing({
+          target: dataRecords.idempotencyKey,
+          where: sql`${dataRecords.idempotencyKey} is not null`,
+        })
+        .returning();
+      if (inserted) return { inserted };
+      const existing = await this.findByIdempotencyKey(record.idempotencyKey);
+      if (!existing) throw new Error('a record conflicted on its idempotency key and is gone');
+      return { existing };
     }
     const userId = record.userId;
     return this.db.transaction(async (tx) => {
       await tx.execute(
         sql`select pg_advisory_xact_lock(hashtextextended(${`${record.configId}:${userId}`}, 0))`,
       );
+      const replayed = record.idempotencyKey ? await recordByKey(tx, record.idempotencyKey) : null;
+      if (replayed) return { existing: replayed };
       const existing = await tx
         .select({ id: dataRecords.id })
         .from(dataRecords)
@@ -133,13 +154,8 @@ export class RecordsRepository {
   }
 
   /** The record a workflow step already saved under this key, active or not. */
-  async findByIdempotencyKey(key: string): Promise<RecordRow | null> {
-    const [row] = await this.db
-      .select()
-      .from(dataRecords)
-      .where(eq(dataRecords.idempotencyKey, key))
-      .limit(1);
-    return row ?? null;
+  findByIdempotencyKey(key: string): Promise<RecordRow | null> {
+    return recordByKey(this.db, key);
   }
 
   async findActive(id: string, scope: RecordScope): Promise<RecordRow | null> {
@@ -191,15 +207,5 @@ export class RecordsRepository {
       this.db.select({ total: count() }).from(dataRecords).where(where),
     ]);
     return { rows, total: Number(total) };
-  }
-
-  /** Adds one workflow run's entry to the record's `workflow` log (atomic append, no read-modify-write). */
-  async appendWorkflowLog(id: string, entry: Record<string, unknown>): Promise<void> {
-    await this.db
-      .update(dataRecords)
-      .set({
-        workflow: sql`coalesce(${dataRecords.workflow}, '[]'::jsonb) || ${JSON.stringify([entry])}::jsonb`,
-      })
-      .where(eq(dataRecords.id, id));
   }
 }

@@ -4,6 +4,7 @@ import { siteScopeOf } from '../common/context/site-scope';
 import { AppError } from '../common/errors/app-error';
 import type { ConfigRow } from '../form-configs/form-configs.repository';
 import { FormAccessService, type FormAccess } from '../permissions/form-access.service';
+import type { ValidationOutcome } from '../validation/form-definition';
 import { FormValidator } from '../validation/form-validator.service';
 import type { RecordDto, RecordPageDto, SavedRecordDto } from './dto/record.dto';
 import { parsePagingQuery } from './list-query.parser';
@@ -35,12 +36,16 @@ export class RecordsService {
     const { config } = await this.access.require(ctx, configId, 'createResults');
     const user = requireUser(ctx);
     const data = requireObject(body);
-    if (options.idempotencyKey) {
-      // A replayed workflow step (its process died after the insert) gets the record it saved.
-      const earlier = await this.records.findByIdempotencyKey(options.idempotencyKey);
+    const validation = this.validator.validate(config, data, ctx.locale);
+    if (!validation.valid) {
+      // A replayed workflow step whose form has changed since it saved still gets its record.
+      const earlier = options.idempotencyKey
+        ? await this.records.findByIdempotencyKey(options.idempotencyKey)
+        : null;
       if (earlier) return this.savedResponse(config, earlier, earlier.computedResults ?? {});
+      throw validationFailed(validation);
     }
-    const computedResults = this.validateOrThrow(ctx, config, data);
+    const { computedResults } = validation;
     const saveLimit = config.preferences.saveLimit ?? null;
     const outcome = await this.records.insertWithinLimit(
       {
@@ -55,6 +60,8 @@ export class RecordsService {
       },
       saveLimit,
     );
+    // A replayed workflow step (its process died after the insert) gets the record it saved.
+    if ('existing' in outcome) return this.savedResponse(config, outcome.existing, computedResults);
     if ('limitReached' in outcome) {
       throw new AppError('DATA_SAVE_LIMIT_REACHED', {
         messageKey: 'data.saveLimitReached',
@@ -168,11 +175,6 @@ export class RecordsService {
     return deleted ? toRecordResponse(deleted) : null;
   }
 
-  /** Appends a workflow run's summary to the record's `workflow` log. */
-  async appendWorkflowLog(dataId: string, entry: Record<string, unknown>): Promise<void> {
-    await this.records.appendWorkflowLog(dataId, entry);
-  }
-
   private async requireReadable(ctx: RequestContext, access: FormAccess, dataId: string): Promise<RecordRow> {
     const scope = recordScope(ctx, access, { owners: 'ownUnlessViewAll' });
     const record = await this.records.findActive(dataId, scope);
@@ -184,12 +186,7 @@ export class RecordsService {
 
   private validateOrThrow(ctx: RequestContext, config: ConfigRow, data: Record<string, unknown>) {
     const result = this.validator.validate(config, data, ctx.locale);
-    if (!result.valid) {
-      throw new AppError('DATA_VALIDATION_FAILED', {
-        validationErrors: result.validationErrors,
-        fieldResults: result.fieldResults,
-      });
-    }
+    if (!result.valid) throw validationFailed(result);
     return result.computedResults;
   }
 
@@ -220,6 +217,13 @@ function assertOwnerMayChange(
   if (user.role === 'admin') return;
   if (record.userId !== user.userId) throw new AppError('FORBIDDEN', { messageKey: 'data.notAuthorized' });
   if (!rule.allowed) throw new AppError('FORBIDDEN', { messageKey: rule.refusal });
+}
+
+function validationFailed(result: ValidationOutcome): AppError {
+  return new AppError('DATA_VALIDATION_FAILED', {
+    validationErrors: result.validationErrors,
+    fieldResults: result.fieldResults,
+  });
 }
 
 function requireObject(body: unknown): SubmittedData {

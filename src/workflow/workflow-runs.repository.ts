@@ -1,23 +1,22 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { and, count, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, lt, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { isUuid } from '../common/validation/is-uuid';
+import { appendToWorkflowLog } from '../data/record-workflow-log';
 import { DATABASE, type Database } from '../database/database.types';
-import { rowsOf } from '../database/raw-rows';
 import { workflowRuns } from '../database/schema';
 import type { RunStatus } from './dto/workflow-response.dto';
 
 export type WorkflowRunRow = typeof workflowRuns.$inferSelect;
 
-export interface RunStart {
+/** What a run is started with; the id is chosen by the runner (a synchronous run is written late). */
+export interface NewRun {
+  id: string;
   workflowId: string;
   userId: string | null;
   siteId: string | null;
   configId: string | null;
   request: Record<string, unknown>;
-  checkpoint: Record<string, unknown>;
-  /** Null for a queued run; the starting instance for a run driven inside its request. */
-  leaseOwner: string | null;
-  leaseMs: number;
+  startedAt: Date;
 }
 
 export interface RunProgress {
@@ -34,29 +33,129 @@ export interface RunFinish {
   steps: unknown[];
   dataId: string | null;
   durationMs: number;
-  checkpoint: Record<string, unknown>;
 }
 
-const leaseUntil = (leaseMs: number) => sql`now() + ${`${leaseMs} milliseconds`}::interval`;
+const leaseUntil = (leaseMs: number) => sql`now() + ${interval(leaseMs)}::interval`;
+const interval = (ms: number) => `${ms} milliseconds`;
+const placeholder = sql.placeholder;
 
-/** Run records, which are also the queue of durable runs (`FOR UPDATE SKIP LOCKED`, leases). */
+/**
+ * A placeholder of a prepared statement where a column's value goes in `set`: drizzle encodes the
+ * value given at execution with the column's mapping (jsonb, timestamps), as it does in `values`
+ * (whose typings, unlike those of `set`, name placeholders).
+ */
+function columnValue<T>(value: Placeholder): T {
+  return value as unknown as T;
+}
+
+/**
+ * Run records, which are also the queue of durable runs (`FOR UPDATE SKIP LOCKED`, leases). The
+ * writes every run makes are prepared statements: built once here, parsed and planned once per
+ * connection by PostgreSQL.
+ */
 @Injectable()
 export class WorkflowRunsRepository {
-  constructor(@Inject(DATABASE) private readonly db: Database) {}
+  private readonly insertRunningStatement;
+  private readonly checkpointStatement;
+  private readonly finishStatement;
+  private readonly cancelRequestedStatement;
 
-  async start(run: RunStart): Promise<WorkflowRunRow> {
-    const { leaseMs, ...values } = run;
-    const [row] = await this.db
+  constructor(@Inject(DATABASE) private readonly db: Database) {
+    this.insertRunningStatement = db
       .insert(workflowRuns)
       .values({
-        ...values,
-        status: run.leaseOwner ? 'running' : 'queued',
-        startedAt: new Date(),
-        availableAt: sql`now()`,
-        leaseUntil: run.leaseOwner ? leaseUntil(leaseMs) : null,
+        id: placeholder('id'),
+        workflowId: placeholder('workflowId'),
+        userId: placeholder('userId'),
+        siteId: placeholder('siteId'),
+        configId: placeholder('configId'),
+        request: placeholder('request'),
+        startedAt: placeholder('startedAt'),
+        nextStep: placeholder('nextStep'),
+        stepInFlight: placeholder('stepInFlight'),
+        checkpoint: placeholder('checkpoint'),
+        steps: placeholder('steps'),
+        dataId: placeholder('dataId'),
+        status: 'running',
+        leaseOwner: placeholder('owner'),
+        leaseUntil: sql`now() + ${placeholder('lease')}::interval`,
       })
-      .returning();
-    return row;
+      .prepare('workflow_run_insert_running');
+    this.checkpointStatement = db
+      .update(workflowRuns)
+      .set({
+        nextStep: columnValue(placeholder('nextStep')),
+        stepInFlight: columnValue(placeholder('stepInFlight')),
+        checkpoint: columnValue(placeholder('checkpoint')),
+        steps: columnValue(placeholder('steps')),
+        dataId: columnValue(placeholder('dataId')),
+        leaseUntil: sql`now() + ${placeholder('lease')}::interval`,
+      })
+      .where(
+        and(
+          eq(workflowRuns.id, placeholder('id')),
+          eq(workflowRuns.leaseOwner, placeholder('owner')),
+          eq(workflowRuns.status, 'running'),
+        ),
+      )
+      .returning({ cancelRequested: workflowRuns.cancelRequested })
+      .prepare('workflow_run_checkpoint');
+    // The saved record's workflow log gets the run's entry in the same statement (nothing when the
+    // run saved no record: its data id is null).
+    const logged = db
+      .$with('logged', {})
+      .as(appendToWorkflowLog(placeholder('dataId'), placeholder('logEntry')));
+    this.finishStatement = db
+      .with(logged)
+      .update(workflowRuns)
+      .set({
+        status: columnValue(placeholder('status')),
+        message: columnValue(placeholder('message')),
+        steps: columnValue(placeholder('steps')),
+        dataId: columnValue(placeholder('dataId')),
+        durationMs: columnValue(placeholder('durationMs')),
+        finishedAt: columnValue(placeholder('finishedAt')),
+        checkpoint: null,
+        leaseOwner: null,
+        leaseUntil: null,
+        stepInFlight: null,
+      })
+      .where(eq(workflowRuns.id, placeholder('id')))
+      .prepare('workflow_run_finish');
+    this.cancelRequestedStatement = db
+      .select({ cancelRequested: workflowRuns.cancelRequested })
+      .from(workflowRuns)
+      .where(eq(workflowRuns.id, placeholder('id')))
+      .prepare('workflow_run_cancel_requested');
+  }
+
+  /** A run for the queue: any instance takes it. */
+  async enqueue(run: NewRun, checkpoint: Record<string, unknown>): Promise<void> {
+    await this.db
+      .insert(workflowRuns)
+      .values({ ...run, checkpoint, status: 'queued', availableAt: sql`now()` });
+  }
+
+  /**
+   * The first write of a run driven inside its request, made when its first step with an effect is
+   * about to start: the run, its progress so far and its lease in one statement.
+   */
+  async insertRunning(run: NewRun, owner: string, progress: RunProgress, leaseMs: number): Promise<void> {
+    await this.insertRunningStatement.execute({ ...run, ...progress, owner, lease: interval(leaseMs) });
+  }
+
+  /**
+   * A run driven inside its request that ended before any step with an effect: written once,
+   * finished (with the entry of the record's workflow log, should a step have provided one).
+   */
+  async insertFinished(run: NewRun, outcome: RunFinish, logEntry: Record<string, unknown>): Promise<void> {
+    const logged = this.db
+      .$with('logged', {})
+      .as(appendToWorkflowLog(outcome.dataId, JSON.stringify(logEntry)));
+    await this.db
+      .with(logged)
+      .insert(workflowRuns)
+      .values({ ...run, ...outcome, finishedAt: new Date() });
   }
 
   /**
@@ -64,25 +163,27 @@ export class WorkflowRunsRepository {
    * process died). Several instances may call this at once; each run goes to one of them.
    */
   async claimNext(owner: string, leaseMs: number): Promise<WorkflowRunRow | null> {
-    const rows = await this.db.execute(sql`
-      update workflow_runs set status = 'running', lease_owner = ${owner}, lease_until = ${leaseUntil(leaseMs)}
-      where id = (
-        select r.id from workflow_runs r join workflows w on w.id = r.workflow_id
-        where ((r.status = 'queued' and r.available_at <= now()) or (r.status = 'running' and r.lease_until < now()))
-          -- at most config.concurrency runs of one workflow at once; the rest wait queued
-          and (
-            w.config ->> 'concurrency' is null
-            or (select count(*) from workflow_runs x
-                where x.workflow_id = r.workflow_id and x.status = 'running' and x.lease_until >= now())
-               < (w.config ->> 'concurrency')::int
-          )
-        order by r.available_at nulls first
-        limit 1
-        for update of r skip locked
+    const [row] = await this.db
+      .update(workflowRuns)
+      .set({ status: 'running', leaseOwner: owner, leaseUntil: leaseUntil(leaseMs) })
+      .where(
+        sql`${workflowRuns.id} = (
+          select r.id from workflow_runs r join workflows w on w.id = r.workflow_id
+          where ((r.status = 'queued' and r.available_at <= now()) or (r.status = 'running' and r.lease_until < now()))
+            -- at most config.concurrency runs of one workflow at once; the rest wait queued
+            and (
+              w.config ->> 'concurrency' is null
+              or (select count(*) from workflow_runs x
+                  where x.workflow_id = r.workflow_id and x.status = 'running' and x.lease_until >= now())
+                 < (w.config ->> 'concurrency')::int
+            )
+          order by r.available_at nulls first
+          limit 1
+          for update of r skip locked
+        )`,
       )
-      returning id`);
-    const id = rowsOf(rows)[0]?.id;
-    return typeof id === 'string' ? this.findById(id) : null;
+      .returning();
+    return row ?? null;
   }
 
   /** Running runs of this data directory's previous process, which is known to be gone (PGlite). */
@@ -93,16 +194,23 @@ export class WorkflowRunsRepository {
       .where(eq(workflowRuns.status, 'running'));
   }
 
-  /** Commits a step's outcome before the next one starts; false when the lease was lost. */
-  async checkpoint(id: string, owner: string, progress: RunProgress, leaseMs: number): Promise<boolean> {
-    const rows = await this.db
-      .update(workflowRuns)
-      .set({ ...progress, leaseUntil: leaseUntil(leaseMs) })
-      .where(
-        and(eq(workflowRuns.id, id), eq(workflowRuns.leaseOwner, owner), eq(workflowRuns.status, 'running')),
-      )
-      .returning({ id: workflowRuns.id });
-    return rows.length === 1;
+  /**
+   * Commits the run's progress and renews its lease; answers whether cancellation was requested
+   * meanwhile (so no separate read is needed), or null when the lease was lost.
+   */
+  async checkpoint(
+    id: string,
+    owner: string,
+    progress: RunProgress,
+    leaseMs: number,
+  ): Promise<{ cancelRequested: boolean } | null> {
+    const [row] = await this.checkpointStatement.execute({
+      ...progress,
+      id,
+      owner,
+      lease: interval(leaseMs),
+    });
+    return row ?? null;
   }
 
   /** Puts a run back in the queue until `delayMs` from now (a retry waits here, not in memory). */
@@ -130,11 +238,17 @@ export class WorkflowRunsRepository {
     return rows.length === 1;
   }
 
-  async finish(id: string, outcome: RunFinish): Promise<void> {
-    await this.db
-      .update(workflowRuns)
-      .set({ ...outcome, finishedAt: new Date(), leaseOwner: null, leaseUntil: null, stepInFlight: null })
-      .where(eq(workflowRuns.id, id));
+  /**
+   * Ends a run and appends its entry to the workflow log of the record it saved, in one statement. A
+   * finished run is never resumed: its checkpoint (a second copy of input, results and held mail) goes.
+   */
+  async finish(id: string, outcome: RunFinish, logEntry: Record<string, unknown>): Promise<void> {
+    await this.finishStatement.execute({
+      ...outcome,
+      id,
+      finishedAt: new Date(),
+      logEntry: JSON.stringify(logEntry),
+    });
   }
 
   /** Marks a run for cancellation; a queued run is cancelled at once. Returns the run after the change. */
@@ -152,10 +266,7 @@ export class WorkflowRunsRepository {
   }
 
   async isCancelRequested(id: string): Promise<boolean> {
-    const [row] = await this.db
-      .select({ cancelRequested: workflowRuns.cancelRequested })
-      .from(workflowRuns)
-      .where(eq(workflowRuns.id, id));
+    const [row] = await this.cancelRequestedStatement.execute({ id });
     return row?.cancelRequested ?? false;
   }
 

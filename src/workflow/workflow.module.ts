@@ -5,6 +5,7 @@ import { DataModule } from '../data/data.module';
 import { MailModule } from '../mail/mail.module';
 import { PermissionsModule } from '../permissions/permissions.module';
 import { SitesModule } from '../sites/sites.module';
+import { CompiledDefinitions } from './engine/compiled-definitions';
 import { StepRegistry } from './engine/step-registry.service';
 import { WorkflowClock } from './engine/workflow-clock';
 import { newInstanceName, WORKFLOW_INSTANCE } from './engine/workflow-instance';
@@ -46,6 +47,7 @@ export const BUILT_IN_STEP_MODULES = [
   controllers: [WorkflowsController],
   providers: [
     StepRegistry,
+    CompiledDefinitions,
     WorkflowClock,
     WorkflowRunner,
     WorkflowQueueWorker,

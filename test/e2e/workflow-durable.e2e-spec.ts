@@ -3,6 +3,7 @@ import { adminToken, createUser, type TestUser } from '../factories/user.factory
 import { startHttpServer, type HttpTestServer } from '../utils/http-test-server';
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { activeRecords, createSteps, execute } from '../utils/workflow-api';
+import { GateStep, GateStepModule } from '../utils/workflow-gate-step';
 
 async function waitForRun(
   t: TestApp,
@@ -31,6 +32,7 @@ describe('durable workflow runs: asynchronous execution, cancellation, dry run, 
     receiver = await startHttpServer();
     t = await createTestApp({
       env: { WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${receiver.port}`, WORKFLOW_POLL_MS: '100' },
+      modules: [GateStepModule],
     });
   });
   afterAll(async () => {
@@ -151,6 +153,67 @@ describe('durable workflow runs: asynchronous execution, cancellation, dry run, 
     });
     expect(again.statusCode).toBe(409);
     expect(again.json().code).toBe('WORKFLOW_RUN_FINISHED');
+  });
+
+  it('cancel: a run inside its request stops before its next step with an effect once the step in flight ends', async () => {
+    const configId = await createConfig(t, admin);
+    let answer: () => void = () => undefined;
+    const cancelled = new Promise<void>((resolve) => (answer = resolve));
+    receiver.handle((_req, res) => {
+      void cancelled.then(() => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{}');
+      });
+    });
+    const workflowId = await createSteps(t, admin, [
+      { name: 'tell', type: 'api', config: { url: receiver.url('/hook'), method: 'POST' } },
+      { name: 'shape', type: 'transform', config: { mapping: { who: 'name' } } },
+      { name: 'store', type: 'save' },
+    ]);
+    const pending = execute(t, user.token, workflowId, configId, { name: 'Ann', qty: 1 });
+    const history = async () =>
+      (await t.request({ method: 'GET', url: `/api/workflow/${workflowId}/runs`, token: user.token })).json();
+    while ((await history()).totalCount === 0 || receiver.requests.length === 0)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    const runId = (await history()).data[0].id;
+    const cancel = await t.request({
+      method: 'POST',
+      url: `/api/workflow/runs/${runId}/cancel`,
+      token: user.token,
+    });
+    expect(cancel.json()).toMatchObject({ id: runId, status: 'running' });
+    answer();
+    const result = (await pending).json();
+    expect(result).toMatchObject({ status: 'cancelled', runId });
+    expect(result.steps.map((step: any) => [step.name, step.status])).toEqual([
+      ['tell', 'success'],
+      ['shape', 'success'],
+    ]);
+    expect((await activeRecords(t, admin, configId)).total).toBe(0);
+  });
+
+  it('cancel: a run inside its request cancelled during a replayable step does not start the next one', async () => {
+    const configId = await createConfig(t, admin);
+    const workflowId = await createSteps(t, admin, [
+      { name: 'wait', type: 'gate', config: { gate: 'durable-cancel' } },
+      { name: 'store', type: 'save' },
+    ]);
+    const pending = execute(t, user.token, workflowId, configId, { name: 'Ann', qty: 1 });
+    while (!GateStep.isWaiting('durable-cancel')) await new Promise((resolve) => setTimeout(resolve, 20));
+    const runId = (
+      await t.request({ method: 'GET', url: `/api/workflow/${workflowId}/runs`, token: user.token })
+    ).json().data[0].id;
+    const cancel = await t.request({
+      method: 'POST',
+      url: `/api/workflow/runs/${runId}/cancel`,
+      token: user.token,
+    });
+    expect(cancel.json()).toMatchObject({ id: runId, status: 'running' });
+    GateStep.open('durable-cancel');
+    const result = (await pending).json();
+    expect(result).toMatchObject({ status: 'cancelled', runId });
+    expect(result.steps.map((step: any) => [step.name, step.status])).toEqual([['wait', 'success']]);
+    expect((await activeRecords(t, admin, configId)).total).toBe(0);
   });
 
   it("another user's run cannot be cancelled (404)", async () => {

@@ -126,6 +126,28 @@ describe('workflow run history: paged, newest first, each user sees their own ru
     expect(byAdmin.json()).toEqual(own.json());
   });
 
+  it('a run that ends before any step with an effect (an invalid submission) is stored all the same', async () => {
+    const checked = await createSteps(t, admin, [
+      { name: 'check', type: 'validate' },
+      { name: 'store', type: 'save' },
+    ]);
+    const failed = await run(t, user.token, checked, configId, { name: 'Ann' });
+    expect(failed).toMatchObject({ success: false, status: 'failed', data: null });
+    const stored = await getRun(user.token, failed.runId);
+    expect(stored.statusCode).toBe(200);
+    expect(stored.json()).toMatchObject({
+      id: failed.runId,
+      workflowId: checked,
+      userId: user.user.id,
+      configId,
+      dataId: null,
+      status: 'failed',
+      finishedAt: expect.any(String),
+    });
+    expect(stored.json().steps).toEqual(failed.steps);
+    expect(stored.json().steps.map((step: any) => [step.name, step.status])).toEqual([['check', 'failed']]);
+  });
+
   it('runs stay readable after the workflow is deleted; its history route is a 404 then', async () => {
     const mine = await run(t, user.token, workflowId, configId, { name: 'Ann', qty: 1 });
     expect(

@@ -66,13 +66,14 @@ async function call(
   path: string,
   token?: string,
   body?: unknown,
+  mode: 'async' | 'sync' = 'async',
 ): Promise<any> {
   const response = await fetch(`${server.url}${path}`, {
     method,
     headers: {
       ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
       ...(token ? { authorization: `Bearer ${token}` } : {}),
-      prefer: 'respond-async',
+      ...(mode === 'async' ? { prefer: 'respond-async' } : {}),
     },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
@@ -182,6 +183,77 @@ describe('durable workflow runs survive kill -9', () => {
     const records = await call(second.server, 'GET', `/api/data/${config.body.id}`, second.token);
     expect(records.body.total).toBe(1);
     expect(JSON.parse(receiver.requests[1].body)).toEqual({ id: records.body.data[0]._id });
+    await kill(second.server);
+  }, 120_000);
+
+  it('a run inside its request, killed with its api step in flight after a save: resumed, one record, nothing sent twice', async () => {
+    const where = await target();
+    receiver.reset();
+    receiver.handle(() => undefined); // never answers: the api step is in flight when the process dies
+    const first = await start(where);
+    const config = await call(first.server, 'POST', '/api/configs', first.token, {
+      title: 'Crash',
+      type: 'form',
+    });
+    const workflow = await call(first.server, 'POST', '/api/workflow', first.token, {
+      name: 'Synchronous',
+      type: 'save',
+      config: {
+        steps: [
+          { name: 'check', type: 'validate' },
+          { name: 'store', type: 'save' },
+          {
+            name: 'tell',
+            type: 'api',
+            onError: 'continue',
+            config: {
+              url: receiver.url('/slow'),
+              method: 'POST',
+              payload: { id: '{{savedData._id}}' },
+              timeoutMs: 60000,
+            },
+          },
+          { name: 'shape', type: 'transform', config: { mapping: { who: 'name' } } },
+        ],
+      },
+    });
+    // No `Prefer: respond-async`: the run happens inside this request, which the kill cuts off.
+    const cutOff = call(
+      first.server,
+      'POST',
+      `/api/workflow/${workflow.body.id}/execute`,
+      first.token,
+      { configId: config.body.id, data: { name: 'Ann' } },
+      'sync',
+    );
+    cutOff.catch(() => undefined);
+    await until(
+      async () => receiver.requests.length,
+      (n) => n === 1,
+      'the request in flight',
+    );
+    await kill(first.server);
+    await expect(cutOff).rejects.toThrow('fetch failed');
+
+    const second = await start(where);
+    const history = await until(
+      () => call(second.server, 'GET', `/api/workflow/${workflow.body.id}/runs`, second.token),
+      (r) => r.body.data?.[0]?.status === 'success',
+      'the resumed run',
+    );
+    const [run] = history.body.data;
+    expect(history.body.totalCount).toBe(1);
+    expect(run.steps.map((step: any) => [step.name, step.status])).toEqual([
+      ['check', 'success'],
+      ['store', 'success'],
+      ['tell', 'interrupted'],
+      ['shape', 'success'],
+    ]);
+    expect(receiver.requests).toHaveLength(1);
+    const records = await call(second.server, 'GET', `/api/data/${config.body.id}`, second.token);
+    expect(records.body.total).toBe(1);
+    expect(records.body.data[0]._id).toBe(run.dataId);
+    expect(JSON.parse(receiver.requests[0].body)).toEqual({ id: run.dataId });
     await kill(second.server);
   }, 120_000);
 

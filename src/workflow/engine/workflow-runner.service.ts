@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import {
@@ -10,7 +11,6 @@ import type { AppError } from '../../common/errors/app-error';
 import type { Locale } from '../../common/i18n/locale';
 import { Translator } from '../../common/i18n/translator.service';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import { RecordsService } from '../../data/records.service';
 import { AdminNotifier } from '../../mail/admin-notifier.service';
 import { MailService } from '../../mail/mail.service';
 import { FormAccessService } from '../../permissions/form-access.service';
@@ -18,9 +18,10 @@ import type { OnErrorStrategy, WorkflowConfigDto, WorkflowStepDto } from '../dto
 import type { QueuedRunDto, RunStatus, WorkflowResultDto } from '../dto/workflow-response.dto';
 import { StepError } from '../steps/step-error';
 import type { StepContext, StepOutcome } from '../steps/step-handler';
-import { WorkflowRunsRepository, type WorkflowRunRow } from '../workflow-runs.repository';
+import { WorkflowRunsRepository, type NewRun, type WorkflowRunRow } from '../workflow-runs.repository';
 import { WorkflowsService } from '../workflows.service';
 import type { WorkflowRow } from '../workflows.repository';
+import { CompiledDefinitions, type CompiledStep } from './compiled-definitions';
 import { conditionMet } from './condition';
 import { parseContextPath, readSegments } from './context-path';
 import { redact } from './redaction';
@@ -49,10 +50,34 @@ interface RunRequest {
 
 type FinalStatus = Exclude<RunStatus, 'running' | 'queued'>;
 
+/** What is stored of a run when the runner starts driving it (a new run has nothing stored yet). */
+type StoredRun = Pick<
+  WorkflowRunRow,
+  'id' | 'workflowId' | 'request' | 'checkpoint' | 'steps' | 'nextStep' | 'stepInFlight' | 'cancelRequested'
+>;
+
+/** The run's row as this drive knows it, so that writes are made only where a crash needs them. */
+interface RunRecord {
+  id: string;
+  /**
+   * A run driven inside its request is written when its first step with an effect starts, or when it
+   * ends: before that a crash loses nothing (no effect happened) and nobody can see or cancel it.
+   */
+  unwritten: NewRun | null;
+  /** Where the stored run left off; a step in flight then may have had its effect. */
+  resumedAt: { nextStep: number; stepInFlight: number | null };
+  /** The row still marks a non-replayable step in flight; the next write clears or moves the marker. */
+  markedInFlight: boolean;
+  /** The cancellation flag as the last write (or claim) of the run read it, while no step has run since; else null. */
+  cancelFlag: boolean | null;
+}
+
 interface Drive {
-  run: WorkflowRunRow;
+  run: RunRecord;
   workflow: WorkflowRow;
   definition: WorkflowConfigDto;
+  /** Per step of the definition, what is the same at every run (see CompiledDefinitions). */
+  compiled: CompiledStep[];
   request: RunRequest;
   ctx: RequestContext;
   state: RunState;
@@ -69,10 +94,10 @@ type StepResult =
 /**
  * Runs workflows: inside the request (SPEC) or from the queue (`Prefer: respond-async`, and every
  * run whose process died). Steps run in order behind their conditions, with retries, `onError`
- * (stop, continue, rollback with reverse-order compensation), held mail and redaction. After every
- * step the run's checkpoint is committed, so another process can resume it from the first
- * unfinished step. Handlers get the caller's context, so a step can never do what the caller could
- * not do through the API.
+ * (stop, continue, rollback with reverse-order compensation), held mail and redaction. The run's
+ * checkpoint is committed wherever a crash could otherwise repeat an effect (see
+ * `cancelledBeforeEffect`), so another process can resume it without doing anything twice. Handlers
+ * get the caller's context, so a step can never do what the caller could not do through the API.
  */
 @Injectable()
 export class WorkflowRunner {
@@ -83,8 +108,8 @@ export class WorkflowRunner {
     private readonly workflows: WorkflowsService,
     private readonly formAccess: FormAccessService,
     private readonly registry: StepRegistry,
+    private readonly definitions: CompiledDefinitions,
     private readonly runs: WorkflowRunsRepository,
-    private readonly records: RecordsService,
     private readonly mail: MailService,
     private readonly adminNotifier: AdminNotifier,
     private readonly clock: WorkflowClock,
@@ -97,13 +122,23 @@ export class WorkflowRunner {
 
   /** Runs inside the request: 404/403/422 when it cannot start, else the result whether it succeeded or not. */
   async execute(ctx: RequestContext, workflowId: string, body: ExecuteBody): Promise<WorkflowResultDto> {
-    const { run, workflow } = await this.start(ctx, workflowId, body, 'sync');
-    return (await this.drive(run, workflow))!;
+    const { run, checkpoint, workflow } = await this.prepare(ctx, workflowId, body, 'sync');
+    const stored: StoredRun = {
+      ...run,
+      checkpoint,
+      steps: [],
+      nextStep: 0,
+      stepInFlight: null,
+      cancelRequested: false,
+    };
+    // The caller's own context: what the request already looked up (its form access) is not read again.
+    return (await this.drive(stored, { unwritten: run, workflow, ctx }))!;
   }
 
   /** Queues the run (`Prefer: respond-async`); any instance sharing the database takes it. */
   async enqueue(ctx: RequestContext, workflowId: string, body: ExecuteBody): Promise<QueuedRunDto> {
-    const { run } = await this.start(ctx, workflowId, body, 'async');
+    const { run, checkpoint } = await this.prepare(ctx, workflowId, body, 'async');
+    await this.runs.enqueue(run, checkpoint);
     return { runId: run.id, status: 'queued' };
   }
 
@@ -186,12 +221,13 @@ export class WorkflowRunner {
     return { user, workflow, form, formTitle: form.title };
   }
 
-  private async start(
+  /** What a run starts with: checked (404/403), not stored yet. */
+  private async prepare(
     ctx: RequestContext,
     workflowId: string,
     body: ExecuteBody,
     mode: RunRequest['mode'],
-  ): Promise<{ run: WorkflowRunRow; workflow: WorkflowRow }> {
+  ): Promise<{ run: NewRun; checkpoint: Record<string, unknown>; workflow: WorkflowRow }> {
     const { user, workflow, form } = await this.checkStart(ctx, workflowId, body);
     const request: RunRequest = {
       configId: form.id,
@@ -203,39 +239,47 @@ export class WorkflowRunner {
       requestId: ctx.requestId,
       mode,
     };
+    const startedAt = this.clock.now();
     const checkpoint: RunCheckpoint = {
       scope: { input: body.data, results: {} },
       completed: [],
       heldMail: [],
       lastFailure: null,
       pendingRetry: null,
-      startedAt: this.clock.now(),
+      startedAt,
     };
-    const run = await this.runs.start({
+    const run: NewRun = {
+      id: randomUUID(),
       workflowId: workflow.id,
       userId: user.userId,
       siteId: form.siteId ?? ctx.siteId,
       configId: form.id,
       request: request as unknown as Record<string, unknown>,
-      checkpoint: checkpoint as unknown as Record<string, unknown>,
-      leaseOwner: mode === 'sync' ? this.instance : null,
-      leaseMs: this.config.workflowLeaseMs,
-    });
-    return { run, workflow };
+      startedAt: new Date(startedAt),
+    };
+    return { run, checkpoint: checkpoint as unknown as Record<string, unknown>, workflow };
   }
 
-  /** Runs from the checkpoint to the end, or until a retry is queued; the result when the run ended. */
-  private async drive(run: WorkflowRunRow, started?: WorkflowRow): Promise<WorkflowResultDto | null> {
-    const workflow = started ?? (await this.workflows.findForRun(run.workflowId));
-    const request = run.request as unknown as RunRequest;
-    const checkpoint = run.checkpoint as unknown as RunCheckpoint;
+  /**
+   * Runs from the checkpoint to the end, or until a retry is queued; the result when the run ended.
+   * A run started in this request passes its definition, its context and its row not written yet.
+   */
+  private async drive(
+    stored: StoredRun,
+    started?: { unwritten: NewRun; workflow: WorkflowRow; ctx: RequestContext },
+  ): Promise<WorkflowResultDto | null> {
+    const workflow = started?.workflow ?? (await this.workflows.findForRun(stored.workflowId));
+    const request = stored.request as unknown as RunRequest;
+    const checkpoint = stored.checkpoint as unknown as RunCheckpoint;
     const definition = workflow.config as unknown as WorkflowConfigDto;
-    const ctx = buildRequestContext({
-      user: request.actor,
-      siteId: request.siteId,
-      locale: request.locale,
-      requestId: request.requestId,
-    });
+    const ctx =
+      started?.ctx ??
+      buildRequestContext({
+        user: request.actor,
+        siteId: request.siteId,
+        locale: request.locale,
+        requestId: request.requestId,
+      });
     const state = new RunState(
       {
         ...checkpoint.scope,
@@ -243,12 +287,29 @@ export class WorkflowRunner {
         formTitle: request.formTitle,
         workflowName: workflow.name,
       },
-      (run.steps ?? []) as StepLog[],
+      (stored.steps ?? []) as StepLog[],
       checkpoint,
     );
-    const drive: Drive = { run, workflow, definition, request, ctx, state, env: this.envOf() };
+    const run: RunRecord = {
+      id: stored.id,
+      unwritten: started?.unwritten ?? null,
+      resumedAt: { nextStep: stored.nextStep, stepInFlight: stored.stepInFlight },
+      markedInFlight: stored.stepInFlight !== null,
+      cancelFlag: stored.cancelRequested,
+    };
+    const drive: Drive = {
+      run,
+      workflow,
+      definition,
+      compiled: this.definitions.stepsOf(workflow),
+      request,
+      ctx,
+      state,
+      env: this.envOf(),
+    };
     const heartbeat = setInterval(
       () => {
+        if (run.unwritten) return;
         this.runs.extendLease(run.id, this.instance, this.config.workflowLeaseMs).catch(() => undefined);
       },
       Math.max(500, Math.floor(this.config.workflowLeaseMs / 3)),
@@ -264,11 +325,8 @@ export class WorkflowRunner {
   private async driveSteps(drive: Drive): Promise<WorkflowResultDto | null> {
     const { run, definition, state } = drive;
     const timeoutMs = definition.timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS;
-    for (let index = run.nextStep; index < definition.steps.length; index++) {
+    for (let index = run.resumedAt.nextStep; index < definition.steps.length; index++) {
       const step = definition.steps[index];
-      // Checked before every step with an effect (a pure step changes nothing worth stopping for).
-      const pure = this.registry.get(step.type)?.options.pure === true;
-      if (!pure && (await this.runs.isCancelRequested(run.id))) return this.cancel(drive);
       if (this.clock.now() - state.checkpoint.startedAt > timeoutMs) {
         const failure: StepFailure = {
           code: 'WORKFLOW_TIMEOUT',
@@ -282,9 +340,9 @@ export class WorkflowRunner {
       if (result.kind === 'requeued') return null;
       if (result.kind === 'cancelled') return this.cancel(drive);
       state.logs.push(result.log);
-      // Checkpoints are written where a crash could otherwise repeat an effect: after a step with an
-      // effect outside the run, before a step that must not run twice, and after a failure. A crash
-      // between them re-runs only pure steps (validate, transform, conditional), which is harmless.
+      // Nothing is written here: the progress goes into the next write the run needs anyway (before
+      // the next step with an effect, or its end). A crash before that re-runs only replayable steps
+      // and reports a non-replayable one as interrupted, so no effect is ever repeated.
       if (result.kind === 'skipped') continue;
       if (result.kind === 'success') {
         state.scope.results[step.name] = result.outcome.result;
@@ -294,17 +352,13 @@ export class WorkflowRunner {
           result: result.outcome.result,
           provided: Object.keys(result.outcome.provides ?? {}),
         });
-        if (!this.registry.get(step.type)?.options.pure) await this.commit(drive, index + 1);
         continue;
       }
       if (result.kind === 'failure') {
         if (result.failure.provides) Object.assign(state.scope, pickScopeEntries(result.failure.provides));
         state.checkpoint.lastFailure = { name: step.name, failure: result.failure };
         const strategy: OnErrorStrategy = step.onError ?? definition.errorHandling?.strategy ?? 'stop';
-        if (strategy === 'continue') {
-          await this.commit(drive, index + 1);
-          continue;
-        }
+        if (strategy === 'continue') continue;
         if (strategy === 'rollback') {
           await this.compensate(drive);
           return this.finish(drive, 'rolled_back', state.checkpoint.lastFailure);
@@ -331,7 +385,7 @@ export class WorkflowRunner {
       return { kind: 'failure', failure, log: failedLog(step, failure, [], 0) };
     }
     const pending = state.checkpoint.pendingRetry?.index === index ? state.checkpoint.pendingRetry : null;
-    const interrupted = !pending && run.stepInFlight === index && index === run.nextStep;
+    const interrupted = !pending && run.resumedAt.stepInFlight === index && index === run.resumedAt.nextStep;
     if (interrupted && !registered.options.replayable) {
       // Its process died while it ran: it may have had its effect, so it is not silently repeated.
       const failure: StepFailure = {
@@ -344,9 +398,32 @@ export class WorkflowRunner {
     if (!pending && step.condition !== undefined && !this.safeConditionMet(step.condition, state)) {
       return { kind: 'skipped', log: skippedLog(step) };
     }
-    // The in-flight marker lets a resumed run tell that a non-replayable step may have had its effect.
-    if (!registered.options.replayable) await this.commit(drive, index, index);
-    return this.attempts(drive, step, index, registered, pending);
+    if (!registered.options.pure && (await this.cancelledBeforeEffect(drive, index, registered)))
+      return { kind: 'cancelled' };
+    const result = await this.attempts(drive, step, index, registered, pending);
+    run.cancelFlag = null;
+    return result;
+  }
+
+  /**
+   * Before a step with an effect: commits the progress where a crash needs it and learns whether the
+   * run was cancelled. A write is made when the run is not stored yet, when the step is not
+   * replayable (the in-flight marker lets a resumed run tell that it may have had its effect) or
+   * when the row still marks an earlier step in flight; the write reads the cancellation flag too.
+   * Otherwise the flag is read on its own, unless the last write read it and no step ran since.
+   */
+  private async cancelledBeforeEffect(
+    drive: Drive,
+    index: number,
+    registered: RegisteredStep,
+  ): Promise<boolean> {
+    const { run } = drive;
+    if (run.unwritten || !registered.options.replayable || run.markedInFlight) {
+      await this.commit(drive, index, registered.options.replayable ? null : index);
+    } else if (run.cancelFlag === null) {
+      run.cancelFlag = await this.runs.isCancelRequested(run.id);
+    }
+    return run.cancelFlag === true;
   }
 
   private async attempts(
@@ -360,13 +437,11 @@ export class WorkflowRunner {
     const policy = retryPolicyOf(definition.retry, step.retry);
     const attemptLog: AttemptLog[] = pending?.attemptLog ?? [];
     const stepStarted = pending?.stepStartedAt ?? this.clock.now();
-    const rendered = renderDeep(
-      step.config ?? {},
-      state.templateScope(),
-      env,
-      new Set(registered.options.rawFields ?? []),
-    );
-    const problems = this.registry.configProblems(step.type, rendered, 'config');
+    const { rawFields, fixedConfigProblems } = drive.compiled[index];
+    const rendered = fixedConfigProblems
+      ? (step.config ?? {})
+      : renderDeep(step.config ?? {}, state.templateScope(), env, rawFields);
+    const problems = fixedConfigProblems ?? this.registry.configProblems(step.type, rendered, 'config');
     if (problems.length > 0) {
       const failure: StepFailure = {
         code: 'INVALID_STEP_CONFIG',
@@ -401,6 +476,7 @@ export class WorkflowRunner {
           state.checkpoint.pendingRetry = { index, attempt, delayMs, attemptLog, stepStartedAt: stepStarted };
           attemptLog.at(-1)!.error += ` (next attempt in ${delayMs} ms)`;
           await this.runs.requeue(drive.run.id, this.instance, this.progress(drive, index, null), delayMs);
+          drive.run.markedInFlight = false;
           return { kind: 'requeued' };
         }
         if (!(await this.waitUnlessCancelled(drive.run.id, delayMs))) return { kind: 'cancelled' };
@@ -609,24 +685,28 @@ export class WorkflowRunner {
       },
       this.secrets(),
     );
-    await this.runs.finish(run.id, {
+    const outcome = {
       status,
       message: result.message,
       steps: result.steps,
       dataId,
       durationMs: Math.max(0, Math.round(this.clock.now() - state.checkpoint.startedAt)),
-      checkpoint: redact(state.snapshot(), this.secrets()) as unknown as Record<string, unknown>,
-    });
-    if (dataId) {
-      await this.records.appendWorkflowLog(dataId, {
-        runId: run.id,
-        workflowId: workflow.id,
-        workflowName: workflow.name,
-        status,
-        at: new Date().toISOString(),
-        steps: result.steps.map(({ name, type, status: stepStatus }) => ({ name, type, status: stepStatus })),
-      });
+    };
+    const logEntry = {
+      runId: run.id,
+      workflowId: workflow.id,
+      workflowName: workflow.name,
+      status,
+      at: new Date().toISOString(),
+      steps: result.steps.map(({ name, type, status: stepStatus }) => ({ name, type, status: stepStatus })),
+    };
+    if (run.unwritten) {
+      await this.runs.insertFinished(run.unwritten, outcome, logEntry);
+      run.unwritten = null;
+    } else {
+      await this.runs.finish(run.id, outcome, logEntry);
     }
+    run.markedInFlight = false;
     if ((status === 'failed' || status === 'rolled_back') && definition.errorHandling?.notify) {
       await this.adminNotifier.notifyFailure({
         workflowName: workflow.name,
@@ -642,15 +722,23 @@ export class WorkflowRunner {
     return result;
   }
 
-  /** Commits the checkpoint: the step log, the scope and the next step (and the step now in flight). */
-  private async commit(drive: Drive, nextStep: number, stepInFlight: number | null = null): Promise<void> {
-    const kept = await this.runs.checkpoint(
-      drive.run.id,
-      this.instance,
-      this.progress(drive, nextStep, stepInFlight),
-      this.config.workflowLeaseMs,
-    );
-    if (!kept) throw new Error(`workflow run ${drive.run.id} is no longer held by this instance`);
+  /**
+   * Commits the checkpoint (the step log, the scope, the next step and the step now in flight) and
+   * reads the cancellation flag with it; the run's first write when it is not stored yet.
+   */
+  private async commit(drive: Drive, nextStep: number, stepInFlight: number | null): Promise<void> {
+    const { run } = drive;
+    const progress = this.progress(drive, nextStep, stepInFlight);
+    if (run.unwritten) {
+      await this.runs.insertRunning(run.unwritten, this.instance, progress, this.config.workflowLeaseMs);
+      run.unwritten = null;
+      run.cancelFlag = false;
+    } else {
+      const kept = await this.runs.checkpoint(run.id, this.instance, progress, this.config.workflowLeaseMs);
+      if (!kept) throw new Error(`workflow run ${run.id} is no longer held by this instance`);
+      run.cancelFlag = kept.cancelRequested;
+    }
+    run.markedInFlight = stepInFlight !== null;
   }
 
   private progress(drive: Drive, nextStep: number, stepInFlight: number | null) {

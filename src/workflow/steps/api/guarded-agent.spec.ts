@@ -2,18 +2,27 @@ import http from 'node:http';
 import type { LookupAddress } from 'node:dns';
 import { startHttpServer, type HttpTestServer } from '../../../../test/utils/http-test-server';
 import { AddressPolicy } from './address-policy';
-import type { DnsResolver } from './dns-resolver';
-import { createGuardedAgent, guardedLookup, type ConnectGuard } from './guarded-agent';
+import type { DnsResolver, ResolvedAddress } from './dns-resolver';
+import {
+  checkedAddresses,
+  createGuardedAgent,
+  GuardedAgents,
+  pinnedLookup,
+  type ConnectGuard,
+} from './guarded-agent';
 import { DestinationRefusedError } from './outbound-errors';
 
 /** Calls a lookup function as node:net does and gives back what it answered. */
 function lookup(
   guard: ConnectGuard,
+  addresses: ResolvedAddress[],
   hostname: string,
   options: { all?: boolean; family?: number } = {},
 ): Promise<{ error: Error | null; address: string | LookupAddress[]; family?: number }> {
   return new Promise((resolve) => {
-    guardedLookup(guard)(hostname, options, (error, address, family) => resolve({ error, address, family }));
+    pinnedLookup(guard, addresses)(hostname, options, (error, address, family) =>
+      resolve({ error, address, family }),
+    );
   });
 }
 
@@ -26,55 +35,84 @@ function resolverOf(addresses: Record<string, string[]>, calls: string[] = []): 
   };
 }
 
-describe('guardedLookup (no socket involved)', () => {
+const v4 = (address: string): ResolvedAddress => ({ address, family: 4 });
+
+describe('checkedAddresses (no socket involved)', () => {
   const policy = new AddressPolicy();
   const dns = {
     'public.test': ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946'],
     'mixed.test': ['93.184.216.34', '10.0.0.5'],
     'metadata.test': ['169.254.169.254'],
-    'v6only.test': ['2606:2800:220:1:248:1893:25c8:1946'],
+    'empty.test': [],
   };
 
-  it('answers the checked addresses, resolving once', async () => {
+  it('answers every address of a name, resolving it once; an IP literal is not resolved', async () => {
     const calls: string[] = [];
     const guard = { policy, exempt: false, resolve: resolverOf(dns, calls) };
-    expect(await lookup(guard, 'public.test', { all: true })).toEqual({
-      error: null,
-      address: [
-        { address: '93.184.216.34', family: 4 },
-        { address: '2606:2800:220:1:248:1893:25c8:1946', family: 6 },
-      ],
-      family: undefined,
-    });
-    expect(await lookup(guard, 'public.test', { family: 6 })).toEqual({
-      error: null,
-      address: '2606:2800:220:1:248:1893:25c8:1946',
-      family: 6,
-    });
-    expect(calls).toEqual(['public.test', 'public.test']);
+    expect(await checkedAddresses(guard, 'public.test')).toEqual([
+      { address: '93.184.216.34', family: 4 },
+      { address: '2606:2800:220:1:248:1893:25c8:1946', family: 6 },
+    ]);
+    expect(await checkedAddresses(guard, '93.184.216.34')).toEqual([v4('93.184.216.34')]);
+    expect(calls).toEqual(['public.test']);
   });
 
-  it('refuses a name when any of its addresses is refused', async () => {
+  it('refuses a name when any of its addresses is refused, and a refused literal', async () => {
     const guard = { policy, exempt: false, resolve: resolverOf(dns) };
-    const { error } = await lookup(guard, 'mixed.test', { all: true });
-    expect(error).toBeInstanceOf(DestinationRefusedError);
-    expect(error).toMatchObject({ host: 'mixed.test', address: '10.0.0.5', reason: 'private' });
-    expect((await lookup(guard, 'metadata.test')).error).toMatchObject({ reason: 'metadata' });
+    await expect(checkedAddresses(guard, 'mixed.test')).rejects.toMatchObject({
+      host: 'mixed.test',
+      address: '10.0.0.5',
+      reason: 'private',
+    });
+    await expect(checkedAddresses(guard, 'metadata.test')).rejects.toMatchObject({ reason: 'metadata' });
+    await expect(checkedAddresses(guard, '127.0.0.1')).rejects.toBeInstanceOf(DestinationRefusedError);
   });
 
   it('does not judge the addresses of an exempt host', async () => {
     const guard = { policy, exempt: true, resolve: resolverOf(dns) };
-    expect(await lookup(guard, 'mixed.test')).toEqual({ error: null, address: '93.184.216.34', family: 4 });
+    expect(await checkedAddresses(guard, 'mixed.test')).toHaveLength(2);
   });
 
-  it('passes resolver failures on, and reports no address of the wanted family as ENOTFOUND', async () => {
+  it('passes resolver failures on, and reports a name without addresses as ENOTFOUND', async () => {
     const guard = { policy, exempt: false, resolve: resolverOf(dns) };
-    expect((await lookup(guard, 'nowhere.test')).error).toMatchObject({ code: 'ENOTFOUND' });
-    expect((await lookup(guard, 'v6only.test', { family: 4 })).error).toMatchObject({ code: 'ENOTFOUND' });
+    await expect(checkedAddresses(guard, 'nowhere.test')).rejects.toMatchObject({ code: 'ENOTFOUND' });
+    await expect(checkedAddresses(guard, 'empty.test')).rejects.toMatchObject({ code: 'ENOTFOUND' });
   });
 });
 
-describe('createGuardedAgent with plain node:http (the check happens at connect time)', () => {
+describe('pinnedLookup (no socket involved)', () => {
+  const policy = new AddressPolicy();
+  const pinned = [v4('93.184.216.34'), { address: '2606:2800:220:1:248:1893:25c8:1946', family: 6 }];
+
+  it('answers the pinned addresses by family, whatever the name', async () => {
+    const guard = { policy, exempt: false };
+    expect(await lookup(guard, pinned, 'public.test', { all: true })).toEqual({
+      error: null,
+      address: pinned,
+      family: undefined,
+    });
+    expect(await lookup(guard, pinned, 'public.test', { family: 6 })).toEqual({
+      error: null,
+      address: '2606:2800:220:1:248:1893:25c8:1946',
+      family: 6,
+    });
+    expect((await lookup(guard, [pinned[1]], 'public.test', { family: 4 })).error).toMatchObject({
+      code: 'ENOTFOUND',
+    });
+  });
+
+  it('judges the pinned addresses again: never hands out a refused one', async () => {
+    const { error } = await lookup({ policy, exempt: false }, [v4('10.0.0.5')], 'mixed.test');
+    expect(error).toMatchObject({ host: 'mixed.test', address: '10.0.0.5', reason: 'private' });
+    expect(await lookup({ policy, exempt: true }, [v4('10.0.0.5')], 'mixed.test')).toEqual({
+      error: null,
+      address: '10.0.0.5',
+      family: 4,
+    });
+  });
+});
+
+describe('guarded keep-alive agents with plain node:http', () => {
   let refused: HttpTestServer;
   let allowed: HttpTestServer;
 
@@ -85,40 +123,114 @@ describe('createGuardedAgent with plain node:http (the check happens at connect 
   afterAll(async () => {
     await Promise.all([refused.close(), allowed.close()]);
   });
+  beforeEach(() => {
+    refused.reset();
+    allowed.reset();
+  });
 
-  function get(url: string, guard: ConnectGuard): Promise<number> {
-    const agent = createGuardedAgent('http:', guard);
+  function get(url: string, agent: http.Agent): Promise<number> {
     return new Promise<number>((resolve, reject) => {
       http
         .get(url, { agent }, (res) => {
           res.resume();
-          resolve(res.statusCode ?? 0);
+          res.on('end', () => resolve(res.statusCode ?? 0));
         })
         .on('error', reject);
-    }).finally(() => agent.destroy());
+    });
   }
 
-  const resolve = resolverOf({ 'internal.test': ['127.0.0.2'] });
-
   it('refuses an IP literal (node:net skips lookup for those)', async () => {
-    const guard = { policy: new AddressPolicy(), exempt: false, resolve };
-    await expect(get(refused.url(), guard)).rejects.toBeInstanceOf(DestinationRefusedError);
+    const agent = createGuardedAgent('http:', { policy: new AddressPolicy(), exempt: false }, [
+      v4('127.0.0.2'),
+    ]);
+    await expect(get(refused.url(), agent)).rejects.toBeInstanceOf(DestinationRefusedError);
     expect(refused.connections).toBe(0);
+    agent.destroy();
   });
 
-  it('refuses a name resolving to a refused address', async () => {
-    const guard = { policy: new AddressPolicy(), exempt: false, resolve };
-    await expect(get(`http://internal.test:${refused.port}/`, guard)).rejects.toMatchObject({
-      address: '127.0.0.2',
-      reason: 'loopback',
+  it('connects a name to its pinned address, and keeps the connection alive', async () => {
+    const agent = createGuardedAgent('http:', { policy: new AddressPolicy(), exempt: true }, [
+      v4('127.0.0.2'),
+    ]);
+    const url = `http://internal.test:${refused.port}/`;
+    expect(await get(url, agent)).toBe(200);
+    expect(await get(url, agent)).toBe(200);
+    expect(refused.requests.map((r) => r.headers.host)).toEqual([
+      `internal.test:${refused.port}`,
+      `internal.test:${refused.port}`,
+    ]);
+    expect(refused.connections).toBe(1);
+    agent.destroy();
+  });
+
+  describe('GuardedAgents: check, then reuse', () => {
+    // A policy under which 127.0.0.1 stands for a public address and 127.0.0.2 for a private one.
+    const policy = { refusalFor: (address: string) => (address === '127.0.0.1' ? null : 'private') };
+    let answers: Record<string, string[]>;
+    const resolve: DnsResolver = async (hostname) => (answers[hostname] ?? []).map(v4);
+
+    /** What OutboundHttpService does for each request: resolve and check, then the agent of what was checked. */
+    async function send(agents: GuardedAgents, host: string, port: number): Promise<number> {
+      const guard = { policy, exempt: false };
+      const addresses = await checkedAddresses({ ...guard, resolve }, host);
+      return get(`http://${host}:${port}/`, agents.for('http:', { host, port }, guard, addresses));
+    }
+
+    it('a kept-alive connection is not reused once its name resolves to a refused address', async () => {
+      const agents = new GuardedAgents();
+      try {
+        answers = { 'rebind.test': ['127.0.0.1'] };
+        expect(await send(agents, 'rebind.test', allowed.port)).toBe(200);
+        expect(await send(agents, 'rebind.test', allowed.port)).toBe(200);
+        expect(allowed.connections).toBe(1);
+
+        // The name now points at a private address: refused before anything is sent, although a
+        // connection to the same host and port is open and idle.
+        answers = { 'rebind.test': ['127.0.0.2'] };
+        await expect(send(agents, 'rebind.test', allowed.port)).rejects.toMatchObject({
+          address: '127.0.0.2',
+          reason: 'private',
+        });
+        answers = { 'rebind.test': ['127.0.0.1', '127.0.0.2'] };
+        await expect(send(agents, 'rebind.test', allowed.port)).rejects.toBeInstanceOf(
+          DestinationRefusedError,
+        );
+        expect(allowed.requests).toHaveLength(2);
+        expect(refused.connections).toBe(0);
+
+        // Back on the checked address, the idle connection serves again.
+        answers = { 'rebind.test': ['127.0.0.1'] };
+        expect(await send(agents, 'rebind.test', allowed.port)).toBe(200);
+        expect(allowed.connections).toBe(1);
+      } finally {
+        agents.destroy();
+      }
     });
-    expect(refused.connections).toBe(0);
-  });
 
-  it('connects to the resolved address when the host is exempt', async () => {
-    const guard = { policy: new AddressPolicy(), exempt: true, resolve };
-    expect(await get(`http://internal.test:${refused.port}/`, guard)).toBe(200);
-    expect(await get(allowed.url(), guard)).toBe(200);
-    expect(refused.requests[0].headers.host).toBe(`internal.test:${refused.port}`);
+    it('a connection is reused only for the host and port it was opened for', async () => {
+      const agents = new GuardedAgents();
+      try {
+        answers = { 'one.test': ['127.0.0.1'], 'two.test': ['127.0.0.1'] };
+        expect(await send(agents, 'one.test', allowed.port)).toBe(200);
+        expect(await send(agents, 'two.test', allowed.port)).toBe(200);
+        expect(await send(agents, 'one.test', allowed.port)).toBe(200);
+        expect(allowed.connections).toBe(2);
+      } finally {
+        agents.destroy();
+      }
+    });
+
+    it('keeps at most its limit of destinations, closing the idle connections of the oldest', async () => {
+      const agents = new GuardedAgents(1);
+      try {
+        answers = { 'one.test': ['127.0.0.1'], 'two.test': ['127.0.0.1'] };
+        expect(await send(agents, 'one.test', allowed.port)).toBe(200);
+        expect(await send(agents, 'two.test', allowed.port)).toBe(200);
+        expect(await send(agents, 'one.test', allowed.port)).toBe(200);
+        expect(allowed.connections).toBe(3);
+      } finally {
+        agents.destroy();
+      }
+    });
   });
 });

@@ -7,30 +7,45 @@ import type { DnsResolver, ResolvedAddress } from './dns-resolver';
 import { DestinationRefusedError } from './outbound-errors';
 
 export interface ConnectGuard {
-  policy: AddressPolicy;
+  policy: Pick<AddressPolicy, 'refusalFor'>;
   /** The destination is in WORKFLOW_API_ALLOWED_HOSTS: resolve it, but do not judge its addresses. */
   exempt: boolean;
-  resolve: DnsResolver;
+}
+
+/** How long a kept-alive socket may sit idle (Node's default agent uses the same; a server's shorter `Keep-Alive: timeout` wins). */
+const IDLE_SOCKET_MS = 5000;
+/** Destinations whose agents are kept; the least recently used one beyond it is dropped. */
+const MAX_AGENTS = 64;
+
+/**
+ * The addresses a request to `host` may connect to: an IP literal as it is, a name resolved once.
+ * Refused (DestinationRefusedError) when ANY address is refused, unless the destination is exempt.
+ */
+export async function checkedAddresses(
+  guard: ConnectGuard & { resolve: DnsResolver },
+  host: string,
+): Promise<ResolvedAddress[]> {
+  const family = isIP(host);
+  const addresses = family !== 0 ? [{ address: host, family }] : await guard.resolve(host);
+  const error = refusal(guard, host, addresses);
+  if (error) throw error;
+  if (addresses.length === 0) throw notFound(host);
+  return addresses;
 }
 
 /**
- * A `lookup` for `net.connect`: resolves the name once, refuses it when ANY of its addresses is
- * refused, and hands the checked addresses to the socket, which connects to exactly those (the
- * address is pinned: there is no second resolution a rebinding DNS server could answer differently).
+ * A `lookup` for `net.connect` that answers only addresses checked before: the connection goes to
+ * exactly those (pinned: there is no second resolution a rebinding DNS server could answer
+ * differently). They are judged again, so the agent never connects anywhere refused.
  */
-export function guardedLookup(guard: ConnectGuard): LookupFunction {
+export function pinnedLookup(guard: ConnectGuard, addresses: ResolvedAddress[]): LookupFunction {
   return (hostname, options, callback) => {
-    guard.resolve(hostname).then(
-      (addresses) => {
-        const error = refusal(guard, hostname, addresses);
-        if (error) return callback(error, '');
-        const wanted = addresses.filter((a) => familyMatches(a, options.family));
-        if (wanted.length === 0) return callback(notFound(hostname), '');
-        if (options.all) return callback(null, wanted);
-        callback(null, wanted[0].address, wanted[0].family);
-      },
-      (error: NodeJS.ErrnoException) => callback(error, ''),
-    );
+    const error = refusal(guard, hostname, addresses);
+    if (error) return callback(error, '');
+    const wanted = addresses.filter((a) => familyMatches(a, options.family));
+    if (wanted.length === 0) return callback(notFound(hostname), '');
+    if (options.all) return callback(null, wanted);
+    callback(null, wanted[0].address, wanted[0].family);
   };
 }
 
@@ -63,9 +78,16 @@ function literalRefusal(guard: ConnectGuard, host: string | null | undefined): E
 type ConnectionOptions = Parameters<http.Agent['createConnection']>[0];
 type ConnectionCallback = Parameters<http.Agent['createConnection']>[1];
 
+function agentOptions(guard: ConnectGuard, addresses: ResolvedAddress[]): http.AgentOptions {
+  return { keepAlive: true, timeout: IDLE_SOCKET_MS, lookup: pinnedLookup(guard, addresses) };
+}
+
 class GuardedHttpAgent extends http.Agent {
-  constructor(private readonly guard: ConnectGuard) {
-    super({ keepAlive: false, lookup: guardedLookup(guard) });
+  constructor(
+    private readonly guard: ConnectGuard,
+    addresses: ResolvedAddress[],
+  ) {
+    super(agentOptions(guard, addresses));
   }
 
   override createConnection(
@@ -82,8 +104,11 @@ class GuardedHttpAgent extends http.Agent {
 }
 
 class GuardedHttpsAgent extends https.Agent {
-  constructor(private readonly guard: ConnectGuard) {
-    super({ keepAlive: false, lookup: guardedLookup(guard) });
+  constructor(
+    private readonly guard: ConnectGuard,
+    addresses: ResolvedAddress[],
+  ) {
+    super(agentOptions(guard, addresses));
   }
 
   override createConnection(
@@ -99,7 +124,60 @@ class GuardedHttpsAgent extends https.Agent {
   }
 }
 
-/** A one-request agent for `protocol` whose every connection goes through the guard. */
-export function createGuardedAgent(protocol: 'http:' | 'https:', guard: ConnectGuard): http.Agent {
-  return protocol === 'https:' ? new GuardedHttpsAgent(guard) : new GuardedHttpAgent(guard);
+/** A keep-alive agent for `protocol` whose connections go only to `addresses` (checked), through the guard. */
+export function createGuardedAgent(
+  protocol: 'http:' | 'https:',
+  guard: ConnectGuard,
+  addresses: ResolvedAddress[],
+): http.Agent {
+  return protocol === 'https:'
+    ? new GuardedHttpsAgent(guard, addresses)
+    : new GuardedHttpAgent(guard, addresses);
+}
+
+/**
+ * Keep-alive agents, one per destination (scheme, host, port) and set of checked addresses. Every
+ * request resolves and checks its host first and then takes the agent of exactly what it checked,
+ * so a kept-alive socket is reused only for the host it was opened for, and only while that host
+ * still resolves to the address it is connected to; a host that now resolves elsewhere (refused, or
+ * rebound) gets a new agent, or nothing.
+ */
+export class GuardedAgents {
+  private readonly agents = new Map<string, http.Agent>();
+
+  constructor(private readonly maxAgents = MAX_AGENTS) {}
+
+  for(
+    protocol: 'http:' | 'https:',
+    destination: { host: string; port: number },
+    guard: ConnectGuard,
+    addresses: ResolvedAddress[],
+  ): http.Agent {
+    const key = `${protocol}//${destination.host}:${destination.port} ${addresses.map((a) => a.address).join(' ')}`;
+    let agent = this.agents.get(key);
+    if (agent) {
+      this.agents.delete(key); // most recently used last
+    } else {
+      agent = createGuardedAgent(protocol, guard, addresses);
+      this.evictBeyond(this.maxAgents - 1);
+    }
+    this.agents.set(key, agent);
+    return agent;
+  }
+
+  /** Closes every socket (in use too): at shutdown. */
+  destroy(): void {
+    for (const agent of this.agents.values()) agent.destroy();
+    this.agents.clear();
+  }
+
+  /** Drops the least recently used agents; their idle sockets close now, busy ones once idle. */
+  private evictBeyond(size: number): void {
+    for (const [key, agent] of this.agents) {
+      if (this.agents.size <= size) return;
+      this.agents.delete(key);
+      for (const sockets of Object.values(agent.freeSockets))
+        for (const socket of sockets ?? []) socket.destroy();
+    }
+  }
 }

@@ -1,14 +1,12 @@
 import { HttpService } from '@nestjs/axios';
-import { Inject, Injectable, Optional } from '@nestjs/common';
-import type { Agent } from 'node:http';
-import { isIP } from 'node:net';
+import { Inject, Injectable, Optional, type OnModuleDestroy } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import { APP_CONFIG, type AppConfig } from '../../../config/app-config';
 import { StepError } from '../step-error';
 import { AddressPolicy } from './address-policy';
 import { OUTBOUND_DNS_RESOLVER, systemDnsResolver, type DnsResolver } from './dns-resolver';
-import { createGuardedAgent } from './guarded-agent';
-import { DestinationRefusedError, OutboundErrorCode, toStepError } from './outbound-errors';
+import { checkedAddresses, GuardedAgents } from './guarded-agent';
+import { OutboundErrorCode, toStepError } from './outbound-errors';
 import { followRedirect, isRedirect, MAX_REDIRECTS, type Hop, type HttpMethod } from './redirects';
 import { parseTarget, socketHost, targetPort } from './request-target';
 import { decodeBody, readCapped } from './response-body';
@@ -41,15 +39,17 @@ export interface OutboundResponse {
 }
 
 /**
- * The outbound HTTP client of workflow steps, guarded against SSRF at connect time: every
- * connection resolves its host once through the guard, which refuses private, loopback,
- * link-local, metadata (...) addresses and pins the checked address. Redirects are followed here
- * (at most 5), each target through the same guard. A non-2xx answer is returned, not thrown.
+ * The outbound HTTP client of workflow steps, guarded against SSRF: every request (and every
+ * redirect) resolves its host once through the guard, which refuses private, loopback,
+ * link-local, metadata (...) addresses, and connects only to the addresses it checked. Connections
+ * are kept alive per destination and checked address (see GuardedAgents). Redirects are followed
+ * here (at most 5). A non-2xx answer is returned, not thrown.
  */
 @Injectable()
-export class OutboundHttpService {
+export class OutboundHttpService implements OnModuleDestroy {
   private readonly policy: AddressPolicy;
   private readonly resolve: DnsResolver;
+  private readonly agents = new GuardedAgents();
 
   constructor(
     private readonly http: HttpService,
@@ -58,6 +58,10 @@ export class OutboundHttpService {
   ) {
     this.policy = new AddressPolicy(config.workflowApiAllowedHosts);
     this.resolve = resolver ?? systemDnsResolver;
+  }
+
+  onModuleDestroy(): void {
+    this.agents.destroy();
   }
 
   async request(request: OutboundRequest): Promise<OutboundResponse> {
@@ -75,10 +79,9 @@ export class OutboundHttpService {
     const timer = new AbortController();
     const timeout = setTimeout(() => timer.abort(), timeoutMs);
     const signal = request.signal ? AbortSignal.any([timer.signal, request.signal]) : timer.signal;
-    const agents: Agent[] = [];
     try {
       for (let redirects = 0; ; redirects++) {
-        const response = await this.send(hop, signal, agents);
+        const response = await this.send(hop, signal);
         const location = isRedirect(response.status) ? header(response.headers, 'location') : undefined;
         if (location === undefined) {
           const body = await readCapped(abortable(response.data, signal), maxBytes);
@@ -109,25 +112,20 @@ export class OutboundHttpService {
       throw toStepError(error, hop.url.host);
     } finally {
       clearTimeout(timeout);
-      for (const agent of agents) agent.destroy();
     }
   }
 
-  /** One request through a fresh guarded agent; resolves with the status, headers and unread body. */
+  /** One request through the guarded agent of what it checked; resolves with the status, headers and unread body. */
   private async send(
     hop: Hop,
     signal: AbortSignal,
-    agents: Agent[],
   ): Promise<{ status: number; headers: Record<string, string | string[]>; data: Readable }> {
     const host = socketHost(hop.url);
-    const exempt = this.policy.isExempt(hop.url.hostname, targetPort(hop.url));
-    if (!exempt && isIP(host) !== 0) {
-      const reason = this.policy.refusalFor(host);
-      if (reason !== null) throw new DestinationRefusedError(host, host, reason);
-    }
+    const port = targetPort(hop.url);
+    const guard = { policy: this.policy, exempt: this.policy.isExempt(hop.url.hostname, port) };
+    const addresses = await untilAborted(checkedAddresses({ ...guard, resolve: this.resolve }, host), signal);
     const protocol = hop.url.protocol as 'http:' | 'https:';
-    const agent = createGuardedAgent(protocol, { policy: this.policy, exempt, resolve: this.resolve });
-    agents.push(agent);
+    const agent = this.agents.for(protocol, { host, port }, guard, addresses);
     const response = await this.http.axiosRef.request<Readable>({
       url: hop.url.href,
       method: hop.method,
@@ -161,6 +159,16 @@ function plainHeaders(headers: unknown): Record<string, string | string[]> {
 function header(headers: Record<string, string | string[]>, name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
+}
+
+/** A name resolution ends (as aborted) when the exchange's time is up. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new Error('aborted'));
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(new Error('aborted'));
+    signal.addEventListener('abort', abort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
 }
 
 /** Ends a body read when the exchange's time is up. */

@@ -1,0 +1,56 @@
+import { Injectable } from '@nestjs/common';
+import type { FieldError } from '../../common/errors/app-error';
+import type { WorkflowConfigDto } from '../dto/workflow-definition.dto';
+import type { WorkflowRow } from '../workflows.repository';
+import { StepRegistry } from './step-registry.service';
+import { stringsOf } from './template';
+
+/** What the runner needs to know of a step that is the same at every run of one definition version. */
+export interface CompiledStep {
+  /** The paths of the config left unrendered (the step type's `rawFields`). */
+  rawFields: ReadonlySet<string>;
+  /**
+   * A config without any `{{ }}` renders to itself at every run, so it is checked against its type's
+   * config class once (its problems, usually none); null for a config with templates, which is
+   * checked after each rendering.
+   */
+  fixedConfigProblems: FieldError[] | null;
+}
+
+const CACHE_SIZE = 500;
+
+/**
+ * Per definition version (id and `updatedAt`), what each of its steps needs before it runs, worked
+ * out once in this process instead of at every run. Checked again after a restart, so a step type
+ * whose config class changed with a deployment judges the stored definitions anew.
+ */
+@Injectable()
+export class CompiledDefinitions {
+  private readonly compiled = new Map<string, CompiledStep[]>();
+
+  constructor(private readonly registry: StepRegistry) {}
+
+  stepsOf(workflow: WorkflowRow): CompiledStep[] {
+    const key = `${workflow.id}:${workflow.updatedAt.getTime()}`;
+    const cached = this.compiled.get(key);
+    if (cached) {
+      // Refresh the entry's position so the map evicts the least recently used definition.
+      this.compiled.delete(key);
+      this.compiled.set(key, cached);
+      return cached;
+    }
+    const steps = (workflow.config as unknown as WorkflowConfigDto).steps.map((step) => {
+      const rawFields = new Set(this.registry.get(step.type)?.options.rawFields ?? []);
+      const templated = stringsOf(step.config ?? {}).some(([, text]) => text.includes('{{'));
+      return {
+        rawFields,
+        fixedConfigProblems: templated
+          ? null
+          : this.registry.configProblems(step.type, step.config ?? {}, 'config'),
+      };
+    });
+    this.compiled.set(key, steps);
+    if (this.compiled.size > CACHE_SIZE) this.compiled.delete(this.compiled.keys().next().value!);
+    return steps;
+  }
+}

@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto';
+import { WorkflowRunsRepository, type NewRun } from '../../src/workflow/workflow-runs.repository';
+import { createConfig } from '../factories/config.factory';
+import { adminToken } from '../factories/user.factory';
+import { createTestApp, type TestApp } from '../utils/test-app';
+import { createSteps } from '../utils/workflow-api';
+
+/** The statements that write a run, on the real database (PGlite, or PostgreSQL with TEST_DATABASE_URL). */
+describe('WorkflowRunsRepository', () => {
+  let t: TestApp;
+  let runs: WorkflowRunsRepository;
+  let admin: string;
+  let configId: string;
+  let workflowId: string;
+  beforeAll(async () => {
+    t = await createTestApp();
+    runs = t.app.get(WorkflowRunsRepository);
+  });
+  afterAll(() => t.close());
+  beforeEach(async () => {
+    await t.reset();
+    admin = await adminToken(t);
+    configId = await createConfig(t, admin);
+    workflowId = await createSteps(t, admin, [{ name: 'store', type: 'save' }]);
+  });
+
+  const newRun = (): NewRun => ({
+    id: randomUUID(),
+    workflowId,
+    userId: null,
+    siteId: null,
+    configId,
+    request: { configId },
+    startedAt: new Date(),
+  });
+  const outcome = (dataId: string | null) => ({
+    status: 'success' as const,
+    message: 'Workflow completed',
+    steps: [{ name: 'store', type: 'save', status: 'success' }],
+    dataId,
+    durationMs: 5,
+  });
+  const logOf = async (dataId: string) =>
+    (await t.request({ method: 'GET', url: `/api/data/${configId}/${dataId}`, token: admin })).json()
+      .workflow;
+
+  async function saveRecord(): Promise<string> {
+    const response = await t.request({
+      method: 'POST',
+      url: `/api/data/${configId}`,
+      token: admin,
+      payload: { name: 'Ann', qty: 1 },
+    });
+    return response.json().dataId;
+  }
+
+  it('finishing a run appends its entry to the saved record’s workflow log in the same statement', async () => {
+    const dataId = await saveRecord();
+    const run = newRun();
+    const progress = { nextStep: 1, stepInFlight: null, checkpoint: { scope: {} }, steps: [], dataId };
+    await runs.insertRunning(run, 'me', progress, 10_000);
+    expect(await runs.checkpoint(run.id, 'me', progress, 10_000)).toEqual({ cancelRequested: false });
+    expect(await runs.checkpoint(run.id, 'someone else', progress, 10_000)).toBeNull();
+
+    await runs.finish(run.id, outcome(dataId), { runId: run.id, status: 'success' });
+    await runs.finish(run.id, outcome(dataId), { runId: run.id, status: 'again' });
+    expect(await logOf(dataId)).toEqual([
+      { runId: run.id, status: 'success' },
+      { runId: run.id, status: 'again' },
+    ]);
+    const stored = await runs.findById(run.id);
+    expect(stored).toMatchObject({
+      status: 'success',
+      dataId,
+      checkpoint: null,
+      leaseOwner: null,
+      stepInFlight: null,
+      finishedAt: expect.any(Date),
+    });
+  });
+
+  it('a run without a record touches no record; one written only at its end is stored finished', async () => {
+    const dataId = await saveRecord();
+    const run = newRun();
+    await runs.insertFinished(run, { ...outcome(null), status: 'failed' }, { runId: run.id });
+    expect(await runs.findById(run.id)).toMatchObject({ id: run.id, status: 'failed', dataId: null });
+    const withRecord = newRun();
+    await runs.insertFinished(withRecord, outcome(dataId), { runId: withRecord.id });
+    expect(await logOf(dataId)).toEqual([{ runId: withRecord.id }]);
+  });
+});
