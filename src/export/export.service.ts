@@ -64,7 +64,7 @@ export class ExportService {
       format === 'csv'
         ? new CsvExportWriter(write, columns, schemaOrder)
         : format === 'excel'
-          ? new XlsxExportWriter(write, labels, columns, schemaOrder)
+          ? await XlsxExportWriter.open(write, labels, columns, schemaOrder)
           : new JsonExportWriter(write, schemaOrder);
 
     void (async () => {

@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import {
   cellText,
   columnsOfFirstRecord,
@@ -25,14 +25,29 @@ export class XlsxExportWriter implements ExportWriter {
   private readonly pump: Promise<void>;
   private started = false;
 
-  constructor(
+  /**
+   * exceljs is loaded at the first XLSX export, not at boot: it is the largest library of the service
+   * (about 25 MB resident once loaded), and most processes never write a workbook.
+   */
+  static async open(
+    write: ChunkWriter,
+    labels: ExportLabels,
+    columns?: string[],
+    schemaOrder: string[] = [],
+  ): Promise<XlsxExportWriter> {
+    const { default: excel } = await import('exceljs');
+    return new XlsxExportWriter(excel, write, labels, columns, schemaOrder);
+  }
+
+  private constructor(
+    excel: typeof ExcelJS,
     write: ChunkWriter,
     private readonly labels: ExportLabels,
-    columns?: string[],
-    private readonly schemaOrder: string[] = [],
+    columns: string[] | undefined,
+    private readonly schemaOrder: string[],
   ) {
     this.columns = columns && columns.length > 0 ? columns : null;
-    this.workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
+    this.workbook = new excel.stream.xlsx.WorkbookWriter({
       stream: this.output,
       useStyles: true,
       useSharedStrings: false,
