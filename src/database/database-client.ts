@@ -8,6 +8,7 @@ import { acquireDataDirLock } from './data-dir-lock';
 import * as schema from './schema';
 import type { Database, DatabaseDriver } from './database.types';
 import { rowsOf } from './raw-rows';
+import { SnapshotReader } from './snapshot-reader';
 
 // int8 (count(*)) arrives as a string from node-postgres; counts here always fit a JS number.
 types.setTypeParser(types.builtins.INT8, (value) => Number(value));
@@ -98,6 +99,15 @@ export class DatabaseClient {
       release();
       throw error;
     }
+  }
+
+  /**
+   * PostgreSQL only: reads of one snapshot on one pooled connection, with COPY (see SnapshotReader).
+   * PGlite has a single connection and cannot stream COPY output, so callers check `driver` first.
+   */
+  openSnapshotReader(): Promise<SnapshotReader> {
+    if (!this.pool) throw new Error('A snapshot reader needs PostgreSQL (DATABASE_URL)');
+    return SnapshotReader.open(this.pool);
   }
 
   async migrate(): Promise<void> {
