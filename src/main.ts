@@ -1,5 +1,5 @@
-// First: it keeps V8's young generation small while the modules below load (see the file).
-import { bootFinished } from './boot-memory';
+// First: the memory policy applies before the modules below are loaded (see the file).
+import { bootFinished } from './process-memory';
 import 'reflect-metadata';
 import { createApp } from './bootstrap';
 import { ConfigValidationError, loadConfig } from './config/app-config';
