@@ -3,7 +3,8 @@ import type { RequestContext } from '../common/context/request-context';
 import type { FormPermissionName } from '../permissions/form-permission-names';
 import { FormAccessService } from '../permissions/form-access.service';
 import { RecordCsvRepository, type CsvColumns, type CsvRows } from './record-csv.repository';
-import { RecordCursorRepository, type OnRecordBatch } from './record-cursor.repository';
+import { RecordCursorRepository, type OnBatch, type OnRecordBatch } from './record-cursor.repository';
+import type { RecordValues } from './record.mapper';
 import {
   NO_FILTERS,
   parseRecordFilters,
@@ -53,6 +54,15 @@ export class VisibleRecords {
   /** Oldest first, one batch at a time; `onBatch` resolving false stops early. */
   forEachBatch(selection: RecordSelection, onBatch: OnRecordBatch, batchSize?: number): Promise<void> {
     return this.cursor.forEachBatch(selection, onBatch, batchSize);
+  }
+
+  /** As forEachBatch, with only the id, createdAt and the submitted values of each record. */
+  forEachValuesBatch(
+    selection: RecordSelection,
+    onBatch: OnBatch<RecordValues>,
+    batchSize?: number,
+  ): Promise<void> {
+    return this.cursor.forEachValuesBatch(selection, onBatch, batchSize);
   }
 
   /**

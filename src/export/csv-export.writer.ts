@@ -1,6 +1,6 @@
 import { Transform } from 'node:stream';
 import { cellText, columnsOfFirstRecord, type ChunkWriter, type ExportWriter } from './export-format';
-import type { ListedRecordRow } from '../data/record.mapper';
+import type { RecordValues } from '../data/record.mapper';
 
 /**
  * Quotes a cell containing a comma, double quote, CR or LF, doubling inner quotes: exactly the cells
@@ -46,7 +46,7 @@ export function csvAroundRows(columns: readonly string[]): Transform {
  * data (or the requested columns), one row per record, rows joined by "\n" (no trailing newline),
  * and an empty result is an empty body.
  */
-export class CsvExportWriter implements ExportWriter {
+export class CsvExportWriter implements ExportWriter<RecordValues> {
   private columns: string[] | null;
   private started = false;
 
@@ -58,7 +58,7 @@ export class CsvExportWriter implements ExportWriter {
     this.columns = columns && columns.length > 0 ? columns : null;
   }
 
-  async writeBatch(rows: ListedRecordRow[]): Promise<boolean> {
+  async writeBatch(rows: RecordValues[]): Promise<boolean> {
     if (rows.length === 0) return true;
     let text = '';
     if (!this.started) {

@@ -4,7 +4,7 @@ import type { RequestContext } from '../common/context/request-context';
 import { AppError } from '../common/errors/app-error';
 import { Translator } from '../common/i18n/translator.service';
 import { parseFieldPath } from '../common/validation/field-path';
-import { schemaOrderOf } from '../data/record.mapper';
+import { schemaOrderOf, type RecordValues } from '../data/record.mapper';
 import { VisibleRecords } from '../data/visible-records.service';
 import { csvAroundRows, CsvExportWriter } from './csv-export.writer';
 import {
@@ -71,26 +71,38 @@ export class ExportService {
       if (!stream.write(chunk)) await drainOrClose(stream);
       return !stream.destroyed;
     };
-    const labels = {
-      id: this.translator.translate('labels.id', ctx.locale),
-      createdAt: this.translator.translate('labels.createdAt', ctx.locale),
-    };
-    const writer: ExportWriter =
-      format === 'csv'
-        ? new CsvExportWriter(write, columns, schemaOrder)
-        : format === 'excel'
-          ? await XlsxExportWriter.open(write, labels, columns, schemaOrder)
-          : new JsonExportWriter(write, schemaOrder);
+    let reading: Promise<void>;
+    if (format === 'json') {
+      const writer = new JsonExportWriter(write, schemaOrder);
+      reading = this.records
+        .forEachBatch(selection, (rows) => writer.writeBatch(rows))
+        .then(() => writer.end());
+    } else {
+      const writer: ExportWriter<RecordValues> =
+        format === 'csv'
+          ? new CsvExportWriter(write, columns, schemaOrder)
+          : await XlsxExportWriter.open(
+              write,
+              {
+                id: this.translator.translate('labels.id', ctx.locale),
+                createdAt: this.translator.translate('labels.createdAt', ctx.locale),
+              },
+              columns,
+              schemaOrder,
+            );
+      // Cells need only the submitted values: less to read and parse than whole records.
+      reading = this.records
+        .forEachValuesBatch(selection, (rows) => writer.writeBatch(rows))
+        .then(() => writer.end());
+    }
 
-    void (async () => {
-      await this.records.forEachBatch(selection, (rows) => writer.writeBatch(rows));
-      await writer.end();
-      stream.end();
-    })().catch((error: unknown) => {
-      // Headers are gone already: cut the download so the client sees it incomplete, and log why.
-      this.logger.error(`export of ${configId} failed: ${(error as Error).message}`);
-      stream.destroy(error as Error);
-    });
+    void reading
+      .then(() => stream.end())
+      .catch((error: unknown) => {
+        // Headers are gone already: cut the download so the client sees it incomplete, and log why.
+        this.logger.error(`export of ${configId} failed: ${(error as Error).message}`);
+        stream.destroy(error as Error);
+      });
 
     return download(stream);
   }

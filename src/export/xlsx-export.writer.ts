@@ -7,7 +7,7 @@ import {
   type ExportLabels,
   type ExportWriter,
 } from './export-format';
-import type { ListedRecordRow } from '../data/record.mapper';
+import type { RecordValues } from '../data/record.mapper';
 
 const HEADER_FILL: ExcelJS.Fill = { type: 'pattern', pattern: 'solid', fgColor: { argb: 'FFD9D9D9' } };
 const COLUMN_WIDTH = 20;
@@ -18,7 +18,7 @@ const CREATED_AT_FORMAT = 'yyyy-mm-dd hh:mm:ss';
  * then the field names), `createdAt` as a real date, every column 20 wide; rows are committed as
  * they come so memory stays flat. An empty result is a workbook whose sheet has no rows.
  */
-export class XlsxExportWriter implements ExportWriter {
+export class XlsxExportWriter implements ExportWriter<RecordValues> {
   private readonly output = new PassThrough();
   private readonly workbook: ExcelJS.stream.xlsx.WorkbookWriter;
   private readonly sheet: ExcelJS.Worksheet;
@@ -69,7 +69,7 @@ export class XlsxExportWriter implements ExportWriter {
     })();
   }
 
-  async writeBatch(rows: ListedRecordRow[]): Promise<boolean> {
+  async writeBatch(rows: RecordValues[]): Promise<boolean> {
     if (rows.length === 0) return !this.output.destroyed;
     if (!this.started) this.startSheet(rows[0]);
     const columns = this.columns!;
@@ -124,7 +124,7 @@ export class XlsxExportWriter implements ExportWriter {
     await this.pump;
   }
 
-  private startSheet(first: ListedRecordRow): void {
+  private startSheet(first: RecordValues): void {
     this.started = true;
     this.columns ??= columnsOfFirstRecord(first, this.schemaOrder);
     const headers = [this.labels.id, this.labels.createdAt, ...this.columns];
