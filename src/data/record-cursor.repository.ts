@@ -98,8 +98,11 @@ export class RecordCursorRepository {
    * PGlite has one connection: a transaction held open for a whole export would stall every other
    * request. Each batch is a short query after the last (created_at, id) seen instead; the position
    * is kept as the database's own text, because a millisecond Date would skip or repeat rows created
-   * within one millisecond. Nothing is read ahead: PGlite runs in this process, so it could not work
-   * while Node does.
+   * within one millisecond. Each batch starts where the last ended in the (config_id, created_at)
+   * index: `created_at >= position` (implied by the row comparison, but only this form can bound an
+   * index scan) and NULLS FIRST (created_at is never null, so the order is the same, and it is the
+   * index's order read backwards). Without them every batch sorted all matching records again.
+   * Nothing is read ahead: PGlite runs in this process, so it could not work while Node does.
    */
   private async byKeyset<Row>(
     where: SQL,
@@ -110,13 +113,14 @@ export class RecordCursorRepository {
     let after: { createdAt: string; id: string } | null = null;
     for (;;) {
       const position = after
-        ? sql`and (data_records.created_at, data_records.id) > (${after.createdAt}::timestamptz, ${after.id}::uuid)`
+        ? sql`and data_records.created_at >= ${after.createdAt}::timestamptz
+              and (data_records.created_at, data_records.id) > (${after.createdAt}::timestamptz, ${after.id}::uuid)`
         : sql``;
       const rows = rowsOf(
         await this.database.db.execute(
           sql`select ${sql.raw(shape.columns)}, data_records.created_at::text as "positionCreatedAt"
               from data_records where (${where}) ${position}
-              order by data_records.created_at, data_records.id limit ${size}`,
+              order by data_records.created_at nulls first, data_records.id limit ${size}`,
         ),
       );
       if (rows.length === 0) break;
