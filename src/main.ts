@@ -1,3 +1,5 @@
+// First: the memory policy applies before the modules below are loaded (see the file).
+import { bootFinished } from './process-memory';
 import 'reflect-metadata';
 import { createApp } from './bootstrap';
 import { ConfigValidationError, loadConfig } from './config/app-config';
@@ -29,6 +31,7 @@ async function main(): Promise<void> {
     log.warn('JWT_SECRET is not set: using a random secret, so tokens stop working at every restart');
   }
   await app.listen({ port: config.port, host: config.host });
+  bootFinished();
   log.info(
     `Listening on http://${config.host}:${config.port} (database: ${config.databaseUrl ? 'PostgreSQL' : 'embedded PGlite'}, API docs at /api-docs)`,
   );

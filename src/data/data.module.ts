@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import { PermissionsModule } from '../permissions/permissions.module';
 import { ValidationModule } from '../validation/validation.module';
 import { GridQueryService } from './grid/grid-query.service';
+import { RecordCsvRepository } from './record-csv.repository';
 import { RecordCursorRepository } from './record-cursor.repository';
 import { RecordListService } from './record-list.service';
 import { RecordStatsRepository } from './record-stats.repository';
@@ -26,6 +27,7 @@ import { VisibleRecords } from './visible-records.service';
     RecordListService,
     GridQueryService,
     RecordCursorRepository,
+    RecordCsvRepository,
     RecordStatsRepository,
     VisibleRecords,
   ],

@@ -67,13 +67,20 @@ export const RAW_RECORD_COLUMNS = `data_records.id, data_records.config_id as "c
    data_records.site_id as "siteId", data_records.data, data_records.data_keys as "dataKeys", data_records.computed_results as "computedResults",
    data_records.is_active as "isActive", data_records.created_at as "createdAt", data_records.updated_at as "updatedAt"`;
 
-/**
- * A row of a raw query (cursor, grid) as a typed record. Drivers differ in what they parse for raw
- * statements (node-postgres gives Dates and objects, PGlite may give strings), so both are accepted.
- */
+/** What export cells are made of: the id, the creation time and the submitted values in order. */
+export type RecordValues = Pick<ListedRecordRow, 'id' | 'createdAt' | 'data' | 'dataKeys'>;
+
+/** The columns of a raw SQL query that `fromRawValues` expects. */
+export const RAW_VALUES_COLUMNS = `data_records.id, data_records.created_at as "createdAt", data_records.data,
+   data_records.data_keys as "dataKeys"`;
+
+// Drivers differ in what they parse for raw statements (node-postgres gives Dates and objects,
+// PGlite may give strings), so both are accepted.
+const date = (value: unknown) => (value instanceof Date ? value : new Date(String(value)));
+const json = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value);
+
+/** A row of a raw query (cursor, grid) as a typed record. */
 export function fromRawRecord(raw: Record<string, unknown>): ListedRecordRow {
-  const date = (value: unknown) => (value instanceof Date ? value : new Date(String(value)));
-  const json = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value);
   return {
     id: String(raw.id),
     configId: String(raw.configId),
@@ -85,6 +92,16 @@ export function fromRawRecord(raw: Record<string, unknown>): ListedRecordRow {
     isActive: raw.isActive === true || raw.isActive === 't' || raw.isActive === 'true',
     createdAt: date(raw.createdAt),
     updatedAt: date(raw.updatedAt),
+  };
+}
+
+/** A row of a raw query with RAW_VALUES_COLUMNS. */
+export function fromRawValues(raw: Record<string, unknown>): RecordValues {
+  return {
+    id: String(raw.id),
+    createdAt: date(raw.createdAt),
+    data: json(raw.data) as Record<string, unknown>,
+    dataKeys: textArray(raw.dataKeys),
   };
 }
 

@@ -2,7 +2,9 @@ import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '../common/context/request-context';
 import type { FormPermissionName } from '../permissions/form-permission-names';
 import { FormAccessService } from '../permissions/form-access.service';
-import { RecordCursorRepository, type OnRecordBatch } from './record-cursor.repository';
+import { RecordCsvRepository, type CsvColumns, type CsvRows } from './record-csv.repository';
+import { RecordCursorRepository, type OnBatch, type OnRecordBatch } from './record-cursor.repository';
+import type { RecordValues } from './record.mapper';
 import {
   NO_FILTERS,
   parseRecordFilters,
@@ -22,6 +24,7 @@ export class VisibleRecords {
   constructor(
     private readonly access: FormAccessService,
     private readonly cursor: RecordCursorRepository,
+    private readonly csv: RecordCsvRepository,
     private readonly stats: RecordStatsRepository,
   ) {}
 
@@ -51,6 +54,23 @@ export class VisibleRecords {
   /** Oldest first, one batch at a time; `onBatch` resolving false stops early. */
   forEachBatch(selection: RecordSelection, onBatch: OnRecordBatch, batchSize?: number): Promise<void> {
     return this.cursor.forEachBatch(selection, onBatch, batchSize);
+  }
+
+  /** As forEachBatch, with only the id, createdAt and the submitted values of each record. */
+  forEachValuesBatch(
+    selection: RecordSelection,
+    onBatch: OnBatch<RecordValues>,
+    batchSize?: number,
+  ): Promise<void> {
+    return this.cursor.forEachValuesBatch(selection, onBatch, batchSize);
+  }
+
+  /**
+   * Oldest first, as CSV rows the database writes (PostgreSQL's COPY), or null where it cannot
+   * (embedded PGlite, very wide rows): then read batches. See RecordCsvRepository.
+   */
+  csvRows(selection: RecordSelection, columns: CsvColumns): Promise<CsvRows | null> {
+    return this.csv.copy(selection, columns);
   }
 
   /** Total, created today and this week (Monday) in `timeZone`, and records per user, most first. */

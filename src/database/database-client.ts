@@ -1,16 +1,14 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import { sql } from 'drizzle-orm';
 import { Pool, types } from 'pg';
 import { acquireDataDirLock } from './data-dir-lock';
 import * as schema from './schema';
 import type { Database, DatabaseDriver } from './database.types';
 import { rowsOf } from './raw-rows';
+import { SnapshotReader } from './snapshot-reader';
 
 // int8 (count(*)) arrives as a string from node-postgres; counts here always fit a JS number.
 types.setTypeParser(types.builtins.INT8, (value) => Number(value));
@@ -36,7 +34,16 @@ export class DatabaseClient {
     return new DatabaseClient(drizzlePg(pool, { schema }), 'postgres', pool, null, ownsConnection);
   }
 
-  static forPglite(pglite: PGlite, ownsConnection = true, releaseLock?: () => void): DatabaseClient {
+  /**
+   * The embedded driver and PGlite itself are loaded here, not at the top of the file, so a process on
+   * PostgreSQL never loads them (a few MB of resident memory).
+   */
+  static async forPglite(
+    pglite: PGlite,
+    ownsConnection = true,
+    releaseLock?: () => void,
+  ): Promise<DatabaseClient> {
+    const { drizzle: drizzlePglite } = await import('drizzle-orm/pglite');
     return new DatabaseClient(
       drizzlePglite(pglite, { schema }),
       'pglite',
@@ -71,8 +78,9 @@ export class DatabaseClient {
     const release = acquireDataDirLock(join(dataDir, 'pglite.lock'));
     try {
       const fsync = options.pgliteFsync ?? true;
+      const { PGlite } = await import('@electric-sql/pglite');
       const pglite = await PGlite.create(directory, {
-        startParams: pgliteStartParams(fsync),
+        startParams: pgliteStartParams(PGlite.defaultStartParams, fsync),
         // Queries resolve only after PGlite has synced its filesystem (its default; explicit here).
         relaxedDurability: false,
       });
@@ -86,18 +94,29 @@ export class DatabaseClient {
           throw error;
         }
       }
-      return DatabaseClient.forPglite(pglite, true, release);
+      return await DatabaseClient.forPglite(pglite, true, release);
     } catch (error) {
       release();
       throw error;
     }
   }
 
+  /**
+   * PostgreSQL only: reads of one snapshot on one pooled connection, with COPY (see SnapshotReader).
+   * PGlite has a single connection and cannot stream COPY output, so callers check `driver` first.
+   */
+  openSnapshotReader(): Promise<SnapshotReader> {
+    if (!this.pool) throw new Error('A snapshot reader needs PostgreSQL (DATABASE_URL)');
+    return SnapshotReader.open(this.pool);
+  }
+
   async migrate(): Promise<void> {
     if (this.driver === 'pglite') {
-      await migratePglite(this.db as any, { migrationsFolder: MIGRATIONS_FOLDER });
+      const { migrate } = await import('drizzle-orm/pglite/migrator');
+      await migrate(this.db as any, { migrationsFolder: MIGRATIONS_FOLDER });
     } else {
-      await migratePg(this.db as any, { migrationsFolder: MIGRATIONS_FOLDER });
+      const { migrate } = await import('drizzle-orm/node-postgres/migrator');
+      await migrate(this.db as any, { migrationsFolder: MIGRATIONS_FOLDER });
     }
   }
 
@@ -140,8 +159,7 @@ export class DatabaseClient {
  * or kernel crash. With `fsync`, PostgreSQL syncs WAL at every commit and data files at checkpoints;
  * `wal_sync_method=fsync` because PGlite's fdatasync() does nothing.
  */
-export function pgliteStartParams(fsync: boolean): string[] {
-  const defaults = PGlite.defaultStartParams;
+export function pgliteStartParams(defaults: readonly string[], fsync: boolean): string[] {
   if (!fsync) return [...defaults];
   return [...defaults.filter((param) => param !== '-F'), '-c', 'fsync=on', '-c', 'wal_sync_method=fsync'];
 }

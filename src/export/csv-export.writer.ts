@@ -1,9 +1,44 @@
+import { Transform } from 'node:stream';
 import { cellText, columnsOfFirstRecord, type ChunkWriter, type ExportWriter } from './export-format';
-import type { ListedRecordRow } from '../data/record.mapper';
+import type { RecordValues } from '../data/record.mapper';
 
-/** Quotes a cell containing a comma, double quote, CR or LF, doubling inner quotes. */
+/**
+ * Quotes a cell containing a comma, double quote, CR or LF, doubling inner quotes: exactly the cells
+ * PostgreSQL's COPY (FORMAT csv) quotes, but for the empty string, which COPY writes as `""`.
+ */
 function csvCell(text: string): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** The header row: `id,createdAt,<field columns>`. */
+function csvHeader(columns: readonly string[]): string {
+  return ['id', 'createdAt', ...columns].map(csvCell).join(',');
+}
+
+const LINE_FEED = 0x0a;
+const LINE_FEED_BUFFER = Buffer.from('\n');
+
+/**
+ * The spec's CSV around rows the database wrote, each ended by "\n" (COPY's output): the header goes
+ * before the first row, and the last "\n" of each chunk is held back until more follows, since rows
+ * are joined by "\n" with none after the last. No rows: no header either, an empty body.
+ */
+export function csvAroundRows(columns: readonly string[]): Transform {
+  let started = false;
+  let heldLineFeed = false;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      if (chunk.length === 0) return callback();
+      if (!started) {
+        started = true;
+        this.push(`${csvHeader(columns)}\n`);
+      } else if (heldLineFeed) {
+        this.push(LINE_FEED_BUFFER);
+      }
+      heldLineFeed = chunk[chunk.length - 1] === LINE_FEED;
+      callback(null, heldLineFeed ? chunk.subarray(0, chunk.length - 1) : chunk);
+    },
+  });
 }
 
 /**
@@ -11,7 +46,7 @@ function csvCell(text: string): string {
  * data (or the requested columns), one row per record, rows joined by "\n" (no trailing newline),
  * and an empty result is an empty body.
  */
-export class CsvExportWriter implements ExportWriter {
+export class CsvExportWriter implements ExportWriter<RecordValues> {
   private columns: string[] | null;
   private started = false;
 
@@ -23,12 +58,12 @@ export class CsvExportWriter implements ExportWriter {
     this.columns = columns && columns.length > 0 ? columns : null;
   }
 
-  async writeBatch(rows: ListedRecordRow[]): Promise<boolean> {
+  async writeBatch(rows: RecordValues[]): Promise<boolean> {
     if (rows.length === 0) return true;
     let text = '';
     if (!this.started) {
       this.columns ??= columnsOfFirstRecord(rows[0], this.schemaOrder);
-      text = ['id', 'createdAt', ...this.columns].map(csvCell).join(',');
+      text = csvHeader(this.columns);
       this.started = true;
     }
     const columns = this.columns!;

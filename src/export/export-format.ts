@@ -14,8 +14,8 @@ export const EXTENSIONS: Record<ExportFormat, string> = { json: 'json', csv: 'cs
 export type ChunkWriter = (chunk: string | Buffer) => Promise<boolean>;
 
 /** A format writer: told each batch in order, then `end` once. */
-export interface ExportWriter {
-  writeBatch(rows: ListedRecordRow[]): Promise<boolean>;
+export interface ExportWriter<Row> {
+  writeBatch(rows: Row[]): Promise<boolean>;
   end(): Promise<void>;
 }
 

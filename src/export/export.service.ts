@@ -1,14 +1,15 @@
-import { PassThrough, type Readable } from 'node:stream';
+import { PassThrough, pipeline, type Readable } from 'node:stream';
 import { Injectable, Logger } from '@nestjs/common';
 import type { RequestContext } from '../common/context/request-context';
 import { AppError } from '../common/errors/app-error';
 import { Translator } from '../common/i18n/translator.service';
 import { parseFieldPath } from '../common/validation/field-path';
-import { schemaOrderOf } from '../data/record.mapper';
+import { schemaOrderOf, type RecordValues } from '../data/record.mapper';
 import { VisibleRecords } from '../data/visible-records.service';
-import { CsvExportWriter } from './csv-export.writer';
+import { csvAroundRows, CsvExportWriter } from './csv-export.writer';
 import {
   attachmentHeader,
+  columnsOfFirstRecord,
   CONTENT_TYPES,
   EXPORT_FORMATS,
   EXTENSIONS,
@@ -35,7 +36,8 @@ export class ExportService {
 
   /**
    * Validates everything before the first byte is sent (so errors are still proper 4xx bodies), then
-   * streams the records from a cursor through the format writer.
+   * streams the records: CSV on PostgreSQL as the rows the database writes with COPY, everything else
+   * from batches of records through the format writer.
    */
   async export(
     ctx: RequestContext,
@@ -48,6 +50,20 @@ export class ExportService {
     const columns = parseColumns(query.columns);
     const selection = { ...visible, filters: this.records.parseFilters(query) };
     const { config } = selection;
+    const schemaOrder = schemaOrderOf(config.schema);
+    const download = (stream: Readable): ExportDownload => ({
+      stream,
+      contentType: CONTENT_TYPES[format],
+      disposition: attachmentHeader(config.title, EXTENSIONS[format]),
+    });
+
+    if (format === 'csv') {
+      const copied = await this.records.csvRows(
+        selection,
+        columns ?? ((first) => columnsOfFirstRecord(first, schemaOrder)),
+      );
+      if (copied) return download(this.csvOfRows(configId, copied.columns, copied.rows));
+    }
 
     const stream = new PassThrough();
     const write = async (chunk: string | Buffer): Promise<boolean> => {
@@ -55,33 +71,50 @@ export class ExportService {
       if (!stream.write(chunk)) await drainOrClose(stream);
       return !stream.destroyed;
     };
-    const labels = {
-      id: this.translator.translate('labels.id', ctx.locale),
-      createdAt: this.translator.translate('labels.createdAt', ctx.locale),
-    };
-    const schemaOrder = schemaOrderOf(config.schema);
-    const writer: ExportWriter =
-      format === 'csv'
-        ? new CsvExportWriter(write, columns, schemaOrder)
-        : format === 'excel'
-          ? new XlsxExportWriter(write, labels, columns, schemaOrder)
-          : new JsonExportWriter(write, schemaOrder);
+    let reading: Promise<void>;
+    if (format === 'json') {
+      const writer = new JsonExportWriter(write, schemaOrder);
+      reading = this.records
+        .forEachBatch(selection, (rows) => writer.writeBatch(rows))
+        .then(() => writer.end());
+    } else {
+      const writer: ExportWriter<RecordValues> =
+        format === 'csv'
+          ? new CsvExportWriter(write, columns, schemaOrder)
+          : await XlsxExportWriter.open(
+              write,
+              {
+                id: this.translator.translate('labels.id', ctx.locale),
+                createdAt: this.translator.translate('labels.createdAt', ctx.locale),
+              },
+              columns,
+              schemaOrder,
+            );
+      // Cells need only the submitted values: less to read and parse than whole records.
+      reading = this.records
+        .forEachValuesBatch(selection, (rows) => writer.writeBatch(rows))
+        .then(() => writer.end());
+    }
 
-    void (async () => {
-      await this.records.forEachBatch(selection, (rows) => writer.writeBatch(rows));
-      await writer.end();
-      stream.end();
-    })().catch((error: unknown) => {
-      // Headers are gone already: cut the download so the client sees it incomplete, and log why.
-      this.logger.error(`export of ${configId} failed: ${(error as Error).message}`);
-      stream.destroy(error as Error);
+    void reading
+      .then(() => stream.end())
+      .catch((error: unknown) => {
+        // Headers are gone already: cut the download so the client sees it incomplete, and log why.
+        this.logger.error(`export of ${configId} failed: ${(error as Error).message}`);
+        stream.destroy(error as Error);
+      });
+
+    return download(stream);
+  }
+
+  /** The header and the database's rows, joined as the spec's CSV, with the rows' backpressure. */
+  private csvOfRows(configId: string, columns: string[], rows: Readable): Readable {
+    return pipeline(rows, csvAroundRows(columns), (error) => {
+      // A client that went away is not a failure; the rows stream has released its connection.
+      if (error && error.code !== 'ERR_STREAM_PREMATURE_CLOSE') {
+        this.logger.error(`export of ${configId} failed: ${error.message}`);
+      }
     });
-
-    return {
-      stream,
-      contentType: CONTENT_TYPES[format],
-      disposition: attachmentHeader(config.title, EXTENSIONS[format]),
-    };
   }
 }
 

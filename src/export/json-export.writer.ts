@@ -3,7 +3,7 @@ import type { ChunkWriter, ExportWriter } from './export-format';
 import type { ListedRecordRow } from '../data/record.mapper';
 
 /** The array of records, each as the API returns it (`_id`, system fields, `data`). */
-export class JsonExportWriter implements ExportWriter {
+export class JsonExportWriter implements ExportWriter<ListedRecordRow> {
   private count = 0;
 
   constructor(

@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import {
   cellText,
   columnsOfFirstRecord,
@@ -7,32 +7,50 @@ import {
   type ExportLabels,
   type ExportWriter,
 } from './export-format';
-import type { ListedRecordRow } from '../data/record.mapper';
+import type { RecordValues } from '../data/record.mapper';
 
 const HEADER_FILL: ExcelJS.Fill = { type: 'pattern', pattern: 'solid', fgColor: { argb: 'FFD9D9D9' } };
 const COLUMN_WIDTH = 20;
+const CREATED_AT_FORMAT = 'yyyy-mm-dd hh:mm:ss';
 
 /**
  * The spec's workbook: one sheet `Data`, a bold grey header (localized id and created-at labels,
  * then the field names), `createdAt` as a real date, every column 20 wide; rows are committed as
  * they come so memory stays flat. An empty result is a workbook whose sheet has no rows.
  */
-export class XlsxExportWriter implements ExportWriter {
+export class XlsxExportWriter implements ExportWriter<RecordValues> {
   private readonly output = new PassThrough();
   private readonly workbook: ExcelJS.stream.xlsx.WorkbookWriter;
   private readonly sheet: ExcelJS.Worksheet;
   private columns: string[] | null;
+  /** One style object per column, shared by the column's cells (see writeBatch). */
+  private cellStyles: Partial<ExcelJS.Style>[] = [];
   private readonly pump: Promise<void>;
   private started = false;
 
-  constructor(
+  /**
+   * exceljs is loaded at the first XLSX export, not at boot: it is the largest library of the service
+   * (about 25 MB resident once loaded), and most processes never write a workbook.
+   */
+  static async open(
+    write: ChunkWriter,
+    labels: ExportLabels,
+    columns?: string[],
+    schemaOrder: string[] = [],
+  ): Promise<XlsxExportWriter> {
+    const { default: excel } = await import('exceljs');
+    return new XlsxExportWriter(excel, write, labels, columns, schemaOrder);
+  }
+
+  private constructor(
+    excel: typeof ExcelJS,
     write: ChunkWriter,
     private readonly labels: ExportLabels,
-    columns?: string[],
-    private readonly schemaOrder: string[] = [],
+    columns: string[] | undefined,
+    private readonly schemaOrder: string[],
   ) {
     this.columns = columns && columns.length > 0 ? columns : null;
-    this.workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
+    this.workbook = new excel.stream.xlsx.WorkbookWriter({
       stream: this.output,
       useStyles: true,
       useSharedStrings: false,
@@ -51,14 +69,27 @@ export class XlsxExportWriter implements ExportWriter {
     })();
   }
 
-  async writeBatch(rows: ListedRecordRow[]): Promise<boolean> {
+  async writeBatch(rows: RecordValues[]): Promise<boolean> {
     if (rows.length === 0) return !this.output.destroyed;
     if (!this.started) this.startSheet(rows[0]);
     const columns = this.columns!;
+    const styles = this.cellStyles;
+    const values: (string | number | boolean | Date | null)[] = new Array(columns.length + 2);
     for (const row of rows) {
-      this.sheet
-        .addRow([row.id, row.createdAt, ...columns.map((column) => excelValue(row.data?.[column]))])
-        .commit();
+      values[0] = row.id;
+      values[1] = row.createdAt;
+      for (let index = 0; index < columns.length; index++) {
+        values[index + 2] = excelValue(row.data?.[columns[index]]);
+      }
+      const sheetRow = this.sheet.addRow(values);
+      // exceljs gives every cell a fresh copy of its column's style and then, to find the style's
+      // id, renders that copy as XML: the largest cost of a row. It remembers the id of a style
+      // object it has seen, so cells that share their column's object skip the rendering. The ids,
+      // and so the workbook, are the same.
+      for (let index = 0; index < styles.length; index++) {
+        sheetRow.getCell(index + 1).style = styles[index];
+      }
+      sheetRow.commit();
     }
     await this.compressionCaughtUp();
     return !this.output.destroyed;
@@ -93,16 +124,18 @@ export class XlsxExportWriter implements ExportWriter {
     await this.pump;
   }
 
-  private startSheet(first: ListedRecordRow): void {
+  private startSheet(first: RecordValues): void {
     this.started = true;
     this.columns ??= columnsOfFirstRecord(first, this.schemaOrder);
     const headers = [this.labels.id, this.labels.createdAt, ...this.columns];
+    const columnStyle = (index: number) => (index === 1 ? { numFmt: CREATED_AT_FORMAT } : {});
     this.sheet.columns = headers.map((header, index) => ({
       header,
       key: `c${index}`,
       width: COLUMN_WIDTH,
-      style: index === 1 ? { numFmt: 'yyyy-mm-dd hh:mm:ss' } : {},
+      style: columnStyle(index),
     }));
+    this.cellStyles = headers.map((_, index) => columnStyle(index));
     const header = this.sheet.getRow(1);
     header.eachCell((cell) => {
       cell.font = { bold: true };

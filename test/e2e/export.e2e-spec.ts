@@ -183,6 +183,14 @@ describe('export', () => {
     expect(row.getCell(4).value).toBe(2);
     expect(row.getCell(5).value).toBe('{"x":1}');
     expect(sheet.getRow(3).getCell(4).value).toBeNull();
+    // Data cells carry their column's style: a date format for createdAt, none elsewhere.
+    for (const dataRow of [row, sheet.getRow(3)]) {
+      expect(dataRow.getCell(2).numFmt).toBe('yyyy-mm-dd hh:mm:ss');
+      for (const column of [1, 3, 4, 5]) {
+        expect(dataRow.getCell(column).numFmt).toBeUndefined();
+        expect(dataRow.getCell(column).font).toBeUndefined();
+      }
+    }
     const english = new ExcelJS.Workbook();
     await english.xlsx.load((await download('?format=excel')).rawPayload as unknown as ArrayBuffer);
     expect(english.getWorksheet('Data')!.getRow(1).values).toEqual([

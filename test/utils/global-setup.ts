@@ -10,7 +10,7 @@ export default async function globalSetup(): Promise<void> {
   const path = snapshotPath();
   if (!existsSync(path)) {
     const pglite = await PGlite.create();
-    const client = DatabaseClient.forPglite(pglite);
+    const client = await DatabaseClient.forPglite(pglite);
     await client.migrate();
     const dump = await pglite.dumpDataDir('gzip');
     writeFileSync(path, Buffer.from(await dump.arrayBuffer()));

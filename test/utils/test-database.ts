@@ -56,7 +56,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   } else {
     const snapshot = readFileSync(snapshotPath());
     const pglite = await PGlite.create({ loadDataDir: new Blob([snapshot]) });
-    client = DatabaseClient.forPglite(pglite, false);
+    client = await DatabaseClient.forPglite(pglite, false);
     dispose = async () => {
       if (!pglite.closed) await pglite.close();
     };

@@ -1,6 +1,5 @@
 import { CacheModule } from '@nestjs/cache-manager';
 import { Global, Module } from '@nestjs/common';
-import KeyvRedis from '@keyv/redis';
 import { Keyv } from 'keyv';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { ChangeNotifications } from '../../database/change-notifications';
@@ -10,7 +9,10 @@ import { AppCache } from './app-cache.service';
  * Cache entries in Redis as `<REDIS_PREFIX>cache:<key>`. The prefix is applied once, by the Redis
  * adapter: Keyv's own namespace prefixing is off (otherwise keys read `p:cache::p:cache:key`).
  */
-function redisStore(config: AppConfig): Keyv {
+async function redisStore(config: AppConfig): Promise<Keyv> {
+  // Loaded only when configured: the Redis adapter and its client are a few MB a process without
+  // Redis would carry for nothing.
+  const { default: KeyvRedis } = await import('@keyv/redis');
   const store = new KeyvRedis(config.redisUrl!, {
     namespace: `${config.redisPrefix}cache`,
     keyPrefixSeparator: ':',
@@ -23,8 +25,8 @@ function redisStore(config: AppConfig): Keyv {
   imports: [
     CacheModule.registerAsync({
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => ({
-        stores: [config.redisUrl ? redisStore(config) : new Keyv()],
+      useFactory: async (config: AppConfig) => ({
+        stores: [config.redisUrl ? await redisStore(config) : new Keyv()],
       }),
     }),
   ],

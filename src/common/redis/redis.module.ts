@@ -1,5 +1,5 @@
 import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 
 /** The shared ioredis connection, or null when REDIS_URL is unset (everything then stays in process). */
@@ -21,7 +21,9 @@ class RedisLifecycle implements OnApplicationShutdown {
       inject: [APP_CONFIG],
       useFactory: async (config: AppConfig): Promise<RedisClient> => {
         if (!config.redisUrl) return null;
-        const redis = new Redis(config.redisUrl, {
+        // Loaded only when configured: a process without Redis never loads the client.
+        const { default: IORedis } = await import('ioredis');
+        const redis = new IORedis(config.redisUrl, {
           keyPrefix: config.redisPrefix,
           lazyConnect: true,
           maxRetriesPerRequest: 2,
