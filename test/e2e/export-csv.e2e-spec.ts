@@ -158,6 +158,23 @@ describe('CSV export', () => {
     expect(count[0].n).toBe(notes.length);
   });
 
+  it('writes records wider than one COPY statement takes (1,664 columns at most) with the batch writer', async () => {
+    const keys = Array.from({ length: 1700 }, (_, index) => `field${index}`);
+    const wide = await submit(
+      Object.fromEntries(keys.map((key, index) => [key, index % 2 ? index : `v,${index}`])),
+    );
+    expect(await csv()).toBe(
+      [
+        line(['id', 'createdAt', ...keys]),
+        line([
+          wide.dataId,
+          wide.data.createdAt,
+          ...keys.map((_, index) => (index % 2 ? String(index) : `v,${index}`)),
+        ]),
+      ].join('\n'),
+    );
+  });
+
   it('returns the database connection when the client goes away mid-download', async () => {
     await t.database.client.db.execute(
       sql`insert into data_records (config_id, user_id, data)
