@@ -82,24 +82,24 @@ export class RecordCsvRepository {
  * that is not merged into the outer one (OFFSET 0). Field names are bound values like any other.
  */
 function csvRowsQuery(where: SQL, fields: string[]): SQL {
-  const texts = fields.map(
-    (field, index) => sql`data_records.data ->> ${field}::text as ${sql.raw(`field_${index}`)}`,
-  );
-  const cells = fields.map(
-    (field, index) => sql`fdws_csv_cell(records.${sql.raw(`field_${index}`)}, records.data, ${field}::text)`,
-  );
-  return sql`select records.id,
-      to_char(records.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
-      ${sql.join(
-        cells.map((cell) => sql`, ${cell}`),
-        sql``,
-      )}
-    from (select data_records.id, data_records.created_at, data_records.data
-            ${sql.join(
-              texts.map((text) => sql`, ${text}`),
-              sql``,
-            )}
-          from data_records where ${where}
+  const inner = [
+    sql`data_records.id`,
+    sql`data_records.created_at`,
+    sql`data_records.data`,
+    ...fields.map((field, index) => sql`data_records.data ->> ${field}::text as ${fieldText(index)}`),
+  ];
+  const outer = [
+    sql`records.id`,
+    sql`to_char(records.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
+    ...fields.map(
+      (field, index) => sql`fdws_csv_cell(records.${fieldText(index)}, records.data, ${field}::text)`,
+    ),
+  ];
+  return sql`select ${sql.join(outer, sql`, `)}
+    from (select ${sql.join(inner, sql`, `)} from data_records where ${where}
           order by data_records.created_at, data_records.id offset 0) as records
     order by records.created_at, records.id`;
 }
+
+/** The inner query's column holding the text of field number `index`. */
+const fieldText = (index: number) => sql.raw(`field_${index}`);
