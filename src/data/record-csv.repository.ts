@@ -38,35 +38,30 @@ export class RecordCsvRepository {
   constructor(private readonly database: DatabaseClient) {}
 
   /**
-   * The CSV rows, or null where the database cannot write them: embedded PGlite (one connection, no
-   * streamed COPY output) or more than MAX_COPY_COLUMNS columns. The first record and the rows are
-   * read in one snapshot, so the columns are those of the first row written.
+   * The CSV rows, or null where the batch writer has to do: on embedded PGlite (one connection, no
+   * streamed COPY output) and beyond MAX_COPY_COLUMNS columns. The first record (for the columns,
+   * unless they are given) and the rows are read in one snapshot, so the columns are those of the
+   * first row written.
    */
   async copy(selection: RecordSelection, columns: CsvColumns): Promise<CsvRows | null> {
     if (this.database.driver !== 'postgres') return null;
-    if (typeof columns !== 'function' && columns.length > MAX_COPY_COLUMNS) return null;
     const where = selectionCondition(selection);
     const reader = await this.database.openSnapshotReader();
     try {
-      let fields: string[];
-      if (typeof columns === 'function') {
-        const [first] = await reader.rows(
-          // created_at is never null, so NULLS FIRST is the export's order; it lets PostgreSQL walk
-          // the (config_id, created_at desc) index backwards instead of sorting every match.
-          sql`select data, data_keys as "dataKeys" from data_records where ${where}
-              order by created_at nulls first, id limit 1`,
-        );
-        if (!first) {
-          await reader.close();
-          return { columns: [], rows: Readable.from([]) };
-        }
-        fields = columns(first as FirstRecord);
-        if (fields.length > MAX_COPY_COLUMNS) {
-          await reader.close();
-          return null;
-        }
-      } else {
-        fields = [...columns];
+      const [first] = (await reader.rows(
+        // created_at is never null, so NULLS FIRST is the export's order; it lets PostgreSQL walk
+        // the (config_id, created_at desc) index backwards instead of sorting every match.
+        sql`select data, data_keys as "dataKeys" from data_records where ${where}
+            order by created_at nulls first, id limit 1`,
+      )) as FirstRecord[];
+      if (!first) {
+        await reader.close();
+        return { columns: typeof columns === 'function' ? [] : [...columns], rows: Readable.from([]) };
+      }
+      const fields = typeof columns === 'function' ? columns(first) : [...columns];
+      if (fields.length > MAX_COPY_COLUMNS) {
+        await reader.close();
+        return null;
       }
       return { columns: fields, rows: await reader.copyCsv(csvRowsQuery(where, fields)) };
     } catch (error) {
@@ -82,24 +77,24 @@ export class RecordCsvRepository {
  * that is not merged into the outer one (OFFSET 0). Field names are bound values like any other.
  */
 function csvRowsQuery(where: SQL, fields: string[]): SQL {
-  const texts = fields.map(
-    (field, index) => sql`data_records.data ->> ${field}::text as ${sql.raw(`field_${index}`)}`,
-  );
-  const cells = fields.map(
-    (field, index) => sql`fdws_csv_cell(records.${sql.raw(`field_${index}`)}, records.data, ${field}::text)`,
-  );
-  return sql`select records.id,
-      to_char(records.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
-      ${sql.join(
-        cells.map((cell) => sql`, ${cell}`),
-        sql``,
-      )}
-    from (select data_records.id, data_records.created_at, data_records.data
-            ${sql.join(
-              texts.map((text) => sql`, ${text}`),
-              sql``,
-            )}
-          from data_records where ${where}
+  const inner = [
+    sql`data_records.id`,
+    sql`data_records.created_at`,
+    sql`data_records.data`,
+    ...fields.map((field, index) => sql`data_records.data ->> ${field}::text as ${fieldText(index)}`),
+  ];
+  const outer = [
+    sql`records.id`,
+    sql`to_char(records.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
+    ...fields.map(
+      (field, index) => sql`fdws_csv_cell(records.${fieldText(index)}, records.data, ${field}::text)`,
+    ),
+  ];
+  return sql`select ${sql.join(outer, sql`, `)}
+    from (select ${sql.join(inner, sql`, `)} from data_records where ${where}
           order by data_records.created_at, data_records.id offset 0) as records
     order by records.created_at, records.id`;
 }
+
+/** The inner query's column holding the text of field number `index`. */
+const fieldText = (index: number) => sql.raw(`field_${index}`);

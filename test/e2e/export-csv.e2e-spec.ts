@@ -50,54 +50,71 @@ describe('CSV export', () => {
   const line = (cells: string[]) =>
     cells.map((cell) => (/[",\r\n]/.test(cell) ? `"${cell.replace(/"/g, '""')}"` : cell)).join(',');
 
-  it('writes every kind of value byte for byte as specified: empty strings, quoting, numbers, nested values', async () => {
-    const cells: [string, unknown, string][] = [
-      ['text', 'plain', 'plain'],
-      ['empty', '', ''],
-      ['comma', 'a,b', 'a,b'],
-      ['quote', 'say "hi"', 'say "hi"'],
-      ['lines', 'one\ntwo\r\nthree', 'one\ntwo\r\nthree'],
-      ['spaces', ' x ', ' x '],
-      ['braceText', '{not json', '{not json'],
-      ['bracketText', '[1,2]', '[1,2]'],
-      ['digitsText', '1234567890123456789012', '1234567890123456789012'],
-      ['smallText', '0.0000001', '0.0000001'],
-      ['negativeText', '-0.0000001', '-0.0000001'],
-      ['unicode', 'Árvíztűrő 😀', 'Árvíztűrő 😀'],
-      ['int', 42, '42'],
-      ['negative', -7, '-7'],
-      ['fraction', 1.5, '1.5'],
-      ['big', 1e21, '1e+21'],
-      ['bigger', -1.2345e25, '-1.2345e+25'],
-      ['small', 1e-7, '1e-7'],
-      ['smallNegative', -1.5e-7, '-1.5e-7'],
-      ['edge', 0.000001, '0.000001'],
-      ['large', 123456789012345680000, '123456789012345680000'],
-      ['yes', true, 'true'],
-      ['no', false, 'false'],
-      ['nothing', null, ''],
-      ['list', ['a', 1, null, true, { k: 'v' }], '["a",1,null,true,{"k":"v"}]'],
-      [
-        'nested',
-        { b: 1, a: [1, 'x"y\n', null, { '10': true, '2': 1e21, x: -1e-7 }], é: 'ü' },
-        // Integer-like keys first in ascending order (as JSON.parse builds the object), the others
-        // in jsonb's order (shorter first).
-        '{"a":[1,"x\\"y\\n",null,{"2":1e+21,"10":true,"x":-1e-7}],"b":1,"é":"ü"}',
-      ],
-      ['emptyList', [], '[]'],
-      ['emptyObject', {}, '{}'],
-    ];
-    const first = await submit(Object.fromEntries(cells.map(([key, value]) => [key, value])));
-    const second = await submit({ text: 'second', extra: 'not a column' });
+  /** Field name, value and expected cell; the nested ones are left out of a "scalars" record. */
+  const cells: [string, unknown, string][] = [
+    ['text', 'plain', 'plain'],
+    ['empty', '', ''],
+    ['comma', 'a,b', 'a,b'],
+    ['quote', 'say "hi"', 'say "hi"'],
+    ['lines', 'one\ntwo\r\nthree', 'one\ntwo\r\nthree'],
+    ['spaces', ' x ', ' x '],
+    ['braceText', '{not json', '{not json'],
+    ['bracketText', '[1, 2]', '[1, 2]'],
+    ['digitsText', '1234567890123456789012', '1234567890123456789012'],
+    ['smallText', '0.0000001', '0.0000001'],
+    ['negativeText', '-0.0000001', '-0.0000001'],
+    ['unicode', 'Árvíztűrő 😀', 'Árvíztűrő 😀'],
+    ['int', 42, '42'],
+    ['negative', -7, '-7'],
+    ['fraction', 1.5, '1.5'],
+    ['big', 1e21, '1e+21'],
+    ['bigger', -1.2345e25, '-1.2345e+25'],
+    ['small', 1e-7, '1e-7'],
+    ['smallNegative', -1.5e-7, '-1.5e-7'],
+    ['edge', 0.000001, '0.000001'],
+    ['large', 123456789012345680000, '123456789012345680000'],
+    ['yes', true, 'true'],
+    ['no', false, 'false'],
+    ['nothing', null, ''],
+    ['list', ['a, b', 1, null, true, { k: 'v: w' }], '["a, b",1,null,true,{"k":"v: w"}]'],
+    [
+      'nested',
+      { b: 1, a: [1, 'x"y\\\n', null, { '10': true, '2': 1e21, x: -1e-7 }], é: 'ü' },
+      // Integer-like keys first in ascending order (as JSON.parse builds the object), the others
+      // in jsonb's order (shorter first).
+      '{"a":[1,"x\\"y\\\\\\n",null,{"2":1e+21,"10":true,"x":-1e-7}],"b":1,"é":"ü"}',
+    ],
+    ['emptyList', [], '[]'],
+    ['emptyObject', {}, '{}'],
+  ];
+  const isNested = (value: unknown) => typeof value === 'object' && value !== null;
+  const everything = Object.fromEntries(cells.map(([key, value]) => [key, value]));
+  const scalars = Object.fromEntries(cells.map(([key, value]) => [key, isNested(value) ? 'scalar' : value]));
+  const expectedCells = (record: Record<string, unknown>) =>
+    cells.map(([key, value, text]) => (record[key] === value ? text : String(record[key])));
 
-    expect(await csv()).toBe(
-      [
-        line(['id', 'createdAt', ...cells.map(([key]) => key)]),
-        line([first.dataId, first.data.createdAt, ...cells.map(([, , text]) => text)]),
-        line([second.dataId, second.data.createdAt, 'second', ...cells.slice(1).map(() => '')]),
-      ].join('\n'),
-    );
-  });
+  // Objects and arrays in the first record and in a later one (on PostgreSQL the first record is read
+  // apart from the COPY).
+  for (const [shape, records] of [
+    ['scalars first', [scalars, everything]],
+    ['objects and arrays first', [everything, scalars]],
+  ] as const) {
+    it(`writes every kind of value byte for byte as specified (${shape}): empty strings, quoting, numbers, nested values`, async () => {
+      const saved = [];
+      for (const record of records) saved.push({ record, response: await submit(record) });
+      const short = await submit({ text: 'last', extra: 'not a column' });
+
+      expect(await csv()).toBe(
+        [
+          line(['id', 'createdAt', ...cells.map(([key]) => key)]),
+          ...saved.map(({ record, response }) =>
+            line([response.dataId, response.data.createdAt, ...expectedCells(record)]),
+          ),
+          line([short.dataId, short.data.createdAt, 'last', ...cells.slice(1).map(() => '')]),
+        ].join('\n'),
+      );
+    });
+  }
 
   it('takes field names and filter values as values, never as SQL', async () => {
     const hostile = [
@@ -156,6 +173,23 @@ describe('CSV export', () => {
       await t.database.client.db.execute(sql`select count(*)::int as n from data_records`),
     );
     expect(count[0].n).toBe(notes.length);
+  });
+
+  it('writes records wider than one COPY statement takes (1,664 columns at most) with the batch writer', async () => {
+    const keys = Array.from({ length: 1700 }, (_, index) => `field${index}`);
+    const wide = await submit(
+      Object.fromEntries(keys.map((key, index) => [key, index % 2 ? index : `v,${index}`])),
+    );
+    expect(await csv()).toBe(
+      [
+        line(['id', 'createdAt', ...keys]),
+        line([
+          wide.dataId,
+          wide.data.createdAt,
+          ...keys.map((_, index) => (index % 2 ? String(index) : `v,${index}`)),
+        ]),
+      ].join('\n'),
+    );
   });
 
   it('returns the database connection when the client goes away mid-download', async () => {
