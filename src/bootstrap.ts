@@ -61,6 +61,9 @@ export async function createApp(
     return503OnClosing: false,
     trustProxy: config.trustProxy,
     genReqId: requestIdOf,
+    // One line per request (below) instead of Fastify's two ("incoming request", "request
+    // completed"): half the logging work on every request, and the line a reader needs.
+    disableRequestLogging: true,
     logger: {
       level: config.logLevel,
       redact: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.token'],
@@ -80,6 +83,16 @@ export async function createApp(
   fastify.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     request.locale = resolveLocale(request, config.defaultLocale);
+  });
+  fastify.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      {
+        req: { method: request.method, url: request.url, remoteAddress: request.ip },
+        res: { statusCode: reply.statusCode },
+        responseTime: reply.elapsedTime,
+      },
+      'request completed',
+    );
   });
   registerBodyGuard(fastify, config.bodyMaxDepth);
   // The grid-library store's form bodies (GRID-PROTOCOL section 16); any other form body is a 415.
