@@ -35,8 +35,11 @@ export class TokenRevocationStore {
     await this.cache.delete(checkKey(jti));
   }
 
-  /** Asked on every authenticated request: answered from process memory after the first time. */
+  /** Asked on every authenticated request. */
   isRevoked(jti: string): Promise<boolean> {
+    // With Redis every process reads the one shared blacklist: a logout holds everywhere at once,
+    // not a notification later. Without it, the answer is kept in process and dropped on logout.
+    if (this.redis) return this.lookUp(jti);
     return this.cache.memoize(checkKey(jti), CHECK_MEMO_MS, () => this.lookUp(jti));
   }
 
