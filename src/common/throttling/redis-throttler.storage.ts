@@ -21,9 +21,21 @@ end
 return {hits, ttl, blockTtl}
 `;
 
+type WithIncrement = Redis & {
+  fdwsThrottleIncrement(...args: [string, string, number, number, number]): Promise<unknown>;
+};
+
 /** Rate-limit counters shared by every app process through Redis. */
 export class RedisThrottlerStorage implements ThrottlerStorage {
-  constructor(private readonly redis: Redis) {}
+  private readonly redis: WithIncrement;
+
+  constructor(redis: Redis) {
+    // A defined command runs by its SHA (EVALSHA) instead of sending the script on every request.
+    if (!('fdwsThrottleIncrement' in redis)) {
+      redis.defineCommand('fdwsThrottleIncrement', { numberOfKeys: 2, lua: INCREMENT_SCRIPT });
+    }
+    this.redis = redis as WithIncrement;
+  }
 
   async increment(
     key: string,
@@ -33,9 +45,7 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
     throttlerName: string,
   ): Promise<ThrottlerStorageRecord> {
     const base = `throttle:${throttlerName}:${key}`;
-    const [hits, timeToExpire, blockTtl] = (await this.redis.eval(
-      INCREMENT_SCRIPT,
-      2,
+    const [hits, timeToExpire, blockTtl] = (await this.redis.fdwsThrottleIncrement(
       `${base}:hits`,
       `${base}:block`,
       ttl,

@@ -4,6 +4,7 @@ import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { REDIS, type RedisClient } from '../redis/redis.module';
 import { AUTH_RATE_LIMITED } from './auth-rate-limit.decorator';
+import { MemoryThrottlerStorage } from './memory-throttler.storage';
 import { RedisThrottlerStorage } from './redis-throttler.storage';
 
 /**
@@ -28,7 +29,7 @@ import { RedisThrottlerStorage } from './redis-throttler.storage';
               ]),
           },
         ],
-        storage: redis ? new RedisThrottlerStorage(redis) : undefined,
+        storage: redis ? new RedisThrottlerStorage(redis) : new MemoryThrottlerStorage(),
       }),
     }),
   ],
