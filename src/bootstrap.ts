@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import helmet from '@fastify/helmet';
 import { LogController } from 'fastify';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -9,6 +8,7 @@ import { AppModule, type AppModuleOptions } from './app.module';
 import { registerBodyGuard } from './common/http/body-guard';
 import { registerFormBodies } from './common/http/form-body';
 import { registerGracefulClose } from './common/http/graceful-close';
+import { registerSecurityHeaders } from './common/http/security-headers';
 import { PinoNestLogger } from './common/http/pino-nest-logger';
 import { resolveLocale } from './common/i18n/locale';
 import type { AppConfig } from './config/app-config';
@@ -108,17 +108,7 @@ export async function createApp(
   );
   registerGracefulClose(fastify);
 
-  await app.register(helmet, {
-    contentSecurityPolicy: {
-      directives: {
-        defaultSrc: ["'self'"],
-        // Swagger UI at /api-docs uses inline scripts and styles.
-        scriptSrc: ["'self'", "'unsafe-inline'"],
-        styleSrc: ["'self'", "'unsafe-inline'"],
-        imgSrc: ["'self'", 'data:'],
-      },
-    },
-  });
+  registerSecurityHeaders(fastify);
 
   const wildcard = config.corsOrigins.includes('*');
   app.enableCors({

@@ -138,10 +138,17 @@ describe('platform: health, docs, error body, localization, headers', () => {
     expect(made.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('sets helmet headers', async () => {
-    const response = await t.request({ method: 'GET', url: '/health' });
-    expect(response.headers['x-content-type-options']).toBe('nosniff');
-    expect(response.headers['x-frame-options']).toBe('SAMEORIGIN');
+  it('sets helmet headers, on errors too', async () => {
+    for (const url of ['/health', '/api/no-such-route']) {
+      const response = await t.request({ method: 'GET', url });
+      expect(response.headers['x-content-type-options']).toBe('nosniff');
+      expect(response.headers['x-frame-options']).toBe('SAMEORIGIN');
+      expect(response.headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
+      expect(response.headers['content-security-policy']).toContain(
+        "default-src 'self';base-uri 'self';font-src 'self' https: data:;form-action 'self';" +
+          "frame-ancestors 'self';img-src 'self' data:;object-src 'none';script-src 'self' 'unsafe-inline';",
+      );
+    }
   });
 
   it('allows CORS for a configured origin and not for others', async () => {
