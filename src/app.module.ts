@@ -1,7 +1,5 @@
-import { join } from 'node:path';
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
-import { I18nModule } from 'nestjs-i18n';
 import { AiModule } from './ai/ai.module';
 import { AuthModule } from './auth/auth.module';
 import { FormConfigsModule } from './form-configs/form-configs.module';
@@ -15,7 +13,7 @@ import { AppCacheModule } from './common/cache/app-cache.module';
 import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { createValidationPipe } from './common/http/validation.pipe';
 import { I18nSupportModule } from './common/i18n/i18n-support.module';
-import { RequestLocaleResolver } from './common/i18n/request-locale.resolver';
+import { i18nCoreModule } from './common/i18n/i18n-core.module';
 import { RedisModule } from './common/redis/redis.module';
 import { ThrottlingModule } from './common/throttling/throttling.module';
 import type { AppConfig } from './config/app-config';
@@ -42,16 +40,7 @@ export class AppModule {
         DatabaseModule.forRoot(options.database),
         RedisModule,
         AppCacheModule,
-        I18nModule.forRoot({
-          fallbackLanguage: 'en',
-          // From the working directory so `dist/` finds the same files (DESIGN.md gotcha).
-          loaderOptions: { path: join(process.cwd(), 'i18n'), watch: false },
-          // The locale is resolved once per request (bootstrap's onRequest hook); i18n reads that answer.
-          resolvers: [new RequestLocaleResolver()],
-          disableMiddleware: true,
-          skipAsyncHook: true,
-          logging: false,
-        }),
+        i18nCoreModule(),
         I18nSupportModule,
         // Throttling first: its guard counts a request before authentication looks at it.
         ThrottlingModule,

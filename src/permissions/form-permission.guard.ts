@@ -26,7 +26,8 @@ export class FormPermissionGuard implements CanActivate {
     );
     if (!permission) return true;
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    // Guards run before the TenantInterceptor: resolve the site with the same cached resolver.
+    // Resolved once per request (the TenantGuard may have done it already): the order of global
+    // guards from different modules is not something to rely on.
     await this.sites.resolve(request);
     const configId = (request.params as Record<string, string> | undefined)?.configId ?? '';
     await this.access.require(requestContextOf(request), configId, permission);
