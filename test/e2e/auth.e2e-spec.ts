@@ -206,6 +206,70 @@ describe('forged and stale tokens', () => {
   });
 });
 
+describe('a token verified once (remembered by the process)', () => {
+  let t: TestApp;
+  let admin: string;
+  beforeAll(async () => {
+    t = await createTestApp();
+    admin = await adminToken(t);
+  });
+  afterAll(() => t.close());
+
+  const me = (token: string) => t.request({ method: 'GET', url: '/auth/me', token });
+  const now = () => Math.floor(Date.now() / 1000);
+
+  it('still expires: accepted until its exp, then 401', async () => {
+    const { user } = await createUser(t);
+    const exp = now() + 2;
+    const token = signToken(
+      { alg: 'HS256', typ: 'JWT' },
+      {
+        sub: user.id,
+        role: 'user',
+        email: user.email,
+        siteId: null,
+        jti: randomUUID(),
+        ver: 0,
+        iat: now(),
+        exp,
+      },
+    );
+    expect((await me(token)).statusCode).toBe(200);
+    expect((await me(token)).statusCode).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, (exp + 1) * 1000 - Date.now()));
+    const expired = await me(token);
+    expect(expired.statusCode).toBe(401);
+    expect(expired.json()).toMatchObject({ success: false, code: 'TOKEN_INVALID', statusCode: 401 });
+  });
+
+  it('a variant of a remembered token (one character of its signature changed) is verified, and refused', async () => {
+    expect((await me(admin)).statusCode).toBe(200);
+    const last = admin.at(-2) === 'A' ? 'B' : 'A';
+    const tampered = `${admin.slice(0, -2)}${last}${admin.at(-1)}`;
+    expect((await me(tampered)).statusCode).toBe(401);
+    expect((await me(admin)).statusCode).toBe(200);
+  });
+
+  it('is still checked against logout, deactivation and password changes on every request', async () => {
+    const { user, token, password } = await createUser(t);
+    expect((await me(token)).statusCode).toBe(200);
+    expect((await t.request({ method: 'POST', url: '/auth/logout', token })).statusCode).toBe(200);
+    expect((await me(token)).statusCode).toBe(401);
+    const second = (
+      await t.request({ method: 'POST', url: '/auth/login', payload: { email: user.email, password } })
+    ).json().token as string;
+    expect((await me(second)).statusCode).toBe(200);
+    const deactivated = await t.request({
+      method: 'PUT',
+      url: `/api/users/${user.id}`,
+      token: admin,
+      payload: { isActive: false },
+    });
+    expect(deactivated.statusCode).toBe(200);
+    expect((await me(second)).statusCode).toBe(401);
+  });
+});
+
 describe('the logout blacklist survives a restart and is shared by instances', () => {
   it('after a restart on the same database (or Redis), a logged-out token stays refused', async () => {
     const database = await createTestDatabase();

@@ -29,6 +29,10 @@ import { RedisThrottlerStorage } from './redis-throttler.storage';
               ]),
           },
         ],
+        // The route and the client as they are: the library hashes them (SHA-256) on every request,
+        // for keys that are short already (a class and handler name, an address).
+        generateKey: (context, tracker) =>
+          `${context.getClass().name}.${context.getHandler().name}:${tracker}`,
         storage: redis ? new RedisThrottlerStorage(redis) : new MemoryThrottlerStorage(),
       }),
     }),
