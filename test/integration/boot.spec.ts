@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -23,6 +23,35 @@ describe('boot', () => {
     expect(result.stderr).toContain('JWT_SECRET is required when NODE_ENV=production');
     expect(result.stderr).toContain('CACHE_ENABLED must be true or false');
   }, 60_000);
+
+  it('boots to "Listening" without an error line in its log', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'fdws-boot-log-'));
+    const child = spawn(process.execPath, ['-r', '@swc-node/register', 'src/main.ts'], {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH,
+        PORT: '0',
+        DATA_DIR: dataDir,
+        JWT_SECRET: 'boot-log-secret-0123456789abcdef',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    try {
+      const deadline = Date.now() + 90_000;
+      while (!output.includes('Listening on') && child.exitCode === null && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(output).toContain('Listening on');
+      // pino levels: 50 error, 60 fatal; Nest's own console format says ERROR.
+      const errorLines = output.split('\n').filter((line) => /"level":(50|60)\b|\bERROR\b/.test(line));
+      expect(errorLines).toEqual([]);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
+  }, 120_000);
 
   it('keeps embedded PGlite data in DATA_DIR across a restart', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'fdws-restart-'));

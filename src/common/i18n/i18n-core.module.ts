@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { DynamicModule, Provider } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import { I18nModule } from 'nestjs-i18n';
+import { RequestLocaleResolver } from './request-locale.resolver';
 
 function isGlobalInterceptor(provider: Provider): boolean {
   return typeof provider === 'object' && 'provide' in provider && provider.provide === APP_INTERCEPTOR;
@@ -18,8 +19,7 @@ export function i18nCoreModule(): DynamicModule {
     fallbackLanguage: 'en',
     // From the working directory so `dist/` finds the same files (DESIGN.md gotcha).
     loaderOptions: { path: join(process.cwd(), 'i18n'), watch: false },
-    // No resolvers: the locale comes from the request (`resolveLocale`) into each translation.
-    resolvers: [],
+    resolvers: [new RequestLocaleResolver()],
     disableMiddleware: true,
     skipAsyncHook: true,
     logging: false,
