@@ -1,4 +1,4 @@
-import { IdempotencyInterceptor } from '../idempotency/idempotency.interceptor';
+import { IdempotentRequests } from '../idempotency/idempotent-requests';
 import {
   Body,
   Controller,
@@ -10,8 +10,10 @@ import {
   Post,
   Put,
   Query,
-  UseInterceptors,
+  Req,
+  Res,
 } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   ApiHeader,
   ApiBadRequestResponse,
@@ -71,6 +73,7 @@ export class RecordsController {
   constructor(
     private readonly records: RecordsService,
     private readonly lists: RecordListService,
+    private readonly idempotent: IdempotentRequests,
   ) {}
 
   @Get(':configId')
@@ -126,7 +129,6 @@ export class RecordsController {
 
   @Post(':configId')
   @FormPermission('createResults')
-  @UseInterceptors(IdempotencyInterceptor)
   @ApiHeader({
     name: 'Idempotency-Key',
     required: false,
@@ -156,8 +158,12 @@ export class RecordsController {
     @Ctx() ctx: RequestContext,
     @Param('configId') configId: string,
     @Body() body: unknown,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<SavedRecordDto> {
-    return this.records.create(ctx, configId, submittedFields(body));
+    return this.idempotent.answer(request, reply, () =>
+      this.records.create(ctx, configId, submittedFields(body)),
+    );
   }
 
   @Put(':configId')

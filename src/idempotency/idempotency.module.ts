@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
-import { IdempotencyInterceptor } from './idempotency.interceptor';
 import { IdempotencyRepository } from './idempotency.repository';
 import { IdempotencyService } from './idempotency.service';
+import { IdempotentRequests } from './idempotent-requests';
 
 /** `Idempotency-Key` for the routes that create: record creation and workflow execution. */
 @Module({
-  providers: [IdempotencyRepository, IdempotencyService, IdempotencyInterceptor],
-  exports: [IdempotencyService, IdempotencyInterceptor],
+  providers: [IdempotencyRepository, IdempotencyService, IdempotentRequests],
+  exports: [IdempotencyService, IdempotentRequests],
 })
 export class IdempotencyModule {}

@@ -1,4 +1,4 @@
-import { IdempotencyInterceptor } from '../idempotency/idempotency.interceptor';
+import { IdempotentRequests } from '../idempotency/idempotent-requests';
 import {
   Body,
   Controller,
@@ -10,10 +10,10 @@ import {
   Post,
   Put,
   Query,
+  Req,
   Res,
-  UseInterceptors,
 } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   ApiAcceptedResponse,
   ApiConflictResponse,
@@ -57,6 +57,7 @@ export class WorkflowsController {
     private readonly workflows: WorkflowsService,
     private readonly runner: WorkflowRunner,
     private readonly runs: WorkflowRunsService,
+    private readonly idempotent: IdempotentRequests,
   ) {}
 
   @Get()
@@ -133,7 +134,6 @@ export class WorkflowsController {
 
   @Post(':workflowId/execute')
   @HttpCode(200)
-  @UseInterceptors(IdempotencyInterceptor)
   @ApiHeader({
     name: 'Idempotency-Key',
     required: false,
@@ -162,15 +162,18 @@ export class WorkflowsController {
     @Body() body: ExecuteWorkflowDto,
     @Query() query: ExecuteQueryDto,
     @Headers('prefer') prefer: string | undefined,
+    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<WorkflowResultDto | QueuedRunDto> {
-    if (query.dryRun === 'true') return this.runner.dryRun(ctx, workflowId, body);
-    if (prefersAsync(prefer)) {
-      const queued = await this.runner.enqueue(ctx, workflowId, body);
-      reply.status(202).header('location', `/api/workflow/runs/${queued.runId}`);
-      return queued;
-    }
-    return this.runner.execute(ctx, workflowId, body);
+    return this.idempotent.answer(request, reply, async () => {
+      if (query.dryRun === 'true') return this.runner.dryRun(ctx, workflowId, body);
+      if (prefersAsync(prefer)) {
+        const queued = await this.runner.enqueue(ctx, workflowId, body);
+        reply.status(202).header('location', `/api/workflow/runs/${queued.runId}`);
+        return queued;
+      }
+      return this.runner.execute(ctx, workflowId, body);
+    });
   }
 
   @Post('runs/:runId/cancel')

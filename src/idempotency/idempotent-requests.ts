@@ -1,0 +1,37 @@
+import { Injectable } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { IdempotencyService } from './idempotency.service';
+
+/**
+ * `Idempotency-Key` on a route: HTTP only, the rule is IdempotencyService's. A controller hands it
+ * the route's work; a request without the header just does the work. (Not an interceptor: Nest
+ * wraps every request of an intercepted route in observables and async-context bindings, a
+ * measurable share of a create's CPU, also for the requests without a key.)
+ */
+@Injectable()
+export class IdempotentRequests {
+  constructor(private readonly idempotency: IdempotencyService) {}
+
+  async answer<T>(request: FastifyRequest, reply: FastifyReply, work: () => Promise<T>): Promise<T> {
+    const key = request.headers['idempotency-key'];
+    if (typeof key !== 'string' || !request.user) return work();
+    const scope = {
+      userId: request.user.userId,
+      route: `${request.method} ${request.url.split('?')[0]}`,
+      key,
+    };
+    const answer = await this.idempotency.run(scope, request.body, async () => {
+      const body = await work();
+      // Nest set the route's status before the handler; the work may have set another (202).
+      return { status: reply.statusCode, body };
+    });
+    reply.status(answer.status);
+    if (answer.status === 202 && isQueued(answer.body))
+      reply.header('location', `/api/workflow/runs/${answer.body.runId}`);
+    return answer.body as T;
+  }
+}
+
+function isQueued(body: unknown): body is { runId: string } {
+  return typeof body === 'object' && body !== null && typeof (body as { runId?: unknown }).runId === 'string';
+}
