@@ -21,16 +21,6 @@ export interface WorkflowListFilter {
 export class WorkflowsRepository {
   constructor(@Inject(DATABASE) private readonly db: Database) {}
 
-  async findActiveInScope(id: string, scope: SiteScope): Promise<WorkflowRow | null> {
-    if (!isUuid(id)) return null;
-    const [row] = await this.db
-      .select()
-      .from(workflows)
-      .where(and(eq(workflows.id, id), eq(workflows.isActive, true), siteCondition(workflows.siteId, scope)))
-      .limit(1);
-    return row ?? null;
-  }
-
   async findById(id: string): Promise<WorkflowRow | null> {
     if (!isUuid(id)) return null;
     const [row] = await this.db.select().from(workflows).where(eq(workflows.id, id)).limit(1);

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { AppCache, CACHE_TTL } from '../common/cache/app-cache.service';
 import { requireUser, type AuthUser, type RequestContext } from '../common/context/request-context';
-import { siteScopeOf } from '../common/context/site-scope';
+import { isVisibleInScope, siteScopeOf } from '../common/context/site-scope';
+import { isUuid } from '../common/validation/is-uuid';
 import { AppError } from '../common/errors/app-error';
 import { SitesService } from '../sites/sites.service';
 import type { WorkflowListDto, WorkflowResponseDto } from './dto/workflow-response.dto';
@@ -23,6 +25,7 @@ export class WorkflowsService {
     private readonly workflows: WorkflowsRepository,
     private readonly definitions: WorkflowDefinitionValidator,
     private readonly sites: SitesService,
+    private readonly cache: AppCache,
   ) {}
 
   async list(ctx: RequestContext, query: ListWorkflowsQueryDto): Promise<WorkflowListDto> {
@@ -86,6 +89,7 @@ export class WorkflowsService {
       siteId: body.siteId,
       isActive: body.isActive,
     });
+    await this.forget(workflowId);
     if (!row) throw new AppError('WORKFLOW_NOT_FOUND');
     return toWorkflowResponse(row);
   }
@@ -94,22 +98,47 @@ export class WorkflowsService {
   async remove(ctx: RequestContext, workflowId: string): Promise<WorkflowResponseDto> {
     await this.requireVisible(ctx, workflowId);
     const row = await this.workflows.updateActive(workflowId, { isActive: false });
+    await this.forget(workflowId);
     if (!row) throw new AppError('WORKFLOW_NOT_FOUND');
     return toWorkflowResponse(row);
   }
 
   /** The definition of a run already started (checked then): it finishes even if deactivated since. */
   async findForRun(workflowId: string): Promise<WorkflowRow> {
-    const row = await this.workflows.findById(workflowId);
+    const row = await this.rowOf(workflowId);
     if (!row) throw new AppError('WORKFLOW_NOT_FOUND');
     return row;
   }
 
   /** An active workflow on the caller's site, or a 404. */
   async requireVisible(ctx: RequestContext, workflowId: string): Promise<WorkflowRow> {
-    const row = await this.workflows.findActiveInScope(workflowId, siteScopeOf(ctx));
-    if (!row) throw new AppError('WORKFLOW_NOT_FOUND');
+    const row = await this.rowOf(workflowId);
+    if (!row || !row.isActive || !isVisibleInScope(row.siteId, siteScopeOf(ctx))) {
+      throw new AppError('WORKFLOW_NOT_FOUND');
+    }
     return row;
+  }
+
+  /**
+   * The stored definition, kept like a configuration row (every run starts with it): in process,
+   * or in Redis with CACHE_ENABLED, and dropped in every instance when it is changed here. Stored
+   * with ISO dates (a shared cache serializes to JSON) and revived on the way out.
+   */
+  private async rowOf(workflowId: string): Promise<WorkflowRow | null> {
+    if (!isUuid(workflowId)) return null;
+    const cached = await this.cache.getOrLoad(WorkflowsService.key(workflowId), CACHE_TTL.config, () =>
+      this.workflows.findById(workflowId),
+    );
+    if (!cached) return null;
+    return { ...cached, createdAt: new Date(cached.createdAt), updatedAt: new Date(cached.updatedAt) };
+  }
+
+  private forget(workflowId: string): Promise<void> {
+    return this.cache.delete(WorkflowsService.key(workflowId));
+  }
+
+  private static key(workflowId: string): string {
+    return `workflow-row:${workflowId}`;
   }
 
   /**

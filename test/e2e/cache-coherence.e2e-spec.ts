@@ -1,6 +1,7 @@
 import { createConfig, ORDER_FORM } from '../factories/config.factory';
 import { adminToken, createUser } from '../factories/user.factory';
 import { createTestApp, type TestApp } from '../utils/test-app';
+import { createWorkflow, run, workflowBody } from '../utils/workflow-api';
 
 /**
  * Two instances of the service on one database, with the defaults (CACHE_ENABLED unset, no
@@ -84,5 +85,40 @@ describe('two instances keep their in-process lookups coherent', () => {
     const after = await second.request({ method: 'GET', url: `/api/data/${configId}`, token: admin });
     expect(after.statusCode).toBe(404);
     expect(after.json().code).toBe('CONFIG_NOT_FOUND');
+  });
+
+  it('a workflow changed on one instance runs its new definition on the other, and a deleted one is a 404 there', async () => {
+    const admin = await adminToken(first);
+    const configId = await createConfig(first, admin);
+    const workflowId = await createWorkflow(first, admin, workflowBody());
+    const before = await run(second, admin, workflowId, configId, { name: 'Ann' });
+    expect(before.results.shape).toEqual({ who: 'Ann' });
+    const changed = await first.request({
+      method: 'PUT',
+      url: `/api/workflow/${workflowId}`,
+      token: admin,
+      payload: {
+        config: { steps: [{ name: 'shape', type: 'transform', config: { mapping: { person: 'name' } } }] },
+      },
+    });
+    expect(changed.statusCode).toBe(200);
+    await settle();
+    const after = await run(second, admin, workflowId, configId, { name: 'Ann' });
+    expect(after.results.shape).toEqual({ person: 'Ann' });
+    const removed = await first.request({
+      method: 'DELETE',
+      url: `/api/workflow/${workflowId}`,
+      token: admin,
+    });
+    expect(removed.statusCode).toBe(200);
+    await settle();
+    const gone = await second.request({
+      method: 'POST',
+      url: `/api/workflow/${workflowId}/execute`,
+      token: admin,
+      payload: { configId, data: { name: 'Ann' } },
+    });
+    expect(gone.statusCode).toBe(404);
+    expect(gone.json().code).toBe('WORKFLOW_NOT_FOUND');
   });
 });
