@@ -50,10 +50,11 @@ function orderBy(query: PagingQuery): SQL[] {
 }
 
 /**
- * The plain insert of a submission, the statement the create route runs most, prepared once:
- * building it with the query builder on every request cost more CPU than the rest of the insert.
- * Two spellings, because a placeholder in a jsonb column would store JSON `null` where the record
- * has no computed results (SQL NULL).
+ * The inserts of a submission without a save limit, the statements the create route and a
+ * workflow's `save` step run most, prepared once: building them with the query builder on every
+ * request cost more CPU than the rest of the insert. Two spellings each, because a placeholder in
+ * a jsonb column would store JSON `null` where the record has no computed results (SQL NULL). The
+ * keyed ones (a workflow step's idempotency key) let the unique key decide in the same statement.
  */
 function preparedInserts(db: Database) {
   const common = {
@@ -63,13 +64,31 @@ function preparedInserts(db: Database) {
     data: sql.placeholder('data'),
     dataKeys: sql.placeholder('dataKeys'),
   };
+  const computed = { computedResults: sql.placeholder('computedResults') };
+  const keyed = { idempotencyKey: sql.placeholder('idempotencyKey') };
+  const onKey = {
+    target: dataRecords.idempotencyKey,
+    where: sql`${dataRecords.idempotencyKey} is not null`,
+  };
   return {
     withComputed: db
       .insert(dataRecords)
-      .values({ ...common, computedResults: sql.placeholder('computedResults') })
+      .values({ ...common, ...computed })
       .returning()
       .prepare('insert_record_with_computed'),
     withoutComputed: db.insert(dataRecords).values(common).returning().prepare('insert_record'),
+    keyedWithComputed: db
+      .insert(dataRecords)
+      .values({ ...common, ...computed, ...keyed })
+      .onConflictDoNothing(onKey)
+      .returning()
+      .prepare('insert_keyed_record_with_computed'),
+    keyedWithoutComputed: db
+      .insert(dataRecords)
+      .values({ ...common, ...keyed })
+      .onConflictDoNothing(onKey)
+      .returning()
+      .prepare('insert_keyed_record'),
   };
 }
 
@@ -99,29 +118,25 @@ export class RecordsRepository {
     { inserted: RecordRow } | { existing: RecordRow } | { limitReached: true; existingId: string | null }
   > {
     if (saveLimit === null || !record.userId) {
+      const values = {
+        configId: record.configId,
+        userId: record.userId ?? null,
+        siteId: record.siteId ?? null,
+        data: record.data,
+        dataKeys: record.dataKeys,
+      };
+      const withoutComputed = record.computedResults === null || record.computedResults === undefined;
       if (!record.idempotencyKey) {
-        const values = {
-          configId: record.configId,
-          userId: record.userId ?? null,
-          siteId: record.siteId ?? null,
-          data: record.data,
-          dataKeys: record.dataKeys,
-        };
-        const [inserted] =
-          record.computedResults === null || record.computedResults === undefined
-            ? await this.inserts.withoutComputed.execute(values)
-            : await this.inserts.withComputed.execute({ ...values, computedResults: record.computedResults });
-        return { inserted: inserted };
+        const [inserted] = withoutComputed
+          ? await this.inserts.withoutComputed.execute(values)
+          : await this.inserts.withComputed.execute({ ...values, computedResults: record.computedResults });
+        return { inserted };
       }
       // The unique key decides in the same statement; the earlier record is read only when it exists.
-      const [inserted] = await this.db
-        .insert(dataRecords)
-        .values(record)
-        .onConflictDoNothing({
-          target: dataRecords.idempotencyKey,
-          where: sql`${dataRecords.idempotencyKey} is not null`,
-        })
-        .returning();
+      const keyed = { ...values, idempotencyKey: record.idempotencyKey };
+      const [inserted] = withoutComputed
+        ? await this.inserts.keyedWithoutComputed.execute(keyed)
+        : await this.inserts.keyedWithComputed.execute({ ...keyed, computedResults: record.computedResults });
       if (inserted) return { inserted };
       const existing = await this.findByIdempotencyKey(record.idempotencyKey);
       if (!existing) throw new Error('a record conflicted on its idempotency key and is gone');
