@@ -1,12 +1,8 @@
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import { LRUCache } from 'lru-cache';
 
-interface ThrottlerStorageRecord {
-  totalHits: number;
-  timeToExpire: number;
-  isBlocked: boolean;
-  timeToBlockExpire: number;
-}
+/** What a storage answers (the library does not export the type by name). */
+type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
 interface Window {
   hits: number;

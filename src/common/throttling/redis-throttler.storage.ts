@@ -1,12 +1,8 @@
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import type Redis from 'ioredis';
 
-interface ThrottlerStorageRecord {
-  totalHits: number;
-  timeToExpire: number;
-  isBlocked: boolean;
-  timeToBlockExpire: number;
-}
+/** What a storage answers (the library does not export the type by name). */
+type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
 // One round trip, atomic: count the hit, start the window on the first hit, block when over the limit.
 const INCREMENT_SCRIPT = `
