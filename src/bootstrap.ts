@@ -81,11 +81,13 @@ export async function createApp(
   const fastify = app.getHttpAdapter().getInstance();
   app.useLogger(new PinoNestLogger(fastify.log));
 
-  fastify.addHook('onRequest', async (request, reply) => {
+  // Callback hooks, not async ones: they run on every request, and an async hook costs a promise.
+  fastify.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     request.locale = resolveLocale(request, config.defaultLocale);
+    done();
   });
-  fastify.addHook('onResponse', async (request, reply) => {
+  fastify.addHook('onResponse', (request, reply, done) => {
     request.log.info(
       {
         req: { method: request.method, url: request.url, remoteAddress: request.ip },
@@ -94,6 +96,7 @@ export async function createApp(
       },
       'request completed',
     );
+    done();
   });
   registerBodyGuard(fastify, config.bodyMaxDepth);
   // The grid-library store's form bodies (GRID-PROTOCOL section 16); any other form body is a 415.

@@ -65,7 +65,12 @@ export function assertBodyShape(body: unknown, maxDepth: number): void {
 
 /** Runs `assertBodyShape` on every parsed body, before validation pipes, guards or handlers see it. */
 export function registerBodyGuard(fastify: FastifyInstance, maxDepth: number): void {
-  fastify.addHook('preValidation', async (request) => {
-    if (request.body !== undefined) assertBodyShape(request.body, maxDepth);
+  fastify.addHook('preValidation', (request, _reply, done) => {
+    try {
+      if (request.body !== undefined) assertBodyShape(request.body, maxDepth);
+      done();
+    } catch (error) {
+      done(error as Error);
+    }
   });
 }

@@ -53,8 +53,18 @@ export function registerFormBodies(fastify: FastifyInstance, shapes: FormBodySha
         `${route}: ${fields.map((f) => (f === 'key' ? 'key=<id>' : 'values=<JSON object>')).join('&')}`,
     )
     .join('; ');
-  fastify.addHook('preValidation', async (request) => {
-    if (request.body === undefined || !isForm(request)) return;
+  // A callback hook (no promise per request); a JSON body leaves at the first test.
+  fastify.addHook('preValidation', (request, _reply, done) => {
+    if (request.body === undefined || !isForm(request)) return done();
+    try {
+      checkFormBody(request);
+      done();
+    } catch (error) {
+      done(error as Error);
+    }
+  });
+
+  function checkFormBody(request: FastifyRequest): void {
     if (request.routeOptions.url === undefined) return; // no such route: the 404 answers
     const fields = shapes[`${request.method} ${request.routeOptions.url}`];
     if (!fields) throw refuse('a form-encoded body is not accepted on this route', accepted);
@@ -83,5 +93,5 @@ export function registerFormBodies(fastify: FastifyInstance, shapes: FormBodySha
       values = parsed as Record<string, unknown>;
     }
     request.body = new StoreFormBody(key, values);
-  });
+  }
 }

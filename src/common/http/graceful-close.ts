@@ -14,12 +14,14 @@ export function registerGracefulClose(fastify: FastifyInstance): void {
   fastify.addHook('preClose', async () => {
     closing = true;
   });
-  fastify.addHook('onRequest', async (_request, reply) => {
-    if (!closing) return;
+  // Callback hooks, not async ones: they run on every request, and an async hook costs a promise.
+  fastify.addHook('onRequest', (_request, reply, done) => {
+    if (!closing) return done();
     reply.header('connection', 'close');
-    throw new AppError('SHUTTING_DOWN');
+    done(new AppError('SHUTTING_DOWN'));
   });
-  fastify.addHook('onSend', async (_request, reply) => {
+  fastify.addHook('onSend', (_request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
+    done(null, payload);
   });
 }

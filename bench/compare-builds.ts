@@ -1,0 +1,89 @@
+// Create throughput of two builds of the service side by side, against the baseline insert, on one
+// database: turns alternate baseline, A, B, so the machine's slow and fast moments fall on all three.
+// For a change whose effect is smaller than the noise between two `npm run bench` runs:
+//   npm run build && cp -r dist dist-b   (build B), change the code, npm run build   (build A)
+//   BENCH_BUILD_B=dist-b node -r @swc-node/register bench/compare-builds.ts
+// BENCH_PROFILE picks the settings profile (defaults or production), BENCH_TURNS the turns (3).
+import { createBenchDatabase } from './lib/bench-database';
+import { load } from './lib/load';
+import { PROFILES } from './lib/profiles';
+import { startServer } from './lib/processes';
+import { BENCH_ADMIN, loginAdmin, startBaseline } from './lib/servers';
+import { BENCH_SUBMISSION, createBenchForm } from './suites/form-fixture';
+
+const PROFILE = PROFILES.find((p) => p.name === (process.env.BENCH_PROFILE ?? 'defaults')) ?? PROFILES[0];
+const BUILD_A = process.env.BENCH_BUILD_A ?? 'dist';
+const BUILD_B = process.env.BENCH_BUILD_B;
+const TURNS = Number(process.env.BENCH_TURNS ?? 3);
+const SECONDS = 6;
+
+async function main(): Promise<void> {
+  if (!BUILD_B) throw new Error('BENCH_BUILD_B (the folder of the second build) is required');
+  const database = await createBenchDatabase();
+  const env = {
+    JWT_SECRET: 'bench-secret-0123456789abcdef',
+    ADMIN_EMAIL: BENCH_ADMIN.email,
+    ADMIN_PASSWORD: BENCH_ADMIN.password,
+    THROTTLE_LIMIT: '10000000',
+    THROTTLE_AUTH_LIMIT: '10000000',
+    DATABASE_URL: database.url,
+    ...PROFILE.env,
+  };
+  const a = await startServer([`${BUILD_A}/main.js`], env, 3971);
+  const b = await startServer([`${BUILD_B}/main.js`], env, 3972);
+  const baseline = await startBaseline(database.url, 3973);
+  try {
+    const body = JSON.stringify(BENCH_SUBMISSION);
+    const createTarget = async (server: typeof a) => {
+      const token = await loginAdmin(server);
+      const configId = await createBenchForm(server.url, token);
+      return {
+        url: `${server.url}/api/data/${configId}`,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        configId,
+      };
+    };
+    const targetA = await createTarget(a);
+    const targetB = await createTarget(b);
+    const post = (url: string, headers: Record<string, string>, seconds: number) =>
+      load({ url, method: 'POST', headers, body, connections: 16, durationSeconds: seconds });
+    await post(targetA.url, targetA.headers, 3);
+    await post(targetB.url, targetB.headers, 3);
+    const sums = { base: 0, a: 0, b: 0 };
+    for (let turn = 0; turn < TURNS; turn++) {
+      const base = await post(
+        `${baseline.url}/create/${targetA.configId}`,
+        { 'content-type': 'application/json' },
+        SECONDS,
+      );
+      const resultA = await post(targetA.url, targetA.headers, SECONDS);
+      const resultB = await post(targetB.url, targetB.headers, SECONDS);
+      sums.base += base.requestsPerSecond;
+      sums.a += resultA.requestsPerSecond;
+      sums.b += resultB.requestsPerSecond;
+    }
+    console.log(
+      JSON.stringify({
+        figure: 'compare-builds',
+        profile: PROFILE.name,
+        builds: [BUILD_A, BUILD_B],
+        turns: TURNS,
+        ratioA: Number((sums.a / sums.base).toFixed(2)),
+        ratioB: Number((sums.b / sums.base).toFixed(2)),
+        reqPerSecA: Math.round(sums.a / TURNS),
+        reqPerSecB: Math.round(sums.b / TURNS),
+        baselineReqPerSec: Math.round(sums.base / TURNS),
+      }),
+    );
+  } finally {
+    await a.stop();
+    await b.stop();
+    await baseline.stop();
+    await database.drop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
