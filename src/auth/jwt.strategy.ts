@@ -62,7 +62,8 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   /** Claims whose signature and expiry passport-jwt (or the memo above) has just checked. */
   async validate(request: FastifyRequest, claims: TokenClaims): Promise<AuthUser> {
     const token = bearerToken(request);
-    if (token !== null && typeof claims.exp === 'number') this.verified.set(token, claims);
+    // Frozen: the same claims object now serves every later request with this token.
+    if (token !== null && typeof claims.exp === 'number') this.verified.set(token, Object.freeze(claims));
     const user = await this.tokens.userOf(claims);
     request.tokenClaims = claims;
     return user;

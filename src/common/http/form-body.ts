@@ -53,18 +53,7 @@ export function registerFormBodies(fastify: FastifyInstance, shapes: FormBodySha
         `${route}: ${fields.map((f) => (f === 'key' ? 'key=<id>' : 'values=<JSON object>')).join('&')}`,
     )
     .join('; ');
-  // A callback hook (no promise per request); a JSON body leaves at the first test.
-  fastify.addHook('preValidation', (request, _reply, done) => {
-    if (request.body === undefined || !isForm(request)) return done();
-    try {
-      checkFormBody(request);
-      done();
-    } catch (error) {
-      done(error as Error);
-    }
-  });
-
-  function checkFormBody(request: FastifyRequest): void {
+  const checkFormBody = (request: FastifyRequest): void => {
     if (request.routeOptions.url === undefined) return; // no such route: the 404 answers
     const fields = shapes[`${request.method} ${request.routeOptions.url}`];
     if (!fields) throw refuse('a form-encoded body is not accepted on this route', accepted);
@@ -93,5 +82,16 @@ export function registerFormBodies(fastify: FastifyInstance, shapes: FormBodySha
       values = parsed as Record<string, unknown>;
     }
     request.body = new StoreFormBody(key, values);
-  }
+  };
+
+  // A callback hook (no promise per request); a JSON body leaves at the first test.
+  fastify.addHook('preValidation', (request, _reply, done) => {
+    if (request.body === undefined || !isForm(request)) return done();
+    try {
+      checkFormBody(request);
+      done();
+    } catch (error) {
+      done(error as Error);
+    }
+  });
 }
