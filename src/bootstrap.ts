@@ -10,6 +10,7 @@ import { registerFormBodies } from './common/http/form-body';
 import { registerGracefulClose } from './common/http/graceful-close';
 import { registerSecurityHeaders } from './common/http/security-headers';
 import { PinoNestLogger } from './common/http/pino-nest-logger';
+import { logOptions } from './common/http/log-options';
 import { resolveLocale } from './common/i18n/locale';
 import type { AppConfig } from './config/app-config';
 import type { DatabaseClient } from './database/database-client';
@@ -65,21 +66,15 @@ export async function createApp(
     // One line per request (below) instead of Fastify's two ("incoming request", "request
     // completed"): half the logging work on every request, and the line a reader needs.
     logController: new LogController({ disableRequestLogging: true }),
-    logger: {
-      level: config.logLevel,
-      redact: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.token'],
-    },
+    logger: logOptions(config.logLevel),
   });
+  const fastify = adapter.getInstance();
+  // Nest logs through pino from its first line: a boot failure is JSON like every other line.
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.forRoot({ config, database, modules: options.modules }),
     adapter,
-    {
-      bufferLogs: true,
-      abortOnError: false,
-    },
+    { logger: new PinoNestLogger(fastify.log), abortOnError: false },
   );
-  const fastify = app.getHttpAdapter().getInstance();
-  app.useLogger(new PinoNestLogger(fastify.log));
 
   // Callback hooks, not async ones: they run on every request, and an async hook costs a promise.
   fastify.addHook('onRequest', (request, reply, done) => {
@@ -110,6 +105,14 @@ export async function createApp(
     config.bodyMaxDepth,
   );
   registerGracefulClose(fastify);
+  fastify.addHook('preClose', (done) => {
+    fastify.log.info('Shutting down: finishing requests in flight, then runs and connections');
+    done();
+  });
+  fastify.addHook('onClose', (_instance, done) => {
+    fastify.log.info('Stopped');
+    done();
+  });
 
   registerSecurityHeaders(fastify);
 

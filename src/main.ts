@@ -1,43 +1,60 @@
 // First: the memory policy applies before the modules below are loaded (see the file).
 import { bootFinished } from './process-memory';
 import 'reflect-metadata';
+import { inspect } from 'node:util';
+import pino from 'pino';
 import { createApp } from './bootstrap';
-import { ConfigValidationError, loadConfig } from './config/app-config';
-import { DataDirLockedError } from './database/data-dir-lock';
+import { logOptions } from './common/http/log-options';
+import { ConfigValidationError, loadConfig, type AppConfig } from './config/app-config';
+import { loadEnvFile } from './config/env-file';
+
+/** Logs until the application's own logger exists, in the same JSON shape; boot failures end here. */
+const bootLog = pino(logOptions(process.env.LOG_LEVEL?.trim() || 'info'));
+
+/** What this process serves, for the start line; never a credential (hosts only). */
+function servedSummary(config: AppConfig) {
+  const hostOf = (url: string | null) => (url ? new URL(url).host : null);
+  return {
+    database: config.databaseUrl ? `PostgreSQL at ${hostOf(config.databaseUrl)}` : 'embedded PGlite',
+    redis: config.redisUrl ? hostOf(config.redisUrl) : 'none (cache and limits in process)',
+    mail: config.smtpUrl ? `SMTP at ${hostOf(config.smtpUrl)}` : `files in ${config.dataDir}/outbox`,
+    workflowWorkers: config.workflowWorkers,
+    registration: config.registrationEnabled ? 'open' : 'admins only',
+    nodeEnv: config.nodeEnv,
+  };
+}
+
+/** The message of an error and of each cause under it (a driver's "connect ECONNREFUSED" is a cause). */
+function causeChain(error: unknown): string {
+  const messages: string[] = [];
+  for (let current = error; current !== undefined && messages.length < 5;) {
+    messages.push(current instanceof Error ? current.message.trim() : inspect(current));
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return messages.join(' <- ');
+}
 
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig(process.env);
-  } catch (error) {
-    if (error instanceof ConfigValidationError) {
-      console.error(error.message);
-      process.exit(1);
-    }
-    throw error;
-  }
-  let app;
-  try {
-    app = await createApp(config);
-  } catch (error) {
-    if (error instanceof DataDirLockedError) {
-      console.error(error.message);
-      process.exit(1);
-    }
-    throw error;
-  }
-  const log = app.getHttpAdapter().getInstance().log;
+  const envFile = loadEnvFile();
+  const config = loadConfig(process.env);
+  if (envFile) bootLog.info(`Read ${envFile} (variables set in the environment win)`);
+  const app = await createApp(config);
+  const fastify = app.getHttpAdapter().getInstance();
+  const log = fastify.log;
   if (config.jwtSecretGenerated) {
     log.warn('JWT_SECRET is not set: using a random secret, so tokens stop working at every restart');
   }
   await app.listen({ port: config.port, host: config.host });
   bootFinished();
   log.info(
+    { serves: servedSummary(config) },
     `Listening on http://${config.host}:${config.port} (database: ${config.databaseUrl ? 'PostgreSQL' : 'embedded PGlite'}, API docs at /api-docs)`,
   );
 }
 
 main().catch((error: unknown) => {
-  console.error(error);
+  // One JSON line: the list of configuration problems, a locked data directory, or any other cause.
+  if (error instanceof ConfigValidationError) bootLog.fatal({ problems: error.problems }, error.message);
+  else bootLog.fatal({ err: error }, `Boot failed: ${causeChain(error)}`);
   process.exit(1);
 });

@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { AppError } from '../common/errors/app-error';
 import { requireUser, type RequestContext } from '../common/context/request-context';
 import { dummyPasswordHash, hashPassword, verifyPassword } from '../common/security/password-hasher';
@@ -14,6 +15,7 @@ export class AuthService {
   constructor(
     private readonly users: UsersService,
     private readonly tokens: TokenService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** A user registered through a site's host belongs to that site. */
@@ -21,6 +23,7 @@ export class AuthService {
     ctx: RequestContext,
     input: { email: string; password: string; name: string },
   ): Promise<AuthTokenResponseDto> {
+    if (!this.config.registrationEnabled) throw new AppError('REGISTRATION_DISABLED');
     const user = await this.users.createUnlessEmailTaken({
       email: input.email,
       name: input.name,

@@ -20,6 +20,8 @@ export interface AppConfig {
   adminPassword: string;
   adminName: string;
   adminDefaultsUsed: boolean;
+  /** `POST /auth/register` is open to anyone; false = only admins create users (`POST /api/users`). */
+  registrationEnabled: boolean;
   corsOrigins: string[];
   trustProxy: boolean;
   throttleTtlMs: number;
@@ -177,6 +179,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     adminPassword,
     adminName: read('ADMIN_NAME') ?? DEFAULT_ADMIN.name,
     adminDefaultsUsed: read('ADMIN_EMAIL') === undefined || read('ADMIN_PASSWORD') === undefined,
+    registrationEnabled: bool('REGISTRATION_ENABLED', true),
     corsOrigins,
     trustProxy: bool('TRUST_PROXY', false),
     throttleTtlMs: int('THROTTLE_TTL_MS', 60000, 1, 86_400_000),

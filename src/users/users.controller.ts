@@ -1,11 +1,17 @@
-import { Body, Controller, Get, Param, Put, Query } from '@nestjs/common';
-import { ApiConflictResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Param, Post, Put, Query } from '@nestjs/common';
+import {
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 
 import { Authenticated, Roles } from '../common/auth/auth-decision.decorators';
 import { Ctx } from '../common/context/ctx.decorator';
 import type { RequestContext } from '../common/context/request-context';
 import { PageQueryDto } from '../common/http/list-page';
-import { UpdateUserDto, UserListDto, UserResponseDto } from './dto/user.dto';
+import { CreateUserDto, UpdateUserDto, UserListDto, UserResponseDto } from './dto/user.dto';
 import { UsersService } from './users.service';
 
 @ApiTags('users')
@@ -19,6 +25,17 @@ export class UsersController {
   @ApiOkResponse({ type: UserListDto })
   list(@Ctx() ctx: RequestContext, @Query() query: PageQueryDto): Promise<UserListDto> {
     return this.users.list(ctx, query.page, query.limit);
+  }
+
+  @Post()
+  @Roles('admin')
+  @ApiOperation({
+    summary: 'Create a user (admin): any role and site; the way to add users when REGISTRATION_ENABLED=false',
+  })
+  @ApiCreatedResponse({ type: UserResponseDto })
+  @ApiConflictResponse({ description: 'The e-mail is already registered' })
+  create(@Ctx() ctx: RequestContext, @Body() body: CreateUserDto): Promise<UserResponseDto> {
+    return this.users.create(ctx, body);
   }
 
   @Get(':userId')

@@ -5,7 +5,8 @@ import { isUuid } from '../common/validation/is-uuid';
 import { RoleHolders } from '../roles/role-holders';
 import { RolesService } from '../roles/roles.service';
 import { SitesService } from '../sites/sites.service';
-import type { UpdateUserDto, UserListDto, UserResponseDto } from './dto/user.dto';
+import { hashPassword } from '../common/security/password-hasher';
+import type { CreateUserDto, UpdateUserDto, UserListDto, UserResponseDto } from './dto/user.dto';
 import { toUserResponse } from './user.mapper';
 import { UserSessionCache } from './user-session.cache';
 import { UsersRepository, type NewUser, type UserRow } from './users.repository';
@@ -31,6 +32,22 @@ export class UsersService implements OnModuleInit {
     return { data: rows.map(toUserResponse), totalCount: total };
   }
 
+  /** An account made by an admin, with any role and site (the route for it is admin-only too). */
+  async create(ctx: RequestContext, body: CreateUserDto): Promise<UserResponseDto> {
+    if (requireUser(ctx).role !== 'admin') throw new AppError('FORBIDDEN');
+    const role = body.role ?? 'user';
+    await this.assertRoleAndSite(role, body.siteId);
+    const user = await this.users.insertUnlessEmailTaken({
+      email: body.email,
+      name: body.name,
+      passwordHash: await hashPassword(body.password),
+      role,
+      siteId: body.siteId ?? null,
+    });
+    if (!user) throw new AppError('EMAIL_TAKEN');
+    return toUserResponse(user);
+  }
+
   /** Admins read anyone; everyone else only themselves. */
   async get(ctx: RequestContext, userId: string): Promise<UserResponseDto> {
     this.assertSelfOrAdmin(ctx, userId);
@@ -49,13 +66,7 @@ export class UsersService implements OnModuleInit {
       throw new AppError('FORBIDDEN');
     }
     if (!isUuid(userId) || !(await this.users.findById(userId))) throw new AppError('USER_NOT_FOUND');
-    const problems: FieldError[] = [];
-    if (body.role !== undefined && !(await this.roles.exists(body.role))) {
-      problems.push({ field: 'role', rule: 'exists', message: 'role does not name an existing role' });
-    }
-    const siteProblem = await this.sites.siteIdProblem(body.siteId);
-    if (siteProblem) problems.push(siteProblem);
-    if (problems.length > 0) throw new AppError('VALIDATION_FAILED', { validationErrors: problems });
+    await this.assertRoleAndSite(body.role, body.siteId);
 
     const result = await this.users.updateKeepingAnAdmin(userId, {
       ...(body.name !== undefined && { name: body.name }),
@@ -90,6 +101,20 @@ export class UsersService implements OnModuleInit {
     const updated = await this.users.replacePasswordAndRevokeTokens(userId, passwordHash);
     await this.sessions.invalidate(userId);
     return updated;
+  }
+
+  /** 422 naming each of a role that does not exist and a site that is not active (undefined: not given). */
+  private async assertRoleAndSite(
+    role: string | undefined,
+    siteId: string | null | undefined,
+  ): Promise<void> {
+    const problems: FieldError[] = [];
+    if (role !== undefined && !(await this.roles.exists(role))) {
+      problems.push({ field: 'role', rule: 'exists', message: 'role does not name an existing role' });
+    }
+    const siteProblem = await this.sites.siteIdProblem(siteId);
+    if (siteProblem) problems.push(siteProblem);
+    if (problems.length > 0) throw new AppError('VALIDATION_FAILED', { validationErrors: problems });
   }
 
   private assertSelfOrAdmin(ctx: RequestContext, userId: string) {

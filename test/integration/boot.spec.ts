@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DatabaseClient } from '../../src/database/database-client';
@@ -10,7 +10,7 @@ import { testEnv } from '../utils/test-app';
 const root = resolve(__dirname, '../..');
 
 describe('boot', () => {
-  it('stops the process with every configuration problem listed', () => {
+  it('stops the process with every configuration problem listed, as one JSON line', () => {
     const result = spawnSync(process.execPath, ['-r', '@swc-node/register', 'src/main.ts'], {
       cwd: root,
       env: { PATH: process.env.PATH, NODE_ENV: 'production', PORT: 'x', CACHE_ENABLED: 'maybe' },
@@ -18,10 +18,61 @@ describe('boot', () => {
       timeout: 60_000,
     });
     expect(result.status).toBe(1);
-    expect(result.stderr).toContain('Invalid configuration:');
-    expect(result.stderr).toContain('PORT must be an integer');
-    expect(result.stderr).toContain('JWT_SECRET is required when NODE_ENV=production');
-    expect(result.stderr).toContain('CACHE_ENABLED must be true or false');
+    expect(result.stderr).toBe('');
+    const lines = result.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const line = JSON.parse(lines[0]);
+    expect(line).toMatchObject({ level: 60, msg: expect.stringContaining('Invalid configuration:') });
+    expect(line.time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(line.problems).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('PORT must be an integer'),
+        'JWT_SECRET is required when NODE_ENV=production',
+        expect.stringContaining('CACHE_ENABLED must be true or false'),
+      ]),
+    );
+  }, 60_000);
+
+  it('reads the env file (.env, or the one ENV_FILE names); a variable of the real environment wins', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'fdws-env-file-')), 'service.env');
+    writeFileSync(file, 'PORT=not-a-port\nTHROTTLE_LIMIT=also-bad\nNODE_ENV=production\n');
+    const result = spawnSync(process.execPath, ['-r', '@swc-node/register', 'src/main.ts'], {
+      cwd: root,
+      env: { PATH: process.env.PATH, NODE_ENV: 'test', ENV_FILE: file },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(result.status).toBe(1);
+    const line = JSON.parse(result.stdout.trim().split('\n').pop()!);
+    // From the file: PORT and THROTTLE_LIMIT; NODE_ENV=test from the environment wins (no JWT_SECRET problem).
+    expect(line.problems).toEqual([
+      'PORT must be an integer between 0 and 65535 (got "not-a-port")',
+      'THROTTLE_LIMIT must be an integer between 1 and 10000000 (got "also-bad")',
+    ]);
+  }, 60_000);
+
+  it('a database it cannot reach stops the boot with one JSON error line and nothing on stderr', () => {
+    const result = spawnSync(process.execPath, ['-r', '@swc-node/register', 'src/main.ts'], {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH,
+        PORT: '0',
+        DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere',
+        JWT_SECRET: 'boot-log-secret-0123456789abcdef',
+      },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toBe('');
+    const lines = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { level: number; msg: string });
+    const failures = lines.filter((line) => line.level >= 50);
+    expect(failures).toEqual([
+      expect.objectContaining({ level: 60, msg: expect.stringContaining('ECONNREFUSED 127.0.0.1:1') }),
+    ]);
   }, 60_000);
 
   it('boots to "Listening" without an error line in its log', async () => {

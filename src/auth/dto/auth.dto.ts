@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString, Length } from 'class-validator';
 import { UserSummaryDto } from '../../users/dto/user.dto';
-import { EmailField, PersonNameField } from '../../users/dto/user-fields';
+import { EmailField, NewPasswordField, PersonNameField } from '../../users/dto/user-fields';
 
 export class LoginDto {
   @ApiProperty({ example: 'admin@example.com' })
@@ -20,8 +20,7 @@ export class RegisterDto {
   email: string;
 
   @ApiProperty({ minLength: 8, maxLength: 128, example: 'correct horse battery' })
-  @IsString()
-  @Length(8, 128)
+  @NewPasswordField()
   password: string;
 
   @ApiProperty({ example: 'Jane Doe', maxLength: 200 })
@@ -36,8 +35,7 @@ export class ChangePasswordDto {
   currentPassword: string;
 
   @ApiProperty({ minLength: 8, maxLength: 128 })
-  @IsString()
-  @Length(8, 128)
+  @NewPasswordField()
   newPassword: string;
 }
 

@@ -8,6 +8,8 @@ export class PinoNestLogger implements LoggerService {
     this.pino.info({ context }, String(message));
   }
   error(message: unknown, trace?: string, context?: string) {
+    // Nest's ExceptionHandler reports a failed boot and rethrows it; main.ts logs it once, as one line.
+    if (context === 'ExceptionHandler') return;
     this.pino.error({ context, trace }, String(message));
   }
   warn(message: unknown, context?: string) {

@@ -11,3 +11,6 @@ export const EmailField = () => applyDecorators(Transform(trimmedLowerCase), IsE
 
 /** A person's display name: trimmed, 1 to 200 characters. */
 export const PersonNameField = () => applyDecorators(Transform(trimmed), IsString(), Length(1, 200));
+
+/** A new password: 8 to 128 characters (register, change-password, users created by an admin). */
+export const NewPasswordField = () => applyDecorators(IsString(), Length(8, 128));

@@ -1,7 +1,38 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsOptional, IsUUID, ValidateIf } from 'class-validator';
 import { RoleNameField } from '../../roles/dto/role-name.field';
-import { EmailField, PersonNameField } from './user-fields';
+import { EmailField, NewPasswordField, PersonNameField } from './user-fields';
+
+/** A user created by an admin (the way to add users when REGISTRATION_ENABLED=false). */
+export class CreateUserDto {
+  @ApiProperty({ example: 'jane@example.com' })
+  @EmailField()
+  email: string;
+
+  @ApiProperty({ minLength: 8, maxLength: 128, example: 'correct horse battery' })
+  @NewPasswordField()
+  password: string;
+
+  @ApiProperty({ example: 'Jane Doe', maxLength: 200 })
+  @PersonNameField()
+  name: string;
+
+  @ApiPropertyOptional({ example: 'user', default: 'user' })
+  @IsOptional()
+  @RoleNameField()
+  role?: string;
+
+  @ApiPropertyOptional({
+    format: 'uuid',
+    nullable: true,
+    type: String,
+    description: 'The site the user belongs to',
+  })
+  @IsOptional()
+  @ValidateIf((_, value) => value !== null)
+  @IsUUID()
+  siteId?: string | null;
+}
 
 export class UpdateUserDto {
   @ApiPropertyOptional({ example: 'Jane Doe' })
