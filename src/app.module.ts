@@ -14,6 +14,7 @@ import { AllExceptionsFilter } from './common/errors/all-exceptions.filter';
 import { createValidationPipe } from './common/http/validation.pipe';
 import { I18nSupportModule } from './common/i18n/i18n-support.module';
 import { i18nCoreModule } from './common/i18n/i18n-core.module';
+import { MetricsModule } from './common/metrics/metrics.module';
 import { RedisModule } from './common/redis/redis.module';
 import { ThrottlingModule } from './common/throttling/throttling.module';
 import type { AppConfig } from './config/app-config';
@@ -37,6 +38,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         AppConfigModule.forRoot(options.config),
+        MetricsModule,
         DatabaseModule.forRoot(options.database),
         RedisModule,
         AppCacheModule,

@@ -11,6 +11,7 @@ import { registerGracefulClose } from './common/http/graceful-close';
 import { registerSecurityHeaders } from './common/http/security-headers';
 import { PinoNestLogger } from './common/http/pino-nest-logger';
 import { logOptions } from './common/http/log-options';
+import { Metrics } from './common/metrics/metrics.service';
 import { resolveLocale } from './common/i18n/locale';
 import type { AppConfig } from './config/app-config';
 import type { DatabaseClient } from './database/database-client';
@@ -82,7 +83,14 @@ export async function createApp(
     request.locale = resolveLocale(request, config.defaultLocale);
     done();
   });
+  const metrics = app.get(Metrics);
   fastify.addHook('onResponse', (request, reply, done) => {
+    metrics.observeRequest(
+      request.method,
+      request.routeOptions.url ?? 'unmatched',
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
     request.log.info(
       {
         req: { method: request.method, url: request.url, remoteAddress: request.ip },

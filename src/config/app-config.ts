@@ -46,6 +46,10 @@ export interface AppConfig {
   timezone: string;
   defaultLocale: 'en' | 'hu';
   logLevel: string;
+  /** Prometheus metrics at `/metrics` (or on `metricsPort`), optionally behind a bearer token. */
+  metricsEnabled: boolean;
+  metricsPort: number | null;
+  metricsToken: string | null;
   /** The configuration-draft provider of `/api/ai` (`infer` built in, `openai`, or a custom one). */
   aiProvider: string;
   aiBaseUrl: string;
@@ -201,6 +205,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     timezone,
     defaultLocale: oneOf('DEFAULT_LOCALE', SUPPORTED_LOCALES, 'en'),
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+    metricsEnabled: bool('METRICS_ENABLED', true),
+    metricsPort: read('METRICS_PORT') === undefined ? null : int('METRICS_PORT', 0, 0, 65535),
+    metricsToken: read('METRICS_TOKEN') ?? null,
     aiProvider: (read('AI_PROVIDER') ?? 'infer').toLowerCase(),
     aiBaseUrl: (url('AI_BASE_URL', ['http:', 'https:']) ?? 'https://api.openai.com/v1').replace(/\/+$/, ''),
     aiApiKey: read('AI_API_KEY') ?? null,

@@ -1,6 +1,7 @@
 import { DynamicModule, Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { DatabaseClient } from './database-client';
+import { DatabaseMetrics } from './database-metrics';
 import { DATABASE } from './database.types';
 
 class DatabaseLifecycle implements OnApplicationShutdown {
@@ -41,8 +42,9 @@ export class DatabaseModule {
         },
         { provide: DATABASE, inject: [DatabaseClient], useFactory: (client: DatabaseClient) => client.db },
         DatabaseLifecycle,
+        DatabaseMetrics,
       ],
-      exports: [DatabaseClient, DATABASE],
+      exports: [DatabaseClient, DATABASE, DatabaseMetrics],
     };
   }
 }

@@ -48,6 +48,38 @@ export class UsersService implements OnModuleInit {
     return toUserResponse(user);
   }
 
+  /**
+   * The operator's command line (`npm run admin`), not reachable from HTTP: makes the account of
+   * `email` an active admin with this password, creating it when missing. A reset revokes every
+   * earlier token of the account.
+   */
+  async provisionAdminForOperator(input: {
+    email: string;
+    name: string;
+    password: string;
+  }): Promise<{ outcome: 'created' | 'reset'; user: UserResponseDto }> {
+    const passwordHash = await hashPassword(input.password);
+    const existing = await this.users.findByEmail(input.email);
+    if (!existing) {
+      const created = await this.users.insertUnlessEmailTaken({
+        email: input.email,
+        name: input.name,
+        passwordHash,
+        role: 'admin',
+        siteId: null,
+      });
+      if (created) return { outcome: 'created', user: toUserResponse(created) };
+      // Registered a moment ago by someone else: reset that account below.
+    }
+    const target = existing ?? (await this.users.findByEmail(input.email));
+    if (!target) throw new AppError('USER_NOT_FOUND');
+    const promoted = await this.users.updateKeepingAnAdmin(target.id, { role: 'admin', isActive: true });
+    if (promoted.outcome !== 'updated') throw new AppError('USER_NOT_FOUND');
+    const reset = await this.replacePassword(target.id, passwordHash);
+    if (!reset) throw new AppError('USER_NOT_FOUND');
+    return { outcome: 'reset', user: toUserResponse(reset) };
+  }
+
   /** Admins read anyone; everyone else only themselves. */
   async get(ctx: RequestContext, userId: string): Promise<UserResponseDto> {
     this.assertSelfOrAdmin(ctx, userId);

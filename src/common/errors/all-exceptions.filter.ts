@@ -3,7 +3,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { Translator } from '../i18n/translator.service';
 import { AppError } from './app-error';
-import { isDatabaseUnavailable } from './database-unavailable';
+import { DatabaseMetrics } from '../../database/database-metrics';
+import { isDatabaseError, isDatabaseUnavailable } from './database-unavailable';
 import type { ErrorBody } from './error-body';
 import type { ErrorCode } from './error-codes';
 
@@ -64,6 +65,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly translator: Translator,
+    private readonly databaseMetrics: DatabaseMetrics,
   ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
@@ -71,6 +73,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
     const error = toAppError(exception);
+    if (error.status >= 500 && isDatabaseError(exception)) this.databaseMetrics.countQueryError();
     // Resolved once for the request in its onRequest hook.
     const locale = request.locale ?? this.config.defaultLocale;
 

@@ -40,3 +40,13 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   }
   return false;
 }
+
+/** True when a database query failed (unreachable, or the server refused the statement). */
+export function isDatabaseError(error: unknown): boolean {
+  if (isDatabaseUnavailable(error)) return true;
+  for (let current: any = error, depth = 0; current && depth < 5; depth++, current = current.cause) {
+    if (current.name === 'DrizzleQueryError') return true;
+    if (typeof current.severity === 'string' && /^[0-9A-Z]{5}$/.test(String(current.code))) return true;
+  }
+  return false;
+}

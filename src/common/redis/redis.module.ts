@@ -1,6 +1,7 @@
 import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { Metrics } from '../metrics/metrics.service';
 
 /** The shared ioredis connection, or null when REDIS_URL is unset (everything then stays in process). */
 export const REDIS = Symbol('REDIS');
@@ -33,6 +34,20 @@ class RedisLifecycle implements OnApplicationShutdown {
       },
     },
     RedisLifecycle,
+    {
+      // 1 while the connection is ready, 0 while Redis is unreachable; absent without REDIS_URL.
+      provide: 'REDIS_METRICS',
+      inject: [REDIS, Metrics],
+      useFactory: (redis: RedisClient, metrics: Metrics) =>
+        redis &&
+        metrics.gauge({
+          name: 'redis_up',
+          help: 'Whether the Redis connection is ready (1) or not (0)',
+          collect() {
+            this.set(redis.status === 'ready' ? 1 : 0);
+          },
+        }),
+    },
   ],
   exports: [REDIS],
 })
