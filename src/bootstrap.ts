@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { LogController } from 'fastify';
+import { trace } from '@opentelemetry/api';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
@@ -11,6 +12,7 @@ import { registerGracefulClose } from './common/http/graceful-close';
 import { registerSecurityHeaders } from './common/http/security-headers';
 import { PinoNestLogger } from './common/http/pino-nest-logger';
 import { logOptions } from './common/http/log-options';
+import { REQUEST_ID_ATTRIBUTE, stopTracing } from './common/telemetry/tracing';
 import { Metrics } from './common/metrics/metrics.service';
 import { resolveLocale } from './common/i18n/locale';
 import type { AppConfig } from './config/app-config';
@@ -80,6 +82,8 @@ export async function createApp(
   // Callback hooks, not async ones: they run on every request, and an async hook costs a promise.
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    // The request's span (when tracing is on) carries its id, so logs and traces meet.
+    trace.getActiveSpan()?.setAttribute(REQUEST_ID_ATTRIBUTE, request.id);
     request.locale = resolveLocale(request, config.defaultLocale);
     done();
   });
@@ -119,7 +123,7 @@ export async function createApp(
   });
   fastify.addHook('onClose', (_instance, done) => {
     fastify.log.info('Stopped');
-    done();
+    stopTracing().then(() => done(), done);
   });
 
   registerSecurityHeaders(fastify);

@@ -3,10 +3,10 @@ import { bootFinished } from './process-memory';
 import 'reflect-metadata';
 import { inspect } from 'node:util';
 import pino from 'pino';
-import { createApp } from './bootstrap';
 import { logOptions } from './common/http/log-options';
 import { ConfigValidationError, loadConfig, type AppConfig } from './config/app-config';
 import { loadEnvFile } from './config/env-file';
+import { startTracing } from './common/telemetry/tracing';
 
 /** Logs until the application's own logger exists, in the same JSON shape; boot failures end here. */
 const bootLog = pino(logOptions(process.env.LOG_LEVEL?.trim() || 'info'));
@@ -38,6 +38,9 @@ async function main(): Promise<void> {
   const envFile = loadEnvFile();
   const config = loadConfig(process.env);
   if (envFile) bootLog.info(`Read ${envFile} (variables set in the environment win)`);
+  // Before the server's modules load: tracing patches them as they are required.
+  if (startTracing()) bootLog.info('Tracing on: spans exported over OTLP/HTTP');
+  const { createApp } = await import('./bootstrap');
   const app = await createApp(config);
   const fastify = app.getHttpAdapter().getInstance();
   const log = fastify.log;
@@ -46,9 +49,11 @@ async function main(): Promise<void> {
   }
   await app.listen({ port: config.port, host: config.host });
   bootFinished();
+  // The bound address (PORT=0 picks a free port).
+  const address = (await app.getUrl()).replace('[::1]', 'localhost');
   log.info(
     { serves: servedSummary(config) },
-    `Listening on http://${config.host}:${config.port} (database: ${config.databaseUrl ? 'PostgreSQL' : 'embedded PGlite'}, API docs at /api-docs)`,
+    `Listening on ${address} (database: ${config.databaseUrl ? 'PostgreSQL' : 'embedded PGlite'}, API docs at /api-docs)`,
   );
 }
 
