@@ -1,6 +1,6 @@
 import { and, eq, or, sql, type SQL } from 'drizzle-orm';
 import { requireUser, type RequestContext } from '../common/context/request-context';
-import { siteCondition, siteScopeOf, type SiteScope } from '../common/context/site-scope';
+import { ownSiteScopeOf, siteCondition, type SiteScope } from '../common/context/site-scope';
 import { dataRecords } from '../database/schema';
 import type { ConfigRow } from '../form-configs/form-configs.repository';
 import type { FormAccess } from '../permissions/form-access.service';
@@ -8,7 +8,10 @@ import { compileGridFilter } from './grid/grid-filter.compiler';
 import { parseGridLoadOptions, type GridFilter } from './grid/grid-load-options';
 import { containmentOf, parsePagingQuery, type EqualityFilter } from './list-query.parser';
 
-/** Who may see which records of a configuration: the site scope, and only one owner's when set. */
+/**
+ * Who may see which records of a configuration: the records' site scope (exactly the caller's site,
+ * also on a shared form), and only one owner's when set.
+ */
 export interface RecordScope {
   configId: string;
   site: SiteScope;
@@ -31,7 +34,7 @@ export function recordScope(
   const seesAll = user.role === 'admin' || access.permissions.has('viewAllResults');
   return {
     configId: access.config.id,
-    site: siteScopeOf(ctx),
+    site: ownSiteScopeOf(ctx),
     ownerId: options.owners === 'ownUnlessViewAll' && !seesAll ? user.userId : null,
   };
 }

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { and, count, eq, sql, type SQL } from 'drizzle-orm';
+import { sameSite } from '../common/context/site-scope';
 import { isUuid } from '../common/validation/is-uuid';
 import { DATABASE, type Database } from '../database/database.types';
 import { dataRecords } from '../database/schema';
@@ -106,7 +107,8 @@ export class RecordsRepository {
   }
 
   /**
-   * Inserts unless the user already holds `saveLimit` active records. Concurrent creates by the same
+   * Inserts unless the user already holds `saveLimit` active records of the record's site (on a
+   * shared form a user's submissions through another site's host are that site's). Concurrent creates by the same
    * user for the same configuration are serialized by a transaction-scoped advisory lock, so the
    * count and the insert cannot interleave. A record whose idempotency key is already stored is not
    * inserted again: the stored one is the outcome (`existing`), whatever the limit says now.
@@ -157,6 +159,7 @@ export class RecordsRepository {
             eq(dataRecords.configId, record.configId),
             eq(dataRecords.userId, userId),
             eq(dataRecords.isActive, true),
+            sameSite(dataRecords.siteId, record.siteId ?? null),
           ),
         )
         .orderBy(dataRecords.createdAt)

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { requireUser, type AuthUser, type RequestContext } from '../common/context/request-context';
-import { siteScopeOf } from '../common/context/site-scope';
+import { ownSiteScopeOf, siteOfNewRecord } from '../common/context/site-scope';
 import { AppError } from '../common/errors/app-error';
 import type { ConfigRow } from '../form-configs/form-configs.repository';
 import { FormAccessService, type FormAccess } from '../permissions/form-access.service';
@@ -51,7 +51,8 @@ export class RecordsService {
       {
         configId: config.id,
         userId: user.userId,
-        siteId: config.siteId,
+        // A shared form's record belongs to the site the submission came through.
+        siteId: siteOfNewRecord(ctx, config.siteId),
         data,
         // jsonb keeps its own key order: the submitted order is stored beside it.
         dataKeys: Object.keys(data),
@@ -167,7 +168,7 @@ export class RecordsService {
     const user = requireUser(ctx);
     const record = await this.records.findActive(dataId, {
       configId,
-      site: siteScopeOf(ctx),
+      site: ownSiteScopeOf(ctx),
       ownerId: user.userId,
     });
     if (!record) return null;

@@ -19,7 +19,7 @@ export class SitesController {
 
   @Get()
   @Authenticated()
-  @ApiOperation({ summary: 'List active sites' })
+  @ApiOperation({ summary: 'List active sites: every one for admins, else only the caller’s own' })
   @ApiOkResponse({ type: SiteListDto })
   list(@Ctx() ctx: RequestContext): Promise<SiteListDto> {
     return this.sites.list(ctx);
@@ -36,7 +36,7 @@ export class SitesController {
 
   @Get(':siteId')
   @Authenticated()
-  @ApiOperation({ summary: 'One active site' })
+  @ApiOperation({ summary: 'One active site; another than the caller’s own is a 404 to non-admins' })
   @ApiOkResponse({ type: SiteResponseDto })
   get(@Ctx() ctx: RequestContext, @Param('siteId') siteId: string): Promise<SiteResponseDto> {
     return this.sites.get(ctx, siteId);

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '../common/context/request-context';
+import { isVisibleInScope, ownSiteScopeOf } from '../common/context/site-scope';
 import { AppError, type FieldError } from '../common/errors/app-error';
 import { isUuid } from '../common/validation/is-uuid';
 import type { CreateSiteDto, SiteListDto, SiteResponseDto, UpdateSiteDto } from './dto/site.dto';
@@ -42,13 +43,23 @@ export class SitesService {
     return { field: 'siteId', rule: 'exists', message: 'siteId does not name an active site' };
   }
 
-  async list(_ctx: RequestContext): Promise<SiteListDto> {
-    const rows = await this.sites.listActive();
+  /** Admins list every active site; anyone else only their own, or none when they have no site. */
+  async list(ctx: RequestContext): Promise<SiteListDto> {
+    const scope = ownSiteScopeOf(ctx);
+    let rows: SiteRow[];
+    if (scope.kind === 'all') rows = await this.sites.listActive();
+    else {
+      const own = scope.siteId ? await this.sites.findActive(scope.siteId) : null;
+      rows = own ? [own] : [];
+    }
     return { data: rows.map(toSiteResponse), totalCount: rows.length };
   }
 
-  async get(_ctx: RequestContext, siteId: string): Promise<SiteResponseDto> {
-    return toSiteResponse(await this.require(siteId));
+  /** Another site than the caller's own is a 404 to a non-admin, as an unknown one. */
+  async get(ctx: RequestContext, siteId: string): Promise<SiteResponseDto> {
+    const site = await this.require(siteId);
+    if (!isVisibleInScope(site.id, ownSiteScopeOf(ctx))) throw new AppError('SITE_NOT_FOUND');
+    return toSiteResponse(site);
   }
 
   async create(_ctx: RequestContext, body: CreateSiteDto): Promise<SiteResponseDto> {

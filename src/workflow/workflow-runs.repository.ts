@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { and, count, desc, eq, inArray, lt, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import { siteCondition, type SiteScope } from '../common/context/site-scope';
 import { isUuid } from '../common/validation/is-uuid';
 import { appendToWorkflowLog } from '../data/record-workflow-log';
 import { DATABASE, type Database } from '../database/database.types';
@@ -276,14 +277,17 @@ export class WorkflowRunsRepository {
     return row ?? null;
   }
 
-  /** A page of a workflow's runs, newest first; only `userId`'s when given. */
+  /** A page of a workflow's runs, newest first, in the site scope; only `userId`'s when given. */
   async pageOfWorkflow(
     workflowId: string,
-    userId: string | null,
+    visible: { userId: string | null; site: SiteScope },
     page: { offset: number; limit: number },
   ): Promise<{ rows: WorkflowRunRow[]; total: number }> {
-    const conditions: (SQL | undefined)[] = [eq(workflowRuns.workflowId, workflowId)];
-    if (userId) conditions.push(eq(workflowRuns.userId, userId));
+    const conditions: (SQL | undefined)[] = [
+      eq(workflowRuns.workflowId, workflowId),
+      siteCondition(workflowRuns.siteId, visible.site),
+    ];
+    if (visible.userId) conditions.push(eq(workflowRuns.userId, visible.userId));
     const where = and(...conditions);
     const [rows, [{ total }]] = await Promise.all([
       this.db

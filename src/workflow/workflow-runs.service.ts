@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { requireUser, type RequestContext } from '../common/context/request-context';
-import { isVisibleInScope, siteScopeOf } from '../common/context/site-scope';
+import { isVisibleInScope, ownSiteScopeOf } from '../common/context/site-scope';
 import { AppError } from '../common/errors/app-error';
 import type { RunHistoryQueryDto } from './dto/run-history-query.dto';
 import type { WorkflowRunDto, WorkflowRunPageDto } from './dto/workflow-response.dto';
@@ -8,7 +8,10 @@ import { toRunResponse } from './workflow.mapper';
 import { WorkflowRunsRepository } from './workflow-runs.repository';
 import { WorkflowsService } from './workflows.service';
 
-/** Run history: admins see every run; a user sees the runs they started. */
+/**
+ * Run history: admins see every run; a user sees the runs they started, of their site only (runs,
+ * like records, belong to the site they were started through: see `ownSiteScopeOf`).
+ */
 @Injectable()
 export class WorkflowRunsService {
   constructor(
@@ -27,7 +30,7 @@ export class WorkflowRunsService {
     const limit = query.limit ?? 20;
     const { rows, total } = await this.runs.pageOfWorkflow(
       workflow.id,
-      user.role === 'admin' ? null : user.userId,
+      { userId: user.role === 'admin' ? null : user.userId, site: ownSiteScopeOf(ctx) },
       { offset: (page - 1) * limit, limit },
     );
     return { data: rows.map(toRunResponse), totalCount: total, page, pages: Math.ceil(total / limit) };
@@ -55,7 +58,7 @@ export class WorkflowRunsService {
     const run = await this.runs.findById(runId);
     if (
       !run ||
-      !isVisibleInScope(run.siteId, siteScopeOf(ctx)) ||
+      !isVisibleInScope(run.siteId, ownSiteScopeOf(ctx)) ||
       (user.role !== 'admin' && run.userId !== user.userId)
     )
       throw new AppError('WORKFLOW_RUN_NOT_FOUND');

@@ -7,6 +7,7 @@ import {
   type AuthUser,
   type RequestContext,
 } from '../../common/context/request-context';
+import { siteOfNewRecord } from '../../common/context/site-scope';
 import type { AppError } from '../../common/errors/app-error';
 import type { Locale } from '../../common/i18n/locale';
 import { Translator } from '../../common/i18n/translator.service';
@@ -252,7 +253,8 @@ export class WorkflowRunner {
       id: randomUUID(),
       workflowId: workflow.id,
       userId: user.userId,
-      siteId: form.siteId ?? ctx.siteId,
+      // The site of the records it saves: the form's, else (a shared form) the request's.
+      siteId: siteOfNewRecord(ctx, form.siteId),
       configId: form.id,
       request: request as unknown as Record<string, unknown>,
       startedAt: new Date(startedAt),
