@@ -2,7 +2,7 @@ import { createConfig } from '../factories/config.factory';
 import { adminToken, createUser, type TestUser } from '../factories/user.factory';
 import { startHttpServer, type HttpTestServer } from '../utils/http-test-server';
 import { createTestApp, type TestApp } from '../utils/test-app';
-import { createSteps, run } from '../utils/workflow-api';
+import { createSteps, postWorkflow, run, workflowBody } from '../utils/workflow-api';
 
 /**
  * Only 127.0.0.0/8 is ever contacted. `allowed` (127.0.0.1:P) is the one allow-listed destination;
@@ -119,20 +119,24 @@ describe('SSRF through a workflow api step: refused destinations are never conta
     expect(connections()).toEqual([2, 0, 0]);
   });
 
-  it('a url that renders from the input is judged after rendering', async () => {
-    const id = await createSteps(t, admin, [
-      { name: 'call', type: 'api', config: { url: '{{input.target}}' } },
+  it('a url whose origin comes from the input is refused when saved; an input in the path stays there', async () => {
+    const refused = await postWorkflow(
+      t,
+      admin,
+      workflowBody({
+        config: { steps: [{ name: 'call', type: 'api', config: { url: '{{input.target}}' } }] },
+      }),
+    );
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json().validationErrors).toEqual([
+      { field: 'config.steps[0].config.url', rule: 'urlOrigin', message: expect.any(String) },
     ]);
-    const refused = await run(t, user.token, id, configId, { target: `http://127.0.0.2:${allowed.port}/` });
-    expect(refused.steps[0]).toMatchObject({ status: 'failed', error: { code: 'DESTINATION_REFUSED' } });
-    const notHttp = await run(t, user.token, id, configId, { target: 'file:///etc/passwd' });
-    expect(notHttp.steps[0]).toMatchObject({
-      status: 'failed',
-      error: {
-        code: 'INVALID_STEP_CONFIG',
-        details: { validationErrors: [expect.objectContaining({ field: 'config.url' })] },
-      },
-    });
-    expect(connections()).toEqual([0, 0, 0]);
+    const id = await createSteps(t, admin, [
+      { name: 'call', type: 'api', config: { url: `${allowed.url('/')}{{input.target}}` } },
+    ]);
+    const moved = await run(t, user.token, id, configId, { target: `@127.0.0.2:${allowed.port}/` });
+    expect(moved.success).toBe(true);
+    expect(allowed.requests.map((r) => r.url)).toEqual([`/%40127.0.0.2%3A${allowed.port}%2F`]);
+    expect([sameHost.connections, sibling.connections]).toEqual([0, 0]);
   });
 });

@@ -31,6 +31,22 @@ export function templateProblems(text: string, envAllowlist: ReadonlySet<string>
   return problems;
 }
 
+/** A piece of a template: literal text, or the path of a `{{ path }}` placeholder. */
+export type TemplatePart = { text: string } | { path: string };
+
+/** A template cut into its literal texts and placeholders, in order. */
+export function templateParts(text: string): TemplatePart[] {
+  const parts: TemplatePart[] = [];
+  let at = 0;
+  for (const match of text.matchAll(TOKEN)) {
+    if (match.index > at) parts.push({ text: text.slice(at, match.index) });
+    parts.push({ path: match[1] });
+    at = match.index + match[0].length;
+  }
+  if (at < text.length) parts.push({ text: text.slice(at) });
+  return parts;
+}
+
 function resolve(path: string, scope: TemplateScope, env: TemplateEnv): unknown {
   const parsed = parseContextPath(path);
   // Definitions are checked when saved; a path refused here reads as missing, never as code.

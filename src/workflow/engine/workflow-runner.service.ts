@@ -25,7 +25,7 @@ import type { WorkflowRow } from '../workflows.repository';
 import { CompiledDefinitions, type CompiledStep } from './compiled-definitions';
 import { conditionMet } from './condition';
 import { parseContextPath, readSegments } from './context-path';
-import { redact } from './redaction';
+import { envSecrets, redact } from './redaction';
 import { delayBeforeAttempt, retryPolicyOf } from './retry-policy';
 import { RunState, type AttemptLog, type RunCheckpoint, type StepLog } from './run-state';
 import { StepRegistry, type RegisteredStep } from './step-registry.service';
@@ -812,10 +812,7 @@ export class WorkflowRunner {
 
   /** Every allow-listed env value: redacted wherever it appears, also in runs resumed after a crash. */
   private secrets(): Set<string> {
-    const values = [...this.envAllowlist]
-      .map((name) => process.env[name])
-      .filter((value): value is string => !!value);
-    return new Set(values);
+    return envSecrets(this.envAllowlist);
   }
 
   /** A condition that cannot be evaluated (a rule over a limit) counts as not met. */

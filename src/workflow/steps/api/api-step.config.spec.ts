@@ -24,7 +24,7 @@ describe('ApiStepConfig', () => {
   it.each([
     { url: 'https://api.example.com/hook' },
     { url: 'HTTP://api.example.com' },
-    { url: '{{input.endpoint}}' },
+    { url: '{{env.CRM_URL}}/customers/{{input.id}}' },
     {
       url: 'https://api.example.com/{{savedData._id}}',
       method: 'POST',
@@ -40,7 +40,7 @@ describe('ApiStepConfig', () => {
     { url: 'https://x.test', compensate: { method: 'DELETE', url: 'https://x.test/{{result.data.id}}' } },
     {
       url: 'https://x.test',
-      compensate: { method: 'POST', url: '{{input.undo}}', headers: {}, payload: 'x' },
+      compensate: { method: 'POST', url: '{{env.UNDO_URL}}', headers: {}, payload: 'x' },
     },
   ])('accepts %j', (config) => {
     expect(problems(config)).toEqual([]);
@@ -74,6 +74,14 @@ describe('ApiStepConfig', () => {
       ['compensate.headers'],
     ],
     [{ url: 'https://x.test', extra: 1 }, ['extra']],
+    // The origin may come only from literal text or env (issue 19, item 3).
+    [{ url: '{{input.endpoint}}' }, ['url']],
+    [{ url: 'https://x.test{{input.path}}' }, ['url']],
+    [{ url: '{{env.CRM_URL}}{{input.path}}' }, ['url']],
+    [
+      { url: 'https://x.test', compensate: { method: 'DELETE', url: '{{result.data.self}}' } },
+      ['compensate.url'],
+    ],
   ])('rejects %j', (config, paths) => {
     expect(problems(config)).toEqual(paths);
   });

@@ -14,6 +14,7 @@ import {
   type ValidationOptions,
 } from 'class-validator';
 import type { HttpMethod } from './redirects';
+import { urlOriginProblem } from './url-template';
 
 export const API_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 export const MAX_API_RESPONSE_BYTES = 50 * 1024 * 1024;
@@ -34,6 +35,20 @@ function IsStringRecord(options?: ValidationOptions): PropertyDecorator {
         validate: (value: unknown) =>
           isPlainObject(value) && Object.values(value).every((v) => typeof v === 'string'),
         defaultMessage: () => '$property must be an object of strings',
+      },
+    },
+    options,
+  );
+}
+
+/** A URL template whose origin comes only from literal text or env (see `urlOriginProblem`). */
+function HasFixedOrigin(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'urlOrigin',
+      validator: {
+        validate: (value: unknown) => typeof value !== 'string' || urlOriginProblem(value) === null,
+        defaultMessage: (args) => `$property: ${urlOriginProblem(String(args?.value))}`,
       },
     },
     options,
@@ -62,6 +77,7 @@ export class ApiCompensateConfig {
   @IsNotEmpty()
   @MaxLength(8192)
   @Matches(URL_PATTERN, { message: '$property must be an http(s) URL' })
+  @HasFixedOrigin()
   url: string;
 
   @IsOptional() @IsStringRecord() headers?: Record<string, string>;
@@ -75,6 +91,7 @@ export class ApiStepConfig {
   @IsNotEmpty()
   @MaxLength(8192)
   @Matches(URL_PATTERN, { message: '$property must be an http(s) URL' })
+  @HasFixedOrigin()
   url: string;
 
   @IsOptional() @IsIn(API_METHODS) method?: HttpMethod = 'GET';

@@ -86,7 +86,7 @@ describe('ApiStep (real server on 127.0.0.1)', () => {
       type: 'api',
       config: ApiStepConfig,
       replayable: false,
-      rawFields: ['compensate'],
+      rawFields: ['url', 'compensate'],
     });
   });
 
@@ -99,6 +99,14 @@ describe('ApiStep (real server on 127.0.0.1)', () => {
       const outcome = await step.execute(stepContext(), apiConfig({ url: server.url('/lookup') }));
       expect(outcome).toEqual({ result: { status: 200, data: { city: 'Szeged' } } });
       expect(server.requests[0]).toMatchObject({ method: 'GET', url: '/lookup', body: '' });
+    });
+
+    it('refuses a url whose origin a rendered value would move (saved before the rule), sending nothing', async () => {
+      const error = await stepFailure(
+        step.execute(stepContext(), apiConfig({ url: `http://127.0.0.1:${server.port}{{input.id}}/x` })),
+      );
+      expect(error).toMatchObject({ code: 'INVALID_URL', retryable: false, details: { reason: 'origin' } });
+      expect(server.connections).toBe(0);
     });
 
     it('gives a text body as text', async () => {

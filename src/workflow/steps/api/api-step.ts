@@ -1,3 +1,6 @@
+import { Inject } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../../config/app-config';
+import { containsSecret, envSecrets, redact, redactedExcerpt } from '../../engine/redaction';
 import { StepError } from '../step-error';
 import type { CompensationOutcome, StepContext, StepOutcome, WorkflowStepHandler } from '../step-handler';
 import { WorkflowStep } from '../workflow-step.decorator';
@@ -5,6 +8,7 @@ import { ApiStepConfig } from './api-step.config';
 import { OutboundHttpService, type OutboundRequest, type OutboundResponse } from './outbound-http.service';
 import type { HttpMethod } from './redirects';
 import { parseRetryAfter } from './retry-after';
+import { renderUrl } from './url-template';
 
 /** SPEC: "the step result has status and data". */
 export interface ApiStepResult {
@@ -27,15 +31,26 @@ const MAX_LOGGED_DATA_CHARS = 2048;
   type: 'api',
   config: ApiStepConfig,
   replayable: false,
-  rawFields: ['compensate'],
+  // The url is rendered by the handler: values in it are encoded and may not move its origin.
+  rawFields: ['url', 'compensate'],
   description: 'Calls an HTTP(S) endpoint; the result holds the answer status and data',
 })
 export class ApiStep implements WorkflowStepHandler<ApiStepConfig, ApiStepResult> {
-  constructor(private readonly outbound: OutboundHttpService) {}
+  private readonly envAllowlist: readonly string[];
+
+  constructor(
+    private readonly outbound: OutboundHttpService,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.envAllowlist = config.workflowEnvAllowlist;
+  }
 
   async execute(context: StepContext, config: ApiStepConfig): Promise<StepOutcome<ApiStepResult>> {
-    const response = await this.send(config, config, context.signal);
-    return { result: { status: response.status, data: response.data } };
+    const url = renderUrl(config.url, (path) => context.render(`{{${path}}}`));
+    const secrets = envSecrets(this.envAllowlist);
+    const response = await this.send({ ...config, url }, config, context.signal, secrets);
+    // Redacted as it enters the run: later steps (a notify mail) never read an echoed secret.
+    return { result: { status: response.status, data: redact(response.data, secrets) } };
   }
 
   async compensate(
@@ -44,10 +59,10 @@ export class ApiStep implements WorkflowStepHandler<ApiStepConfig, ApiStepResult
     result: ApiStepResult,
   ): Promise<CompensationOutcome> {
     if (!config.compensate) return { status: 'not_compensable' };
-    const rendered = renderStrings(config.compensate, (template) =>
-      context.render(template, { extra: { result } }),
-    );
-    const response = await this.send(rendered, config, context.signal);
+    const render = (template: string) => context.render(template, { extra: { result } });
+    const { url, ...rest } = config.compensate;
+    const rendered = { ...renderStrings(rest, render), url: renderUrl(url, (path) => render(`{{${path}}}`)) };
+    const response = await this.send(rendered, config, context.signal, envSecrets(this.envAllowlist));
     return { status: 'compensated', detail: { status: response.status } };
   }
 
@@ -56,20 +71,31 @@ export class ApiStep implements WorkflowStepHandler<ApiStepConfig, ApiStepResult
     parts: RequestParts,
     limits: ApiStepConfig,
     signal: AbortSignal,
+    secrets: ReadonlySet<string>,
   ): Promise<OutboundResponse> {
+    const request = toRequest(parts);
     const response = await this.outbound.request({
-      ...toRequest(parts),
+      ...request,
       timeoutMs: limits.timeoutMs,
       maxResponseBytes: limits.maxResponseBytes,
       signal,
+      // What holds an env value is judged by what is sent, whichever template put it there.
+      confined: {
+        headers: Object.entries(request.headers)
+          .filter(([, value]) => containsSecret(value, secrets))
+          .map(([name]) => name),
+        body: typeof request.body === 'string' && containsSecret(request.body, secrets),
+      },
     });
-    if (response.status < 200 || response.status > 299) throw httpStatusError(response);
+    if (response.status < 200 || response.status > 299) throw httpStatusError(response, secrets);
     return response;
   }
 }
 
 /** An object payload is sent as JSON; a string as is, labelled JSON when it parses as JSON. */
-function toRequest(parts: RequestParts): Pick<OutboundRequest, 'method' | 'url' | 'headers' | 'body'> {
+function toRequest(
+  parts: RequestParts,
+): Pick<OutboundRequest, 'method' | 'url' | 'body'> & { headers: Record<string, string> } {
   const headers = { ...parts.headers };
   const hasContentType = Object.keys(headers).some((name) => name.toLowerCase() === 'content-type');
   let body: string | undefined;
@@ -93,7 +119,7 @@ function isJson(text: string): boolean {
   }
 }
 
-function httpStatusError(response: OutboundResponse): StepError {
+function httpStatusError(response: OutboundResponse, secrets: ReadonlySet<string>): StepError {
   const { status } = response;
   const retryable = status >= 500 || status === 408 || status === 429;
   const retryAfter = response.headers['retry-after'];
@@ -104,16 +130,8 @@ function httpStatusError(response: OutboundResponse): StepError {
       status === 429 || status === 503
         ? parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter)
         : undefined,
-    details: { status, data: truncate(response.data) },
+    details: { status, data: redactedExcerpt(response.data, secrets, MAX_LOGGED_DATA_CHARS) },
   });
-}
-
-function truncate(data: unknown): unknown {
-  if (typeof data === 'string') {
-    return data.length > MAX_LOGGED_DATA_CHARS ? `${data.slice(0, MAX_LOGGED_DATA_CHARS)}…` : data;
-  }
-  const json = JSON.stringify(data) ?? '';
-  return json.length > MAX_LOGGED_DATA_CHARS ? `${json.slice(0, MAX_LOGGED_DATA_CHARS)}…` : data;
 }
 
 /** Renders every string leaf of a value (the compensating request is left raw by the runner). */

@@ -9,6 +9,8 @@ export const OutboundErrorCode = {
   TLS_ERROR: 'TLS_ERROR',
   RESPONSE_TOO_LARGE: 'RESPONSE_TOO_LARGE',
   TOO_MANY_REDIRECTS: 'TOO_MANY_REDIRECTS',
+  /** A redirect to another origin that would re-send a body holding an env value. */
+  REDIRECT_REFUSED: 'REDIRECT_REFUSED',
   REQUEST_FAILED: 'REQUEST_FAILED',
 } as const;
 

@@ -7,7 +7,14 @@ import { AddressPolicy } from './address-policy';
 import { OUTBOUND_DNS_RESOLVER, systemDnsResolver, type DnsResolver } from './dns-resolver';
 import { checkedAddresses, GuardedAgents } from './guarded-agent';
 import { OutboundErrorCode, toStepError } from './outbound-errors';
-import { followRedirect, isRedirect, MAX_REDIRECTS, type Hop, type HttpMethod } from './redirects';
+import {
+  followRedirect,
+  isRedirect,
+  MAX_REDIRECTS,
+  type Confined,
+  type Hop,
+  type HttpMethod,
+} from './redirects';
 import { parseTarget, socketHost, targetPort } from './request-target';
 import { decodeBody, readCapped } from './response-body';
 
@@ -26,6 +33,8 @@ export interface OutboundRequest {
   maxResponseBytes?: number;
   /** Aborting it ends the exchange (as a `TIMEOUT`). */
   signal?: AbortSignal;
+  /** Headers and body that a redirect may not carry to another origin (see `followRedirect`). */
+  confined?: Confined;
 }
 
 export interface OutboundResponse {
@@ -43,7 +52,8 @@ export interface OutboundResponse {
  * redirect) resolves its host once through the guard, which refuses private, loopback,
  * link-local, metadata (...) addresses, and connects only to the addresses it checked. Connections
  * are kept alive per destination and checked address (see GuardedAgents). Redirects are followed
- * here (at most 5). A non-2xx answer is returned, not thrown.
+ * here (at most 5); a hop to another origin drops credentials and whatever the request confined to
+ * its origin. A non-2xx answer is returned, not thrown.
  */
 @Injectable()
 export class OutboundHttpService implements OnModuleDestroy {
@@ -70,6 +80,7 @@ export class OutboundHttpService implements OnModuleDestroy {
       url: parseTarget(request.url),
       headers: { ...request.headers },
       body: request.body,
+      confined: request.confined,
     };
     const timeoutMs = Math.min(
       Math.max(request.timeoutMs ?? this.config.workflowApiTimeoutMs, 1),

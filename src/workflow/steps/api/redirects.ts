@@ -1,3 +1,5 @@
+import { StepError } from '../step-error';
+import { OutboundErrorCode } from './outbound-errors';
 import { parseTarget } from './request-target';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -8,6 +10,14 @@ export interface Hop {
   url: URL;
   headers: Record<string, string>;
   body?: string | Buffer;
+  /** What must never reach another origin (it carries an env value). */
+  confined?: Confined;
+}
+
+/** The headers (names) and whether the body of a request may go only to the origin it was written for. */
+export interface Confined {
+  headers: readonly string[];
+  body: boolean;
 }
 
 export const MAX_REDIRECTS = 5;
@@ -28,18 +38,30 @@ export function isRedirect(status: number): boolean {
 
 /**
  * The request that follows a redirect, as browsers do: 303 becomes a GET without body, 301/302
- * turn a POST into a GET, 307/308 keep method and body. Credentials are dropped on a cross-origin
- * hop (and stay dropped). The target is not judged here: the guard does it when connecting.
+ * turn a POST into a GET, 307/308 keep method and body. On a hop to another origin, credentials
+ * and the confined headers are dropped (and stay dropped), and a confined body that would be sent
+ * again (307/308) refuses the redirect instead: it may only go where it was written for. The
+ * target is not judged here: the guard does it when connecting.
  */
 export function followRedirect(hop: Hop, status: number, location: string): Hop {
   const url = parseTarget(location, hop.url);
   const toGet = status === 303 || ((status === 301 || status === 302) && hop.method === 'POST');
   let headers = hop.headers;
   if (toGet) headers = without(headers, BODY_HEADERS);
-  if (url.origin !== hop.url.origin) headers = without(headers, CREDENTIAL_HEADERS);
-  return toGet ? { method: 'GET', url, headers } : { method: hop.method, url, headers, body: hop.body };
+  if (url.origin !== hop.url.origin) {
+    if (!toGet && hop.body !== undefined && hop.confined?.body) {
+      throw new StepError(
+        `A ${status} redirect to ${url.origin} would send a body holding an env value to another origin`,
+        { code: OutboundErrorCode.REDIRECT_REFUSED, details: { status, origin: url.origin } },
+      );
+    }
+    headers = without(headers, [...CREDENTIAL_HEADERS, ...(hop.confined?.headers ?? [])]);
+  }
+  const next = { url, headers, confined: hop.confined };
+  return toGet ? { ...next, method: 'GET' } : { ...next, method: hop.method, body: hop.body };
 }
 
-function without(headers: Record<string, string>, names: string[]): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => !names.includes(name.toLowerCase())));
+function without(headers: Record<string, string>, names: readonly string[]): Record<string, string> {
+  const dropped = new Set(names.map((name) => name.toLowerCase()));
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !dropped.has(name.toLowerCase())));
 }

@@ -1,0 +1,327 @@
+import { randomBytes } from 'node:crypto';
+import { createConfig } from '../factories/config.factory';
+import { adminToken, createUser, type TestUser } from '../factories/user.factory';
+import { startHttpServer, type HttpTestServer } from '../utils/http-test-server';
+import { createTestApp, type TestApp } from '../utils/test-app';
+import { createSteps, postWorkflow, run, workflowBody } from '../utils/workflow-api';
+
+/**
+ * Issue 19, items 2 and 3: `{{env.X}}` values never leave the service through an `api` step (its
+ * stored answer, a cut answer, an encoded echo, a redirect to another origin), and values rendered
+ * into a URL cannot move the call. `partner` and `other` are two real servers on 127.0.0.1, both
+ * allow-listed, so only our own rules stand between the secret and `other`.
+ */
+describe('workflow api step: env secrets stay in, URL templates cannot re-target the call', () => {
+  let partner: HttpTestServer;
+  let other: HttpTestServer;
+  let t: TestApp;
+  let admin: string;
+  let user: TestUser;
+  let configId: string;
+  // 36 characters with a quote and a backslash: JSON escapes it, base64 has no padding.
+  const secret = `${randomBytes(8).toString('hex')}"q\\z${randomBytes(8).toString('hex')}`;
+  const saved = { API_TOKEN: process.env.API_TOKEN, PARTNER_BASE: process.env.PARTNER_BASE };
+  beforeAll(async () => {
+    process.env.API_TOKEN = secret;
+    partner = await startHttpServer();
+    other = await startHttpServer();
+    process.env.PARTNER_BASE = partner.url('');
+    t = await createTestApp({
+      env: {
+        WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${partner.port},127.0.0.1:${other.port}`,
+        WORKFLOW_ENV_ALLOWLIST: 'API_TOKEN,PARTNER_BASE',
+      },
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+    await Promise.all([partner.close(), other.close()]);
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  });
+  beforeEach(async () => {
+    await t.reset();
+    partner.reset();
+    other.reset();
+    admin = await adminToken(t);
+    user = await createUser(t);
+    configId = await createConfig(t, admin);
+  });
+
+  /** The run as its caller got it and as it is stored, as text. */
+  async function answerAndRecord(body: { runId: string }): Promise<string> {
+    const record = await t.request({ method: 'GET', url: `/api/workflow/runs/${body.runId}`, token: admin });
+    expect(record.statusCode).toBe(200);
+    return JSON.stringify(body) + record.body;
+  }
+
+  describe('redaction of the partner answer (2a, 2b)', () => {
+    it.each([1, 7, 20, 35])(
+      'an error answer echoing the request, padded so the 2,048 cut falls %d characters into the secret, keeps no prefix of it',
+      async (into) => {
+        // The partner fails and echoes what it got: the padded body, then the secret header.
+        partner.handle((req, res, body) => {
+          res.writeHead(500, { 'content-type': 'text/plain' });
+          res.end(`${body}${String(req.headers['x-api-key'])}`);
+        });
+        const id = await createSteps(t, admin, [
+          {
+            name: 'call',
+            type: 'api',
+            config: {
+              url: partner.url('/echo'),
+              method: 'POST',
+              headers: { 'X-Api-Key': '{{env.API_TOKEN}}' },
+              payload: '{{input.pad}}',
+            },
+          },
+        ]);
+        const pad = 'p'.repeat(2048 - into);
+        const body = await run(t, user.token, id, configId, { pad });
+        expect(body.steps[0]).toMatchObject({ status: 'failed', error: { code: 'HTTP_STATUS' } });
+        // Redacted first, then cut: a cut landing inside the marker goes before it.
+        const redacted = `${pad}[redacted]`;
+        const stored = redacted.length <= 2048 ? redacted : `${pad}…`;
+        expect(body.steps[0].error.details).toEqual({ status: 500, data: stored });
+        const text = await answerAndRecord(body);
+        expect(text).not.toContain(secret.slice(0, 6));
+        expect(text).not.toContain(`${pad}${secret.slice(0, into)}`);
+        expect(partner.requests[0].headers['x-api-key']).toBe(secret);
+      },
+    );
+
+    it('an over-long JSON error answer holding the secret (with " and \\) keeps neither it nor its escaped form', async () => {
+      partner.handle((req, res) => {
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ echo: { key: req.headers['x-api-key'] }, filler: 'x'.repeat(3000) }));
+      });
+      const id = await createSteps(t, admin, [
+        {
+          name: 'call',
+          type: 'api',
+          config: { url: partner.url('/json'), headers: { 'X-Api-Key': '{{env.API_TOKEN}}' } },
+        },
+      ]);
+      const body = await run(t, user.token, id, configId, {});
+      const data = body.steps[0].error.details.data as string;
+      expect(typeof data).toBe('string');
+      expect(data.startsWith('{"echo":{"key":"[redacted]"},"filler":"xxx')).toBe(true);
+      expect(data.endsWith('…')).toBe(true);
+      const text = await answerAndRecord(body);
+      const escaped = JSON.stringify(secret).slice(1, -1);
+      expect(text).not.toContain(escaped);
+      expect(text).not.toContain(JSON.stringify(escaped).slice(1, -1));
+      expect(text).not.toContain(secret.slice(0, 6));
+    });
+
+    it('percent-encoded, base64 and JSON-escaped echoes in a successful answer are redacted', async () => {
+      partner.handle((req, res) => {
+        const key = String(req.headers['x-api-key']);
+        const b64 = Buffer.from(key).toString('base64');
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            pct: encodeURIComponent(key),
+            pctLower: encodeURIComponent(key).replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase()),
+            query: new URLSearchParams({ k: key }).toString(),
+            b64,
+            b64url: Buffer.from(key).toString('base64url'),
+            basic: `Basic ${Buffer.from(`user:${key}`).toString('base64')}`,
+            escaped: JSON.stringify(key).slice(1, -1),
+          }),
+        );
+      });
+      const id = await createSteps(t, admin, [
+        {
+          name: 'call',
+          type: 'api',
+          config: { url: partner.url('/encode'), headers: { 'X-Api-Key': '{{env.API_TOKEN}}' } },
+        },
+      ]);
+      const body = await run(t, user.token, id, configId, {});
+      expect(body.success).toBe(true);
+      const { data } = body.results.call;
+      expect(data).toMatchObject({
+        pct: '[redacted]',
+        pctLower: '[redacted]',
+        query: 'k=[redacted]',
+        b64: '[redacted]',
+        b64url: '[redacted]',
+        escaped: '[redacted]',
+      });
+      expect(data.basic).toMatch(/^Basic [A-Za-z0-9+/]{0,8}\[redacted\][A-Za-z0-9+/=]{0,4}$/);
+      const text = await answerAndRecord(body);
+      for (const form of [
+        secret,
+        encodeURIComponent(secret),
+        Buffer.from(secret).toString('base64'),
+        Buffer.from(secret).toString('base64url'),
+        Buffer.from(`user:${secret}`).toString('base64'),
+      ])
+        expect(text).not.toContain(form);
+    });
+  });
+
+  describe('redirects to another origin (2c)', () => {
+    const step = (path: string, payload: unknown) => ({
+      name: 'call',
+      type: 'api',
+      config: {
+        url: partner.url(path),
+        method: 'POST',
+        headers: { 'X-Api-Key': '{{env.API_TOKEN}}', 'X-Trace': 'trace-1' },
+        payload,
+      },
+    });
+    beforeEach(() => {
+      partner.handle((req, res) => {
+        const [, status, to] = /^\/(\d+)\/(same|other)$/.exec(req.url ?? '') ?? [];
+        if (!status) {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end('{"at":"partner"}');
+          return;
+        }
+        res.writeHead(Number(status), {
+          location: to === 'same' ? partner.url('/final') : other.url('/landing'),
+        });
+        res.end();
+      });
+    });
+
+    it('a 302 to another origin arrives without the env-rendered header (a literal header stays)', async () => {
+      const id = await createSteps(t, admin, [step('/302/other', { key: '{{env.API_TOKEN}}' })]);
+      const body = await run(t, user.token, id, configId, {});
+      expect(body.success).toBe(true);
+      expect(other.requests).toHaveLength(1);
+      expect(other.requests[0]).toMatchObject({ method: 'GET', url: '/landing', body: '' });
+      expect(other.requests[0].headers['x-api-key']).toBeUndefined();
+      expect(other.requests[0].headers['x-trace']).toBe('trace-1');
+      expect(JSON.stringify(other.requests)).not.toContain(secret.slice(0, 6));
+    });
+
+    it('a 307 to another origin that would re-send an env-rendered body is refused: nothing reaches it', async () => {
+      const id = await createSteps(t, admin, [step('/307/other', { key: '{{env.API_TOKEN}}' })]);
+      const body = await run(t, user.token, id, configId, {});
+      expect(body.steps[0]).toMatchObject({
+        status: 'failed',
+        attempts: 1,
+        error: { code: 'REDIRECT_REFUSED' },
+      });
+      expect(other.connections).toBe(0);
+      expect(partner.requests).toHaveLength(1);
+    });
+
+    it('a 307 to another origin with a literal body keeps method and body but drops the env header', async () => {
+      const id = await createSteps(t, admin, [step('/307/other', { a: 1 })]);
+      const body = await run(t, user.token, id, configId, {});
+      expect(body.success).toBe(true);
+      expect(other.requests).toHaveLength(1);
+      expect(other.requests[0]).toMatchObject({ method: 'POST', url: '/landing', body: '{"a":1}' });
+      expect(other.requests[0].headers['x-api-key']).toBeUndefined();
+      expect(other.requests[0].headers['x-trace']).toBe('trace-1');
+    });
+
+    it('a redirect within the origin keeps the env header and the body (control)', async () => {
+      const id = await createSteps(t, admin, [step('/307/same', { key: '{{env.API_TOKEN}}' })]);
+      const body = await run(t, user.token, id, configId, {});
+      expect(body.success).toBe(true);
+      expect(partner.requests.map((r) => r.url)).toEqual(['/307/same', '/final']);
+      expect(partner.requests[1].headers['x-api-key']).toBe(secret);
+      expect(JSON.parse(partner.requests[1].body)).toEqual({ key: secret });
+      expect(other.connections).toBe(0);
+    });
+  });
+
+  describe('values rendered into the URL (3)', () => {
+    it('a value in a path segment or a query component stays inside it (percent-encoded)', async () => {
+      const id = await createSteps(t, admin, [
+        {
+          name: 'call',
+          type: 'api',
+          config: {
+            url: `${partner.url('/customers')}/{{input.id}}?q={{input.q}}`,
+            headers: { Authorization: 'Bearer {{env.API_TOKEN}}' },
+          },
+        },
+      ]);
+      const body = await run(t, user.token, id, configId, { id: '../admin/export?all=1#', q: 'a&all=1' });
+      expect(body.success).toBe(true);
+      expect(partner.requests.map((r) => r.url)).toEqual([
+        '/customers/..%2Fadmin%2Fexport%3Fall%3D1%23?q=a%26all%3D1',
+      ]);
+    });
+
+    it('an origin from env and a path from the input: the call goes to the env origin', async () => {
+      const id = await createSteps(t, admin, [
+        { name: 'call', type: 'api', config: { url: '{{env.PARTNER_BASE}}/customers/{{input.id}}' } },
+      ]);
+      const body = await run(t, user.token, id, configId, { id: '@127.0.0.1:1/x' });
+      expect(body.success).toBe(true);
+      expect(partner.requests.map((r) => r.url)).toEqual(['/customers/%40127.0.0.1%3A1%2Fx']);
+    });
+
+    it.each([
+      ['the host followed by an input path', (p: number) => `http://127.0.0.1:${p}{{input.path}}`, 'url'],
+      ['a url that is an input value', () => '{{input.target}}', 'url'],
+      ['a host from the user', () => 'https://{{user.email}}.example/x', 'url'],
+      ['a port from the saved record', () => 'http://127.0.0.1:{{savedData.port}}/x', 'url'],
+      ['a base from a step result', () => '{{results.lookup.data.base}}/x', 'url'],
+      ['userinfo from the input', () => 'https://{{input.who}}@crm.example/x', 'url'],
+      ['an env scheme and an input host', () => '{{env.PARTNER_BASE}}://{{input.host}}/x', 'url'],
+    ])('%s is a 422 at save naming the field', async (_, urlOf, field) => {
+      const response = await postWorkflow(
+        t,
+        admin,
+        workflowBody({
+          config: { steps: [{ name: 'call', type: 'api', config: { url: urlOf(partner.port) } }] },
+        }),
+      );
+      expect(response.statusCode).toBe(422);
+      expect(response.json()).toMatchObject({ code: 'VALIDATION_FAILED', statusCode: 422 });
+      expect(response.json().validationErrors).toEqual([
+        { field: `config.steps[0].config.${field}`, rule: 'urlOrigin', message: expect.any(String) },
+      ]);
+    });
+
+    it('a compensating url whose origin comes from the partner answer is a 422 too, on POST and on PUT', async () => {
+      const bad = {
+        name: 'call',
+        type: 'api',
+        config: { url: partner.url('/x'), compensate: { method: 'DELETE', url: '{{result.data.self}}' } },
+      };
+      const created = await postWorkflow(t, admin, workflowBody({ config: { steps: [bad] } }));
+      expect(created.statusCode).toBe(422);
+      expect(created.json().validationErrors).toEqual([
+        { field: 'config.steps[0].config.compensate.url', rule: 'urlOrigin', message: expect.any(String) },
+      ]);
+      const id = await createSteps(t, admin, [{ ...bad, config: { url: partner.url('/x') } }]);
+      const updated = await t.request({
+        method: 'PUT',
+        url: `/api/workflow/${id}`,
+        token: admin,
+        payload: workflowBody({ config: { steps: [{ ...bad, config: { url: '{{input.target}}' } }] } }),
+      });
+      expect(updated.statusCode).toBe(422);
+      expect(updated.json().validationErrors).toEqual([
+        { field: 'config.steps[0].config.url', rule: 'urlOrigin', message: expect.any(String) },
+      ]);
+    });
+
+    it('origins from literal text or env are accepted', async () => {
+      for (const url of [
+        'https://crm.example/customers/{{input.id}}?q={{input.q}}#{{input.f}}',
+        '{{env.PARTNER_BASE}}/customers/{{input.id}}',
+        'https://{{env.API_TOKEN}}.example:8443/x',
+      ]) {
+        const response = await postWorkflow(
+          t,
+          admin,
+          workflowBody({ config: { steps: [{ name: 'call', type: 'api', config: { url } }] } }),
+        );
+        expect(response.statusCode).toBe(201);
+      }
+    });
+  });
+});
