@@ -148,7 +148,9 @@ export class WorkflowRunner {
   /** Queues the run (`Prefer: respond-async`); any instance sharing the database takes it. */
   async enqueue(ctx: RequestContext, workflowId: string, body: ExecuteBody): Promise<QueuedRunDto> {
     const { run, checkpoint } = await this.prepare(ctx, workflowId, body, 'async');
-    await this.runs.enqueue(run, checkpoint);
+    const max = this.config.workflowMaxQueuedPerUser;
+    if (!(await this.runs.enqueueWithinBound(run, checkpoint, max)))
+      throw new AppError('WORKFLOW_QUEUE_FULL', { details: { maxQueuedPerUser: max } });
     return { runId: run.id, status: 'queued' };
   }
 
