@@ -11,6 +11,7 @@ import {
 } from '../common/auth/auth-decision.decorators';
 import type { AuthUser } from '../common/context/request-context';
 import { AppError } from '../common/errors/app-error';
+import { mayWorkThroughSite } from '../common/context/site-binding';
 import { RolePermissions } from '../roles/role-permissions.service';
 import { SiteResolver } from '../sites/site-resolver.service';
 import { bearerToken } from './bearer-token';
@@ -46,11 +47,10 @@ export class AccessGuard extends AuthGuard('jwt') {
     if (!bearerToken(request)) throw new AppError('UNAUTHORIZED');
     await super.canActivate(context);
     const user = request.user!;
-    // A user who belongs to a site works through that site's host only; admins and global users anywhere.
     if (
       user.role !== 'admin' &&
       user.siteId !== null &&
-      (await this.sites.resolve(request)) !== user.siteId
+      !mayWorkThroughSite(user, await this.sites.resolve(request))
     ) {
       throw new AppError('FORBIDDEN');
     }

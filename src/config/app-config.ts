@@ -41,6 +41,8 @@ export interface AppConfig {
   /** Runs one instance works on at once (asynchronous and resumed runs). */
   workflowWorkers: number;
   workflowRunRetentionDays: number;
+  workflowMaxQueuedPerUser: number;
+  idempotencyMaxAnswerBytes: number;
   bodyLimit: number;
   bodyMaxDepth: number;
   timezone: string;
@@ -200,6 +202,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     workflowLeaseMs: int('WORKFLOW_LEASE_MS', 15000, 1000, 600000),
     workflowWorkers: int('WORKFLOW_WORKERS', 4, 0, 100),
     workflowRunRetentionDays: int('WORKFLOW_RUN_RETENTION_DAYS', 30, 1, 3650),
+    workflowMaxQueuedPerUser: int('WORKFLOW_MAX_QUEUED_PER_USER', 100, 1, 1_000_000),
+    idempotencyMaxAnswerBytes: int('IDEMPOTENCY_MAX_ANSWER_BYTES', 1_048_576, 1024, 67_108_864),
     bodyLimit: int('BODY_LIMIT', 1_048_576, 1024, 1_073_741_824),
     bodyMaxDepth: int('BODY_MAX_DEPTH', 64, 1, 1000),
     timezone,

@@ -25,10 +25,15 @@ export class IdempotencyRepository {
     return row ?? null;
   }
 
+  /** The answer of the first request; `body` undefined: too large to keep (state `unkept`). */
   async complete(scope: IdempotencyScope, status: number, body: unknown): Promise<void> {
     await this.db
       .update(idempotencyKeys)
-      .set({ state: 'done', responseStatus: status, responseBody: body ?? null })
+      .set({
+        state: body === undefined ? 'unkept' : 'done',
+        responseStatus: status,
+        responseBody: body ?? null,
+      })
       .where(this.where(scope));
   }
 
@@ -37,8 +42,13 @@ export class IdempotencyRepository {
     await this.db.delete(idempotencyKeys).where(and(this.where(scope), eq(idempotencyKeys.state, 'pending')));
   }
 
-  async deleteExpired(now: Date = new Date()): Promise<void> {
-    await this.db.delete(idempotencyKeys).where(lt(idempotencyKeys.expiresAt, now));
+  /** Retention: keys past their lifetime; how many went. */
+  async deleteExpired(now: Date = new Date()): Promise<number> {
+    const rows = await this.db
+      .delete(idempotencyKeys)
+      .where(lt(idempotencyKeys.expiresAt, now))
+      .returning({ key: idempotencyKeys.key });
+    return rows.length;
   }
 
   private where(scope: IdempotencyScope) {

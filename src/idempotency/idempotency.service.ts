@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { AppError } from '../common/errors/app-error';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { IdempotencyRepository, type IdempotencyScope } from './idempotency.repository';
 
 const LIFETIME_MS = 24 * 60 * 60_000;
@@ -17,11 +18,21 @@ export interface IdempotentAnswer {
  * `Idempotency-Key`: the first request with a key from a user on a route does the work and its
  * answer (status and body) is kept 24 h; the same key with the same body answers that again without
  * a second write, also while the first is still running (it waits for it); the same key with a
- * different body is a 422 `IDEMPOTENCY_KEY_REUSED`. A first request that fails frees the key.
+ * different body is a 422 `IDEMPOTENCY_KEY_REUSED`. A first request that fails frees the key. An
+ * answer over IDEMPOTENCY_MAX_ANSWER_BYTES (as JSON) is not kept: the key still stops a second
+ * write, and a repeat is a 409 `IDEMPOTENCY_ANSWER_NOT_KEPT` instead of the answer.
  */
 @Injectable()
 export class IdempotencyService {
-  constructor(private readonly keys: IdempotencyRepository) {}
+  constructor(
+    private readonly keys: IdempotencyRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Retention: drops the keys past their lifetime; how many went. */
+  purgeExpired(): Promise<number> {
+    return this.keys.deleteExpired();
+  }
 
   async run(
     scope: IdempotencyScope,
@@ -47,7 +58,7 @@ export class IdempotencyService {
       if (await this.keys.claim(scope, bodyHash, new Date(Date.now() + LIFETIME_MS))) {
         try {
           const answer = await work();
-          await this.keys.complete(scope, answer.status, answer.body);
+          await this.keys.complete(scope, answer.status, this.keepable(answer.body));
           return answer;
         } catch (error) {
           await this.keys.release(scope);
@@ -62,8 +73,20 @@ export class IdempotencyService {
       if (existing && existing.bodyHash !== bodyHash) throw new AppError('IDEMPOTENCY_KEY_REUSED');
       if (existing?.state === 'done')
         return { status: existing.responseStatus ?? 200, body: existing.responseBody };
+      if (existing?.state === 'unkept')
+        throw new AppError('IDEMPOTENCY_ANSWER_NOT_KEPT', {
+          details: { status: existing.responseStatus, maxAnswerBytes: this.config.idempotencyMaxAnswerBytes },
+        });
       if (Date.now() > deadline) throw new AppError('IDEMPOTENCY_KEY_IN_PROGRESS');
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
+  }
+
+  /** The body to keep, or undefined when its JSON is over the bound (then nothing of it is kept). */
+  private keepable(body: unknown): unknown {
+    const json = JSON.stringify(body ?? null);
+    // Characters first: a string is never shorter in bytes, so most answers skip the byte count.
+    if (json.length * 3 <= this.config.idempotencyMaxAnswerBytes) return body ?? null;
+    return Buffer.byteLength(json) <= this.config.idempotencyMaxAnswerBytes ? (body ?? null) : undefined;
   }
 }

@@ -15,11 +15,7 @@ export class IdempotentRequests {
   async answer<T>(request: FastifyRequest, reply: FastifyReply, work: () => Promise<T>): Promise<T> {
     const key = request.headers['idempotency-key'];
     if (typeof key !== 'string' || !request.user) return work();
-    const scope = {
-      userId: request.user.userId,
-      route: `${request.method} ${request.url.split('?')[0]}`,
-      key,
-    };
+    const scope = { userId: request.user.userId, route: routeScope(request), key };
     const answer = await this.idempotency.run(scope, request.body, async () => {
       const body = await work();
       // Nest set the route's status before the handler; the work may have set another (202).
@@ -34,4 +30,16 @@ export class IdempotentRequests {
 
 function isQueued(body: unknown): body is { runId: string } {
   return typeof body === 'object' && body !== null && typeof (body as { runId?: unknown }).runId === 'string';
+}
+
+/**
+ * What a key is scoped to besides the user: the method, the whole URL (`?dryRun=true` is another
+ * request than the real execute) and `Prefer` (`respond-async` answers otherwise).
+ */
+function routeScope(request: FastifyRequest): string {
+  const prefer = request.headers.prefer;
+  const preference = (Array.isArray(prefer) ? prefer.join(',') : (prefer ?? '')).trim().toLowerCase();
+  return preference
+    ? `${request.method} ${request.url} prefer:${preference}`
+    : `${request.method} ${request.url}`;
 }

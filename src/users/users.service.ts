@@ -8,7 +8,7 @@ import { SitesService } from '../sites/sites.service';
 import { hashPassword } from '../common/security/password-hasher';
 import type { CreateUserDto, UpdateUserDto, UserListDto, UserResponseDto } from './dto/user.dto';
 import { toUserResponse } from './user.mapper';
-import { UserSessionCache } from './user-session.cache';
+import { UserSessionCache, type UserSession } from './user-session.cache';
 import { UsersRepository, type NewUser, type UserRow } from './users.repository';
 
 /** Users: the admin and self-service routes, and the account operations the auth module uses. */
@@ -117,6 +117,14 @@ export class UsersService implements OnModuleInit {
 
   findById(userId: string): Promise<UserRow | null> {
     return isUuid(userId) ? this.users.findById(userId) : Promise.resolve(null);
+  }
+
+  /**
+   * The account as it is now (active, role, site), for work that outlives the request that started
+   * it (a queued workflow run): the view token checks use, dropped in every process on each change.
+   */
+  current(userId: string): Promise<UserSession | null> {
+    return isUuid(userId) ? this.sessions.get(userId) : Promise.resolve(null);
   }
 
   findByEmail(email: string): Promise<UserRow | null> {

@@ -130,11 +130,30 @@ export class WorkflowRunsRepository {
       .prepare('workflow_run_cancel_requested');
   }
 
-  /** A run for the queue: any instance takes it. */
-  async enqueue(run: NewRun, checkpoint: Record<string, unknown>): Promise<void> {
-    await this.db
-      .insert(workflowRuns)
-      .values({ ...run, checkpoint, status: 'queued', availableAt: sql`now()` });
+  /**
+   * A run for the queue (any instance takes it), unless its user already has `maxPerUser` runs queued
+   * or running: then nothing is written and the answer is false. The user's runs are counted and the
+   * run inserted under a per-user advisory lock, so concurrent requests cannot both pass the bound.
+   */
+  async enqueueWithinBound(
+    run: NewRun,
+    checkpoint: Record<string, unknown>,
+    maxPerUser: number,
+  ): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      await tx.execute(
+        sql`select pg_advisory_xact_lock(hashtextextended(${`workflow_runs:${run.userId}`}, 0))`,
+      );
+      const [{ active }] = await tx
+        .select({ active: count() })
+        .from(workflowRuns)
+        .where(
+          and(eq(workflowRuns.userId, run.userId!), inArray(workflowRuns.status, ['queued', 'running'])),
+        );
+      if (Number(active) >= maxPerUser) return false;
+      await tx.insert(workflowRuns).values({ ...run, checkpoint, status: 'queued', availableAt: sql`now()` });
+      return true;
+    });
   }
 
   /**
@@ -161,7 +180,9 @@ export class WorkflowRunsRepository {
 
   /**
    * Takes the next run that is due: queued and available, or running under an expired lease (its
-   * process died). Several instances may call this at once; each run goes to one of them.
+   * process died). Several instances may call this at once; each run goes to one of them. Fair
+   * between users: the due run of the user with the fewest runs running now goes first (oldest
+   * first among equals), so one user's backlog never holds another user's run behind it.
    */
   async claimNext(owner: string, leaseMs: number): Promise<WorkflowRunRow | null> {
     const [row] = await this.db
@@ -169,7 +190,13 @@ export class WorkflowRunsRepository {
       .set({ status: 'running', leaseOwner: owner, leaseUntil: leaseUntil(leaseMs) })
       .where(
         sql`${workflowRuns.id} = (
+          with running as (
+            select user_id, count(*) as n from workflow_runs
+            where status = 'running' and lease_until >= now()
+            group by user_id
+          )
           select r.id from workflow_runs r join workflows w on w.id = r.workflow_id
+          left join running on running.user_id = r.user_id
           where ((r.status = 'queued' and r.available_at <= now()) or (r.status = 'running' and r.lease_until < now()))
             -- at most config.concurrency runs of one workflow at once; the rest wait queued
             and (
@@ -178,7 +205,7 @@ export class WorkflowRunsRepository {
                   where x.workflow_id = r.workflow_id and x.status = 'running' and x.lease_until >= now())
                  < (w.config ->> 'concurrency')::int
             )
-          order by r.available_at nulls first
+          order by coalesce(running.n, 0), r.available_at nulls first
           limit 1
           for update of r skip locked
         )`,

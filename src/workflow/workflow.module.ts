@@ -4,8 +4,11 @@ import { DiscoveryModule } from '@nestjs/core';
 import { DataModule } from '../data/data.module';
 import { MailModule } from '../mail/mail.module';
 import { PermissionsModule } from '../permissions/permissions.module';
+import { RolesModule } from '../roles/roles.module';
 import { SitesModule } from '../sites/sites.module';
+import { UsersModule } from '../users/users.module';
 import { CompiledDefinitions } from './engine/compiled-definitions';
+import { RunCaller } from './engine/run-caller';
 import { StepRegistry } from './engine/step-registry.service';
 import { WorkflowClock } from './engine/workflow-clock';
 import { newInstanceName, WORKFLOW_INSTANCE } from './engine/workflow-instance';
@@ -42,6 +45,8 @@ export const BUILT_IN_STEP_MODULES = [
     PermissionsModule,
     MailModule,
     SitesModule,
+    RolesModule,
+    UsersModule,
     ...BUILT_IN_STEP_MODULES,
   ],
   controllers: [WorkflowsController],
@@ -49,6 +54,7 @@ export const BUILT_IN_STEP_MODULES = [
     StepRegistry,
     CompiledDefinitions,
     WorkflowClock,
+    RunCaller,
     WorkflowRunner,
     WorkflowQueueWorker,
     { provide: WORKFLOW_INSTANCE, useFactory: newInstanceName },

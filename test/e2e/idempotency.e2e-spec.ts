@@ -1,3 +1,6 @@
+import { sql } from 'drizzle-orm';
+import { rowsOf } from '../../src/database/raw-rows';
+import { IdempotencyRetention } from '../../src/idempotency/idempotency-retention';
 import { createConfig } from '../factories/config.factory';
 import { adminToken, createUser, type TestUser } from '../factories/user.factory';
 import { createTestApp, type TestApp } from '../utils/test-app';
@@ -78,5 +81,110 @@ describe('Idempotency-Key on record creation and workflow execution', () => {
     expect(queued.map((answer) => answer.statusCode)).toEqual([202, 202, 202]);
     expect(new Set(queued.map((answer) => answer.json().runId)).size).toBe(1);
     expect(queued[2].headers.location).toBe(`/api/workflow/runs/${queued[0].json().runId}`);
+  });
+
+  const executeWith = (
+    workflowId: string,
+    configId: string,
+    key: string,
+    options: { url?: string; headers?: Record<string, string> } = {},
+  ) =>
+    t.request({
+      method: 'POST',
+      url: options.url ?? `/api/workflow/${workflowId}/execute`,
+      token: user.token,
+      headers: { 'idempotency-key': key, ...options.headers },
+      payload: { configId, data: { name: 'Ann', qty: 1 } },
+    });
+
+  it('the key is scoped by the query and Prefer: a dry run does not swallow the real execute under the same key', async () => {
+    const configId = await createConfig(t, admin);
+    const workflowId = await createSteps(t, admin, [{ name: 'store', type: 'save' }]);
+    const dry = await executeWith(workflowId, configId, 'same', {
+      url: `/api/workflow/${workflowId}/execute?dryRun=true`,
+    });
+    expect(dry.statusCode).toBe(200);
+    expect(dry.json()).toMatchObject({ runId: null, steps: [{ result: { dryRun: true } }] });
+    const real = await executeWith(workflowId, configId, 'same');
+    expect(real.statusCode).toBe(200);
+    expect(real.json()).toMatchObject({ success: true, status: 'success', runId: expect.any(String) });
+    expect((await activeRecords(t, admin, configId)).total).toBe(1);
+    const queued = await executeWith(workflowId, configId, 'same', { headers: { prefer: 'respond-async' } });
+    expect(queued.statusCode).toBe(202);
+    expect(queued.json()).toEqual({ runId: expect.any(String), status: 'queued' });
+    // Each scope still answers its own first response again.
+    const realAgain = await executeWith(workflowId, configId, 'same');
+    expect(realAgain.json()).toEqual(real.json());
+  });
+
+  it('expired keys are purged; live ones stay', async () => {
+    const configId = await createConfig(t, admin);
+    expect((await create(configId, 'old', { name: 'Ann', qty: 1 })).statusCode).toBe(201);
+    expect((await create(configId, 'new', { name: 'Bob', qty: 1 })).statusCode).toBe(201);
+    const db = t.database.client.db;
+    await db.execute(
+      sql`update idempotency_keys set expires_at = now() - interval '1 minute' where user_id = ${user.user.id} and key = 'old'`,
+    );
+    expect(await t.app.get(IdempotencyRetention).purge()).toBe(1);
+    const rows = await db.execute(
+      sql`select key from idempotency_keys where user_id = ${user.user.id} order by key`,
+    );
+    expect(rowsOf(rows)).toEqual([{ key: 'new' }]);
+  });
+});
+
+describe('Idempotency-Key: an answer over IDEMPOTENCY_MAX_ANSWER_BYTES is not kept', () => {
+  let t: TestApp;
+  let admin: string;
+  let user: TestUser;
+  beforeAll(async () => {
+    t = await createTestApp({ env: { IDEMPOTENCY_MAX_ANSWER_BYTES: '1024' } });
+  });
+  afterAll(() => t.close());
+  beforeEach(async () => {
+    await t.reset();
+    admin = await adminToken(t);
+    user = await createUser(t);
+  });
+
+  it('the first request answers in full; a repeat writes nothing and is a 409 IDEMPOTENCY_ANSWER_NOT_KEPT', async () => {
+    const configId = await createConfig(t, admin);
+    const create = (name: string) =>
+      t.request({
+        method: 'POST',
+        url: `/api/data/${configId}`,
+        token: user.token,
+        headers: { 'idempotency-key': 'big' },
+        payload: { name, qty: 1 },
+      });
+    const small = await t.request({
+      method: 'POST',
+      url: `/api/data/${configId}`,
+      token: user.token,
+      headers: { 'idempotency-key': 'small' },
+      payload: { name: 'Ann', qty: 1 },
+    });
+    expect(small.statusCode).toBe(201);
+    const name = 'x'.repeat(2000);
+    const first = await create(name);
+    expect(first.statusCode).toBe(201);
+    expect(first.json()).toMatchObject({ success: true, data: { data: { name } } });
+    const repeat = await create(name);
+    expect(repeat.statusCode).toBe(409);
+    expect(repeat.json()).toMatchObject({
+      success: false,
+      code: 'IDEMPOTENCY_ANSWER_NOT_KEPT',
+      statusCode: 409,
+      details: { status: 201, maxAnswerBytes: 1024 },
+    });
+    expect((await activeRecords(t, admin, configId)).total).toBe(2);
+    const db = t.database.client.db;
+    const rows = await db.execute(
+      sql`select key, state, response_body from idempotency_keys where user_id = ${user.user.id} order by key`,
+    );
+    expect(rowsOf(rows)).toEqual([
+      { key: 'big', state: 'unkept', response_body: null },
+      { key: 'small', state: 'done', response_body: expect.objectContaining({ success: true }) },
+    ]);
   });
 });

@@ -252,4 +252,26 @@ describe('workflow run outcomes: conditions, onError, rollback, held mail and fa
       steps: [{ status: 'success' }, { status: 'failed', error: { code: 'MAIL_DELIVERY_FAILED' } }],
     });
   });
+
+  it('notify to as a single token yielding an array mails every address; a bad address in it is refused', async () => {
+    const toList = { ...notify, config: { email: { to: '{{input.emails}}', subject: 'Order' } } };
+    const id = await createSteps(t, admin, [toList]);
+    const body = await run(t, user.token, id, configId, {
+      ...ORDER,
+      emails: ['a@example.com', 'b@example.com'],
+    });
+    expect(body).toMatchObject({
+      success: true,
+      steps: [{ name: 'mail', status: 'success', result: { to: 'a@example.com, b@example.com' } }],
+    });
+    expect(smtp.messages).toHaveLength(1);
+    expect(smtp.messages[0].envelope.to).toEqual(['a@example.com', 'b@example.com']);
+
+    const bad = await run(t, user.token, id, configId, { ...ORDER, emails: ['a@example.com', 'nope'] });
+    expect(bad).toMatchObject({
+      success: false,
+      steps: [{ name: 'mail', status: 'failed', error: { code: 'INVALID_STEP_CONFIG' } }],
+    });
+    expect(smtp.messages).toHaveLength(1);
+  });
 });

@@ -8,6 +8,8 @@ import { isDatabaseError, isDatabaseUnavailable } from './database-unavailable';
 import type { ErrorBody } from './error-body';
 import type { ErrorCode } from './error-codes';
 
+const QUEUE_FULL_RETRY_AFTER_S = 5;
+
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: 'BAD_REQUEST',
   401: 'UNAUTHORIZED',
@@ -101,6 +103,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (error.code === 'RATE_LIMITED' && !reply.hasHeader('retry-after')) {
       reply.header('retry-after', Math.ceil(this.config.throttleTtlMs / 1000));
     }
+    // A full workflow queue frees up as runs finish, which no one can tell in advance: a short hint.
+    if (error.code === 'WORKFLOW_QUEUE_FULL') reply.header('retry-after', QUEUE_FULL_RETRY_AFTER_S);
     void reply.status(error.status).header('content-type', 'application/json; charset=utf-8').send(body);
   }
 }

@@ -64,5 +64,8 @@ export const workflowRuns = pgTable(
     index('workflow_runs_queue_idx')
       .on(table.availableAt)
       .where(sql`${table.status} in ('queued', 'running')`),
+    index('workflow_runs_user_active_idx')
+      .on(table.userId)
+      .where(sql`${table.status} in ('queued', 'running')`),
   ],
 );

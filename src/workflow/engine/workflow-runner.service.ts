@@ -8,7 +8,7 @@ import {
   type RequestContext,
 } from '../../common/context/request-context';
 import { siteOfNewRecord } from '../../common/context/site-scope';
-import type { AppError } from '../../common/errors/app-error';
+import { AppError } from '../../common/errors/app-error';
 import type { Locale } from '../../common/i18n/locale';
 import { Translator } from '../../common/i18n/translator.service';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
@@ -26,6 +26,8 @@ import { CompiledDefinitions, type CompiledStep } from './compiled-definitions';
 import { conditionMet } from './condition';
 import { parseContextPath, readSegments } from './context-path';
 import { envSecrets, redact } from './redaction';
+import { storableFailure, unstorableReason } from './storable-value';
+import { RunCaller } from './run-caller';
 import { delayBeforeAttempt, retryPolicyOf } from './retry-policy';
 import { RunState, type AttemptLog, type RunCheckpoint, type StepLog } from './run-state';
 import { StepRegistry, type RegisteredStep } from './step-registry.service';
@@ -80,7 +82,12 @@ interface Drive {
   /** Per step of the definition, what is the same at every run (see CompiledDefinitions). */
   compiled: CompiledStep[];
   request: RunRequest;
+  /** The caller's context, replaced by a fresh one at each re-check of the caller (RunCaller). */
   ctx: RequestContext;
+  /** The caller was checked and nothing ran since (the request's own check, or a re-check). */
+  callerChecked: boolean;
+  /** When the run's `config.timeoutMs` is up (clock time); attempts and retry waits end there. */
+  deadline: number;
   state: RunState;
   env: TemplateEnv;
 }
@@ -90,7 +97,9 @@ type StepResult =
   | { kind: 'failure'; failure: StepFailure; log: StepLog }
   | { kind: 'skipped'; log: StepLog }
   | { kind: 'requeued' }
-  | { kind: 'cancelled' };
+  | { kind: 'cancelled' }
+  /** Ends the run `failed` whatever `onError` says: its time is up, or its caller lost the right. */
+  | { kind: 'fatal'; failure: StepFailure; log: StepLog };
 
 /**
  * Runs workflows: inside the request (SPEC) or from the queue (`Prefer: respond-async`, and every
@@ -115,6 +124,7 @@ export class WorkflowRunner {
     private readonly adminNotifier: AdminNotifier,
     private readonly clock: WorkflowClock,
     private readonly translator: Translator,
+    private readonly caller: RunCaller,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(WORKFLOW_INSTANCE) private readonly instance: string,
   ) {
@@ -139,7 +149,9 @@ export class WorkflowRunner {
   /** Queues the run (`Prefer: respond-async`); any instance sharing the database takes it. */
   async enqueue(ctx: RequestContext, workflowId: string, body: ExecuteBody): Promise<QueuedRunDto> {
     const { run, checkpoint } = await this.prepare(ctx, workflowId, body, 'async');
-    await this.runs.enqueue(run, checkpoint);
+    const max = this.config.workflowMaxQueuedPerUser;
+    if (!(await this.runs.enqueueWithinBound(run, checkpoint, max)))
+      throw new AppError('WORKFLOW_QUEUE_FULL', { details: { maxQueuedPerUser: max } });
     return { runId: run.id, status: 'queued' };
   }
 
@@ -306,6 +318,9 @@ export class WorkflowRunner {
       compiled: this.definitions.stepsOf(workflow),
       request,
       ctx,
+      // A run started in this request was just checked by it; a claimed or resumed run is checked again.
+      callerChecked: started !== undefined,
+      deadline: checkpoint.startedAt + (definition.timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS),
       state,
       env: this.envOf(),
     };
@@ -326,21 +341,23 @@ export class WorkflowRunner {
 
   private async driveSteps(drive: Drive): Promise<WorkflowResultDto | null> {
     const { run, definition, state } = drive;
-    const timeoutMs = definition.timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS;
+    if (!drive.callerChecked) {
+      const refused = await this.callerRefused(drive);
+      if (refused) {
+        const step = definition.steps[Math.min(run.resumedAt.nextStep, definition.steps.length - 1)];
+        return this.endFatally(drive, step, refused, failedLog(step, refused, [], 0));
+      }
+    }
     for (let index = run.resumedAt.nextStep; index < definition.steps.length; index++) {
       const step = definition.steps[index];
-      if (this.clock.now() - state.checkpoint.startedAt > timeoutMs) {
-        const failure: StepFailure = {
-          code: 'WORKFLOW_TIMEOUT',
-          message: `the run took longer than ${timeoutMs} ms`,
-          retryable: false,
-        };
-        state.logs.push(failedLog(step, failure, [], 0));
-        return this.finish(drive, 'failed', { name: step.name, failure });
+      if (this.clock.now() >= drive.deadline) {
+        const failure = timeoutFailure(definition);
+        return this.endFatally(drive, step, failure, failedLog(step, failure, [], 0));
       }
       const result = await this.runOneStep(drive, step, index);
       if (result.kind === 'requeued') return null;
       if (result.kind === 'cancelled') return this.cancel(drive);
+      if (result.kind === 'fatal') return this.endFatally(drive, step, result.failure, result.log);
       state.logs.push(result.log);
       // Nothing is written here: the progress goes into the next write the run needs anyway (before
       // the next step with an effect, or its end). A crash before that re-runs only replayable steps
@@ -400,11 +417,47 @@ export class WorkflowRunner {
     if (!pending && step.condition !== undefined && !this.safeConditionMet(step.condition, state)) {
       return { kind: 'skipped', log: skippedLog(step) };
     }
+    if (!registered.options.pure && !drive.callerChecked) {
+      const refused = await this.callerRefused(drive);
+      if (refused) return { kind: 'fatal', failure: refused, log: failedLog(step, refused, [], 0) };
+    }
     if (!registered.options.pure && (await this.cancelledBeforeEffect(drive, index, registered)))
       return { kind: 'cancelled' };
     const result = await this.attempts(drive, step, index, registered, pending);
     run.cancelFlag = null;
+    drive.callerChecked = false;
     return result;
+  }
+
+  /**
+   * Re-reads the caller (RunCaller) and takes the fresh context; the failure that ends the run when
+   * they may no longer run it. An unreachable database is not a refusal: it is thrown, and the run
+   * resumes once its lease expires.
+   */
+  private async callerRefused(drive: Drive): Promise<StepFailure | null> {
+    try {
+      drive.ctx = await this.caller.recheck(drive.request, drive.workflow.id);
+      drive.callerChecked = true;
+      return null;
+    } catch (error) {
+      if (!(error instanceof AppError) || error.status >= 500) throw error;
+      return {
+        ...toStepFailure(error, (appError) => this.translateError(appError, drive.ctx)),
+        retryable: false,
+      };
+    }
+  }
+
+  /** Ends the run `failed` at `step`; mail held by earlier steps is dropped (nothing more happens for the run). */
+  private endFatally(
+    drive: Drive,
+    step: WorkflowStepDto,
+    failure: StepFailure,
+    log: StepLog,
+  ): Promise<WorkflowResultDto> {
+    drive.state.logs.push(log);
+    drive.state.checkpoint.heldMail = [];
+    return this.finish(drive, 'failed', { name: step.name, failure });
   }
 
   /**
@@ -472,6 +525,15 @@ export class WorkflowRunner {
     for (let attempt = pending?.attempt ?? 1; attempt <= policy.maxAttempts; attempt++) {
       const waitedInQueue = pending !== null && attempt === pending.attempt;
       const delayMs = waitedInQueue ? pending.delayMs : delayBeforeAttempt(policy, attempt, retryAfterMs);
+      if (delayMs > 0 && !waitedInQueue && this.clock.now() + delayMs >= drive.deadline) {
+        // The attempt after the wait would start past the run's deadline: the run ends now instead.
+        const failure = timeoutFailure(definition);
+        return {
+          kind: 'fatal',
+          failure,
+          log: failedLog(step, failure, attemptLog, this.clock.now() - stepStarted),
+        };
+      }
       if (delayMs > 0 && !waitedInQueue) {
         if (drive.request.mode === 'async') {
           // The wait is kept in the queue, not in memory: a crash meanwhile loses nothing.
@@ -484,9 +546,22 @@ export class WorkflowRunner {
         if (!(await this.waitUnlessCancelled(drive.run.id, delayMs))) return { kind: 'cancelled' };
       }
       if (attempt > 1 && (await this.runs.isCancelRequested(drive.run.id))) return { kind: 'cancelled' };
+      if (attempt > 1 && !waitedInQueue && !registered.options.pure) {
+        // Time passed since the caller was checked (a wait, an attempt): they may have lost the right.
+        const refused = await this.callerRefused(drive);
+        if (refused)
+          return {
+            kind: 'fatal',
+            failure: refused,
+            log: failedLog(step, refused, attemptLog, this.clock.now() - stepStarted),
+          };
+      }
       state.checkpoint.pendingRetry = null;
       const attemptStarted = this.clock.now();
-      const outcome = await this.attempt({ ...context, attempt }, registered, config, step);
+      const outcome = await this.attempt({ ...context, ctx: drive.ctx, attempt }, registered, config, step, {
+        at: drive.deadline,
+        failure: () => timeoutFailure(definition),
+      });
       if ('outcome' in outcome) {
         attemptLog.push({
           attempt,
@@ -516,6 +591,12 @@ export class WorkflowRunner {
         durationMs: this.clock.now() - attemptStarted,
         error: `${failure.code}: ${failure.message}`,
       });
+      if (outcome.runTimedOut)
+        return {
+          kind: 'fatal',
+          failure,
+          log: failedLog(step, failure, attemptLog, this.clock.now() - stepStarted),
+        };
       if (!failure.retryable || attempt === policy.maxAttempts)
         return {
           kind: 'failure',
@@ -527,36 +608,59 @@ export class WorkflowRunner {
     throw new Error('unreachable: the attempt loop always returns');
   }
 
-  /** One call of the handler, bounded by the step's `timeoutMs`. */
+  /**
+   * One call of the handler, bounded by the step's `timeoutMs` and by the run's deadline (then
+   * aborted, `runTimedOut`). A result the run could not store fails the attempt (see storable-value).
+   */
   private async attempt(
     context: StepContext,
     registered: RegisteredStep,
     config: object,
     step: WorkflowStepDto,
-  ): Promise<{ outcome: StepOutcome } | { failure: StepFailure }> {
+    deadline?: { at: number; failure: () => StepFailure },
+  ): Promise<{ outcome: StepOutcome } | { failure: StepFailure; runTimedOut?: boolean }> {
     const controller = new AbortController();
+    const runLeft = deadline ? Math.max(0, deadline.at - this.clock.now()) : Infinity;
+    const runEnds = runLeft < (step.timeoutMs ?? Infinity);
+    const limitMs = Math.min(step.timeoutMs ?? Infinity, runLeft);
     let timer: NodeJS.Timeout | undefined;
     try {
       const execution = registered.handler.execute({ ...context, signal: controller.signal }, config);
-      const outcome = step.timeoutMs
+      const outcome = Number.isFinite(limitMs)
         ? await Promise.race([
             execution,
             new Promise<never>((_, reject) => {
               timer = setTimeout(() => {
                 controller.abort();
                 reject(
-                  new StepError(`the step took longer than ${step.timeoutMs} ms`, {
-                    code: 'TIMEOUT',
-                    retryable: true,
-                  }),
+                  runEnds
+                    ? new RunTimedOut()
+                    : new StepError(`the step took longer than ${step.timeoutMs} ms`, {
+                        code: 'TIMEOUT',
+                        retryable: true,
+                      }),
                 );
-              }, step.timeoutMs);
+              }, limitMs);
             }),
           ])
         : await execution;
+      const problem = unstorableReason(outcome.result) ?? unstorableReason(outcome.provides);
+      if (problem)
+        return {
+          failure: {
+            code: 'RESULT_NOT_STORABLE',
+            message: `the step's result cannot be stored: it ${problem}`,
+            retryable: false,
+          },
+        };
       return { outcome };
     } catch (error) {
-      return { failure: toStepFailure(error, (appError) => this.translateError(appError, context.ctx)) };
+      if (error instanceof RunTimedOut) return { failure: deadline!.failure(), runTimedOut: true };
+      return {
+        failure: storableFailure(
+          toStepFailure(error, (appError) => this.translateError(appError, context.ctx)),
+        ),
+      };
     } finally {
       if (timer) clearTimeout(timer);
     }
@@ -850,6 +954,15 @@ function pickScopeEntries(provides: Record<string, unknown>): Record<string, unk
   const allowed = ['savedData', 'validationResult', 'computedResults'];
   return Object.fromEntries(Object.entries(provides).filter(([key]) => allowed.includes(key)));
 }
+
+/** The run's `config.timeoutMs` is up. */
+function timeoutFailure(definition: WorkflowConfigDto): StepFailure {
+  const timeoutMs = definition.timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS;
+  return { code: 'WORKFLOW_TIMEOUT', message: `the run took longer than ${timeoutMs} ms`, retryable: false };
+}
+
+/** The run's deadline ended an attempt (never leaves `attempt`). */
+class RunTimedOut extends Error {}
 
 function unknownType(type: string): StepFailure {
   return {

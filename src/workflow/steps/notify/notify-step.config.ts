@@ -23,14 +23,26 @@ import { parseRecipients } from '../../../mail/recipients';
 export const NOTIFY_FORMATS = ['html-table', 'plain', 'template'] as const;
 export type NotifyFormat = (typeof NOTIFY_FORMATS)[number];
 
-/** A literal `to` must hold valid addresses already; one with `{{...}}` is checked once rendered. */
+const MAX_TO_LENGTH = 4000;
+
+/**
+ * A literal `to` must hold valid addresses already; one with `{{...}}` is checked once rendered. A
+ * single-token template (`{{input.emails}}`) keeps an array's type, so a rendered `to` may be an
+ * array of addresses.
+ */
 @ValidatorConstraint({ name: 'recipients' })
 class RecipientsConstraint implements ValidatorConstraintInterface {
   validate(value: unknown): boolean {
-    return typeof value === 'string' && (value.includes('{{') || parseRecipients(value).ok);
+    if (Array.isArray(value)) return parseRecipients(value).ok;
+    return (
+      typeof value === 'string' &&
+      value.trim() !== '' &&
+      value.length <= MAX_TO_LENGTH &&
+      (value.includes('{{') || parseRecipients(value).ok)
+    );
   }
   defaultMessage(args: ValidationArguments): string {
-    return `${args.property} must be e-mail addresses separated by commas, or a template such as {{input.email}}`;
+    return `${args.property} must be e-mail addresses separated by commas (at most ${MAX_TO_LENGTH} characters), an array of them, or a template such as {{input.email}}`;
   }
 }
 
@@ -49,12 +61,12 @@ class MailTemplateNameConstraint implements ValidatorConstraintInterface {
 }
 
 export class NotifyEmailConfig {
-  /** One address or several separated by commas; templates allowed (`{{input.email}}`). */
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(4000)
+  /**
+   * One address or several separated by commas; templates allowed (`{{input.email}}`); rendered
+   * from a single token, an array of addresses.
+   */
   @Validate(RecipientsConstraint)
-  to: string;
+  to: string | string[];
 
   /** Templates allowed; control characters become spaces and the rendered text is cut to 998 characters. */
   @IsString()

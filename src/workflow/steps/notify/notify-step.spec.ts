@@ -230,7 +230,7 @@ describe('NotifyStep', () => {
     const context = stepContext();
     const valid = config({ to: '{{input.emails}}', subject: 's' });
     const outcome = await step.execute(context, {
-      email: { ...valid.email, to: ['a@example.com', 'b@example.com', 'a@example.com'] as unknown as string },
+      email: { ...valid.email, to: ['a@example.com', 'b@example.com', 'a@example.com'] },
     });
     expect(outcome.result.to).toBe('a@example.com, b@example.com');
   });
@@ -258,7 +258,11 @@ describe('NotifyStepConfig', () => {
 
   it('refuses what cannot work', () => {
     expect(configErrors(undefined)).toContain('email:isDefined');
-    expect(configErrors({ subject: 's' })).toContain('email.to:isString');
+    expect(configErrors({ subject: 's' })).toContain('email.to:recipients');
+    expect(configErrors({ to: ['a@example.com', 'nope'], subject: 's' })).toContain('email.to:recipients');
+    expect(configErrors({ to: 'x'.repeat(4001) + '{{input.a}}', subject: 's' })).toContain(
+      'email.to:recipients',
+    );
     expect(configErrors({ to: 'not-an-address', subject: 's' })).toContain('email.to:recipients');
     expect(configErrors({ to: 'a@example.com' })).toContain('email.subject:isString');
     expect(configErrors({ to: 'a@example.com', subject: 'x'.repeat(999) })).toContain(

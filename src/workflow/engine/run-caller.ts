@@ -1,0 +1,64 @@
+import { Injectable } from '@nestjs/common';
+import {
+  buildRequestContext,
+  type AuthUser,
+  type RequestContext,
+} from '../../common/context/request-context';
+import { mayWorkThroughSite } from '../../common/context/site-binding';
+import { AppError } from '../../common/errors/app-error';
+import type { Locale } from '../../common/i18n/locale';
+import { FormAccessService } from '../../permissions/form-access.service';
+import { RolePermissions } from '../../roles/role-permissions.service';
+import { UsersService } from '../../users/users.service';
+import { WorkflowsService } from '../workflows.service';
+
+/** Who started a run and through which host, as stored on the run. */
+export interface RunOrigin {
+  actor: AuthUser;
+  siteId: string | null;
+  locale: Locale;
+  requestId: string;
+  configId: string;
+}
+
+/**
+ * The caller of a run as they are now. A run outlives its request (a queued run, a retry wait), so
+ * before it goes on to do something on the caller's behalf it asks the same questions a request
+ * would: is the account still active (else USER_INACTIVE), may it still work through the run's host,
+ * does its role still hold `workflows:execute`, may it still run this workflow and execute
+ * workflows on the form (else FORBIDDEN, or the 404 code of what it can no longer see).
+ */
+@Injectable()
+export class RunCaller {
+  constructor(
+    private readonly users: UsersService,
+    private readonly rolePermissions: RolePermissions,
+    private readonly workflows: WorkflowsService,
+    private readonly formAccess: FormAccessService,
+  ) {}
+
+  /** A fresh context with the caller as stored now; throws the AppError that refuses them. */
+  async recheck(origin: RunOrigin, workflowId: string): Promise<RequestContext> {
+    const account = await this.users.current(origin.actor.userId);
+    if (!account || !account.isActive) throw new AppError('USER_INACTIVE');
+    const user: AuthUser = {
+      userId: account.id,
+      role: account.role,
+      email: account.email,
+      siteId: account.siteId,
+    };
+    if (!mayWorkThroughSite(user, origin.siteId)) throw new AppError('FORBIDDEN');
+    if (!(await this.rolePermissions.allows(user.role, 'workflows', 'execute')))
+      throw new AppError('FORBIDDEN');
+    // A new context object: form access is remembered per context, and this question is a new one.
+    const ctx = buildRequestContext({
+      user,
+      siteId: origin.siteId,
+      locale: origin.locale,
+      requestId: origin.requestId,
+    });
+    await this.workflows.requireRunnable(ctx, workflowId);
+    await this.formAccess.require(ctx, origin.configId, 'executeWorkflows');
+    return ctx;
+  }
+}

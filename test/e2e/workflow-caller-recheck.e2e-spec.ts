@@ -1,0 +1,164 @@
+import { createConfig } from '../factories/config.factory';
+import { adminToken, createUser, type TestUser } from '../factories/user.factory';
+import { startHttpServer, type HttpTestServer } from '../utils/http-test-server';
+import { createTestApp, type TestApp } from '../utils/test-app';
+import { activeRecords, createSteps, execute } from '../utils/workflow-api';
+
+/**
+ * A run outlives its request: while it waits on a retry its caller may be deactivated, demoted or
+ * moved to another site. The run re-reads the caller before going on and ends `failed` with the
+ * code of the refusal; the `save` after the retried call never stores a record.
+ */
+describe('workflow runs re-check their caller (active, role, site) before steps with an effect', () => {
+  let receiver: HttpTestServer;
+  let t: TestApp;
+  let admin: string;
+  let user: TestUser;
+  let configId: string;
+  let calls: number;
+  beforeAll(async () => {
+    receiver = await startHttpServer();
+    t = await createTestApp({
+      env: { WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${receiver.port}`, WORKFLOW_POLL_MS: '100' },
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+    await receiver.close();
+  });
+  beforeEach(async () => {
+    await t.reset();
+    receiver.reset();
+    admin = await adminToken(t);
+    user = await createUser(t);
+    configId = await createConfig(t, admin);
+    calls = 0;
+    // The first call fails (retryable), every later one succeeds.
+    receiver.handle((_req, res) => {
+      calls += 1;
+      res.writeHead(calls === 1 ? 503 : 200, { 'content-type': 'application/json' });
+      res.end('{}');
+    });
+  });
+
+  /** Calls the partner (retried after `delayMs`), then saves: the save must not happen. */
+  const callThenSave = (delayMs: number) =>
+    createSteps(
+      t,
+      admin,
+      [
+        { name: 'call', type: 'api', config: { url: receiver.url('/hook') } },
+        { name: 'store', type: 'save' },
+      ],
+      { config: { retry: { enabled: true, maxAttempts: 3, backoff: 'fixed', delayMs } } },
+    );
+
+  async function waitForRun(runId: string, done: (run: any) => boolean): Promise<any> {
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const response = await t.request({ method: 'GET', url: `/api/workflow/runs/${runId}`, token: admin });
+      const run = response.json();
+      if (done(run)) return run;
+      if (Date.now() > deadline) throw new Error(`run did not reach the state: ${response.body}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  async function patchUser(body: Record<string, unknown>): Promise<void> {
+    const response = await t.request({
+      method: 'PUT',
+      url: `/api/users/${user.user.id}`,
+      token: admin,
+      payload: body,
+    });
+    expect(response.statusCode).toBe(200);
+  }
+
+  async function createSite(): Promise<string> {
+    const response = await t.request({
+      method: 'POST',
+      url: '/api/sites',
+      token: admin,
+      payload: { name: 'Elsewhere', domains: ['elsewhere.example.com'] },
+    });
+    expect(response.statusCode).toBe(201);
+    return response.json().id;
+  }
+
+  async function demotionRole(): Promise<string> {
+    const response = await t.request({
+      method: 'POST',
+      url: '/api/roles',
+      token: admin,
+      payload: { name: 'reader', permissions: { configs: ['read'], workflows: ['read'] } },
+    });
+    expect(response.statusCode).toBe(201);
+    return 'reader';
+  }
+
+  it.each<[string, () => Promise<Record<string, unknown>>, string]>([
+    ['deactivated', async () => ({ isActive: false }), 'USER_INACTIVE'],
+    ['demoted (no workflows:execute)', async () => ({ role: await demotionRole() }), 'FORBIDDEN'],
+    ['moved to another site', async () => ({ siteId: await createSite() }), 'FORBIDDEN'],
+  ])(
+    'a queued run whose caller was %s while it waited on a retry ends failed (%s), nothing saved',
+    async (_what, change, code) => {
+      const workflowId = await callThenSave(1500);
+      const queued = await execute(
+        t,
+        user.token,
+        workflowId,
+        configId,
+        { name: 'Ann', qty: 2 },
+        { prefer: 'respond-async' },
+      );
+      expect(queued.statusCode).toBe(202);
+      const runId = queued.json().runId;
+      await waitForRun(runId, (run) => run.status === 'queued' && calls === 1);
+      await patchUser(await change());
+      const run = await waitForRun(runId, (r) => !['queued', 'running'].includes(r.status));
+      expect(run).toMatchObject({
+        status: 'failed',
+        dataId: null,
+        steps: [{ name: 'call', status: 'failed', error: { code } }],
+      });
+      expect(run.steps).toHaveLength(1);
+      expect(calls).toBe(1);
+      expect((await activeRecords(t, admin, configId)).total).toBe(0);
+    },
+  );
+
+  it('a run inside its request whose caller is deactivated during a retry wait ends failed (USER_INACTIVE)', async () => {
+    const workflowId = await callThenSave(1500);
+    const pending = execute(t, user.token, workflowId, configId, { name: 'Ann', qty: 2 });
+    while (calls === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    await patchUser({ isActive: false });
+    const response = await pending;
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({
+      success: false,
+      status: 'failed',
+      data: null,
+      steps: [{ name: 'call', status: 'failed', error: { code: 'USER_INACTIVE' } }],
+    });
+    expect(response.json().steps).toHaveLength(1);
+    expect(calls).toBe(1);
+    expect((await activeRecords(t, admin, configId)).total).toBe(0);
+  });
+
+  it('a caller who keeps the right is not disturbed: the retried run saves its record', async () => {
+    const workflowId = await callThenSave(200);
+    const queued = await execute(
+      t,
+      user.token,
+      workflowId,
+      configId,
+      { name: 'Ann', qty: 2 },
+      { prefer: 'respond-async' },
+    );
+    const run = await waitForRun(queued.json().runId, (r) => !['queued', 'running'].includes(r.status));
+    expect(run.steps).toMatchObject([{ status: 'success' }, { status: 'success' }]);
+    expect(run.status).toBe('success');
+    expect((await activeRecords(t, admin, configId)).total).toBe(1);
+  });
+});

@@ -1,0 +1,163 @@
+import { createConfig } from '../factories/config.factory';
+import { adminToken, createUser, type TestUser } from '../factories/user.factory';
+import { startHttpServer, type HttpTestServer } from '../utils/http-test-server';
+import { createTestApp, type TestApp } from '../utils/test-app';
+import { createSteps, execute, run } from '../utils/workflow-api';
+
+const ORDER = { name: 'Ann', qty: 2 };
+const finished = (r: any) => !['queued', 'running'].includes(r.status);
+
+/**
+ * A hostile partner answer fails its step, never the run; a run's `config.timeoutMs` bounds every
+ * attempt and retry wait, not only the start of each step.
+ */
+describe('workflow runs: hostile partner answers and the run deadline', () => {
+  let receiver: HttpTestServer;
+  let t: TestApp;
+  let admin: string;
+  let user: TestUser;
+  let configId: string;
+  beforeAll(async () => {
+    receiver = await startHttpServer();
+    t = await createTestApp({
+      env: { WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${receiver.port}`, WORKFLOW_POLL_MS: '100' },
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+    await receiver.close();
+  });
+  beforeEach(async () => {
+    await t.reset();
+    receiver.reset();
+    admin = await adminToken(t);
+    user = await createUser(t);
+    configId = await createConfig(t, admin);
+  });
+
+  const answerJson = (body: string, status = 200) =>
+    receiver.handle((_req, res) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(body);
+    });
+  const callThenSave = (extra: Record<string, unknown> = {}) =>
+    createSteps(
+      t,
+      admin,
+      [
+        { name: 'call', type: 'api', config: { url: receiver.url('/hook') } },
+        { name: 'store', type: 'save' },
+      ],
+      extra,
+    );
+
+  async function waitForRun(runId: string): Promise<any> {
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const response = await t.request({ method: 'GET', url: `/api/workflow/runs/${runId}`, token: admin });
+      if (finished(response.json())) return response.json();
+      if (Date.now() > deadline) throw new Error(`run did not finish: ${response.body}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  const DEEP = '['.repeat(100_000) + ']'.repeat(100_000);
+  const NUL = JSON.stringify({ note: 'a\u0000b' });
+  const NUL_KEY = '{"a\\u0000b": 1}';
+
+  it.each([
+    ['nested 100,000 levels', DEEP],
+    ['with \\u0000 in a string', NUL],
+    ['with \\u0000 in a key', NUL_KEY],
+  ])(
+    'an answer %s fails the api step (RESULT_NOT_STORABLE), the run answers 200 and is stored failed',
+    async (_what, body) => {
+      answerJson(body);
+      const workflowId = await callThenSave();
+      const response = await execute(t, user.token, workflowId, configId, ORDER);
+      expect(response.statusCode).toBe(200);
+      const result = response.json();
+      expect(result).toMatchObject({
+        success: false,
+        status: 'failed',
+        data: null,
+        steps: [{ name: 'call', status: 'failed', error: { code: 'RESULT_NOT_STORABLE' } }],
+      });
+      expect(result.steps).toHaveLength(1);
+      const stored = await t.request({
+        method: 'GET',
+        url: `/api/workflow/runs/${result.runId}`,
+        token: admin,
+      });
+      expect(stored.statusCode).toBe(200);
+      expect(stored.json()).toMatchObject({
+        status: 'failed',
+        steps: [{ error: { code: 'RESULT_NOT_STORABLE' } }],
+      });
+    },
+  );
+
+  it('a queued run getting a deep answer ends failed promptly, not after its lease', async () => {
+    answerJson(DEEP);
+    const workflowId = await callThenSave();
+    const started = Date.now();
+    const queued = await execute(t, user.token, workflowId, configId, ORDER, { prefer: 'respond-async' });
+    expect(queued.statusCode).toBe(202);
+    const done = await waitForRun(queued.json().runId);
+    expect(done).toMatchObject({ status: 'failed', steps: [{ error: { code: 'RESULT_NOT_STORABLE' } }] });
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('a failing answer with \\u0000 keeps its code; what cannot be stored is left out', async () => {
+    answerJson(NUL, 400);
+    const workflowId = await callThenSave();
+    const result = await run(t, user.token, workflowId, configId, ORDER);
+    expect(result).toMatchObject({
+      status: 'failed',
+      steps: [{ status: 'failed', error: { code: 'HTTP_STATUS' } }],
+    });
+  });
+
+  it('config.timeoutMs 1000 ends a call to a partner that never answers after about 1 s (WORKFLOW_TIMEOUT)', async () => {
+    receiver.handle(() => undefined);
+    const workflowId = await callThenSave({ config: { timeoutMs: 1000 } });
+    const started = Date.now();
+    const result = await run(t, user.token, workflowId, configId, ORDER);
+    const took = Date.now() - started;
+    expect(result).toMatchObject({
+      success: false,
+      status: 'failed',
+      steps: [{ name: 'call', status: 'failed', error: { code: 'WORKFLOW_TIMEOUT' } }],
+    });
+    expect(result.steps).toHaveLength(1);
+    expect(took).toBeGreaterThanOrEqual(900);
+    expect(took).toBeLessThan(2500);
+  });
+
+  it('config.timeoutMs 1000 is not held by retry waits: the run ends when the next wait would pass it', async () => {
+    answerJson('{}', 503);
+    const workflowId = await callThenSave({
+      config: { timeoutMs: 1000, retry: { enabled: true, maxAttempts: 5, backoff: 'fixed', delayMs: 3000 } },
+    });
+    const started = Date.now();
+    const result = await run(t, user.token, workflowId, configId, ORDER);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(result).toMatchObject({
+      status: 'failed',
+      steps: [{ name: 'call', status: 'failed', error: { code: 'WORKFLOW_TIMEOUT' }, attempts: 1 }],
+    });
+    expect(receiver.requests).toHaveLength(1);
+  });
+
+  it('a queued run under config.timeoutMs does not wait in the queue past its deadline', async () => {
+    answerJson('{}', 503);
+    const workflowId = await callThenSave({
+      config: { timeoutMs: 1000, retry: { enabled: true, maxAttempts: 5, backoff: 'fixed', delayMs: 3000 } },
+    });
+    const started = Date.now();
+    const queued = await execute(t, user.token, workflowId, configId, ORDER, { prefer: 'respond-async' });
+    const done = await waitForRun(queued.json().runId);
+    expect(Date.now() - started).toBeLessThan(2500);
+    expect(done).toMatchObject({ status: 'failed', steps: [{ error: { code: 'WORKFLOW_TIMEOUT' } }] });
+  });
+});
