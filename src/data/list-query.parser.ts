@@ -1,4 +1,5 @@
 import { AppError, type FieldError } from '../common/errors/app-error';
+import { nullCharacter } from '../common/http/body-guard';
 import { lastValue } from '../common/http/query-value';
 import { parseFieldPath } from '../common/validation/field-path';
 import { isScalar } from '../common/validation/scalar';
@@ -109,6 +110,8 @@ export function parsePagingQuery(query: RawQuery): PagingQuery {
               rule: 'scalar',
               message: 'filter values must be strings, numbers, booleans or null',
             });
+          } else if (typeof value === 'string' && value.includes('\u0000')) {
+            errors.push(nullCharacter(`filters.${key.slice(0, 50)}`));
           } else addFilter(key, [value]);
         }
       }

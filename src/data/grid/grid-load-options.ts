@@ -1,4 +1,5 @@
 import { AppError } from '../../common/errors/app-error';
+import { nullCharacter } from '../../common/http/body-guard';
 import { lastValue } from '../../common/http/query-value';
 import { isScalar, type Scalar } from '../../common/validation/scalar';
 
@@ -130,6 +131,10 @@ function condition(selector: string, operator: string, value: unknown): GridFilt
     throw invalid('filter', `unknown operator "${operator}"`);
   if (!isScalar(value)) throw invalid('filter', 'filter values must be strings, numbers, booleans or null');
   if (typeof value === 'number' && !Number.isFinite(value)) throw invalid('filter', 'numbers must be finite');
+  // A NUL cannot be in any stored string, and PostgreSQL refuses it as a parameter: the field error
+  // a body gets, not a database failure.
+  if (typeof value === 'string' && value.includes('\u0000'))
+    throw new AppError('VALIDATION_FAILED', { validationErrors: [nullCharacter('filter')] });
   return { kind: 'condition', selector: selectorOf(selector, 'filter'), operator: op as GridOperator, value };
 }
 
