@@ -119,6 +119,61 @@ describe('hostile bodies: nesting depth and malformed Unicode', () => {
     expect(emoji.statusCode).toBe(201);
   });
 
+  it('a number a double cannot hold as written is a 422 field error (rule exactNumber), not stored changed', async () => {
+    const records = await count(sql`select count(*)::int as n from data_records`);
+    const refusal = (field: string) => ({
+      success: false,
+      error: 'The request is not valid.',
+      code: 'VALIDATION_FAILED',
+      statusCode: 422,
+      validationErrors: [
+        {
+          field,
+          rule: 'exactNumber',
+          message:
+            'is a number a double cannot hold as written (too many digits or too large); send it as a string',
+        },
+      ],
+    });
+    const cases: [string, string][] = [
+      ['{"name":"W","qty":1,"price":1e400}', 'price'],
+      ['{"name":"W","qty":1,"big":123456789012345678901234567890}', 'big'],
+      ['{"name":"W","qty":1,"a":{"b":[1,2,0.30000000000000001]}}', 'a.b.2'],
+      ['{"name":"W","qty":1,"tiny":1e-400}', 'tiny'],
+    ];
+    for (const [payload, field] of cases) {
+      const response = await send(`/api/data/${configId}`, payload, alice.token);
+      expect({ payload, status: response.statusCode }).toEqual({ payload, status: 422 });
+      expect(response.json()).toEqual(refusal(field));
+    }
+    const form = await t.request({
+      method: 'POST',
+      url: `/api/data/${configId}`,
+      token: alice.token,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `values=${encodeURIComponent('{"data.name":"W","data.qty":1,"data.price":1e400}')}`,
+    });
+    expect(form.statusCode).toBe(422);
+    expect(form.json()).toEqual(refusal('data.price'));
+    expect(await count(sql`select count(*)::int as n from data_records`)).toBe(records);
+    // Exact numbers, and number-like strings, are stored as sent.
+    const fine = await send(
+      `/api/data/${configId}`,
+      '{"name":"1e400","qty":1,"price":1.5e3,"id":9007199254740991,"ratio":0.1}',
+      alice.token,
+    );
+    expect(fine.statusCode).toBe(201);
+    expect(fine.json().data.data).toEqual({
+      name: '1e400',
+      qty: 1,
+      price: 1500,
+      id: 9007199254740991,
+      ratio: 0.1,
+    });
+    // Prototype poisoning is still the parser's 400.
+    expect((await send('/auth/login', '{"__proto__":{"x":1}}')).json().code).toBe('INVALID_JSON');
+  });
+
   describe('a NUL character (\u0000) is a 422 field error wherever text is checked, never a 500', () => {
     const NUL_ERROR = (field: string) => ({
       success: false,
@@ -217,6 +272,8 @@ describe('hostile bodies: nesting depth and malformed Unicode', () => {
       }
     });
 
+    // Last in the file: a second app in the process takes over passport's global JWT strategy, so
+    // the first app's tokens stop verifying once the second is closed.
     it('in development the error body carries no SQL and no submitted value', async () => {
       const dev = await createTestApp({ env: { NODE_ENV: 'development' } });
       try {
