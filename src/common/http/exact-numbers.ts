@@ -16,14 +16,14 @@ function significantDigits(decimal: string): string {
 }
 
 /**
- * True when the JSON number token does not come back as it was written: it overflows (`1e400`), is
- * an integer beyond 2^53 (`123456789012345678901234567890`), or its digits change (`0.30000000000000001`
- * gives 0.3, `1e-400` gives 0).
+ * True when the JSON number token does not come back as it was written: it overflows (`1e400`), or
+ * its significant digits change (`123456789012345678901234567890` loses its last digits,
+ * `9007199254740993` becomes ...992, `0.30000000000000001` 0.3, `1e-400` 0). A large number that a
+ * double holds exactly as written (`123456789012345680000`, what JSON.stringify writes) is kept.
  */
 export function isInexactNumber(token: string): boolean {
   const value = Number(token);
   if (!Number.isFinite(value)) return true;
-  if (!/[.eE]/.test(token)) return !Number.isSafeInteger(value);
   return significantDigits(token) !== significantDigits(String(Math.abs(value)).replace(/e.*$/, ''));
 }
 
