@@ -27,6 +27,8 @@ describe('loadConfig', () => {
       workflowApiTimeoutMs: 10000,
       bodyLimit: 1048576,
       bodyMaxDepth: 64,
+      listMaxRows: 1000,
+      listMaxBytes: 16_777_216,
       timezone: 'UTC',
       defaultLocale: 'en',
       logLevel: 'info',

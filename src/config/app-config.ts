@@ -47,6 +47,10 @@ export interface AppConfig {
   workflowRunRetentionDays: number;
   bodyLimit: number;
   bodyMaxDepth: number;
+  /** Records (and groups) one list answer may hold: paging `limit`, grid `take`, a grid without `take`. */
+  listMaxRows: number;
+  /** Bytes of stored record documents (`data`, `computedResults` as JSON text) one list answer may hold. */
+  listMaxBytes: number;
   timezone: string;
   defaultLocale: 'en' | 'hu';
   logLevel: string;
@@ -206,6 +210,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     workflowRunRetentionDays: int('WORKFLOW_RUN_RETENTION_DAYS', 30, 1, 3650),
     bodyLimit: int('BODY_LIMIT', 1_048_576, 1024, 1_073_741_824),
     bodyMaxDepth: int('BODY_MAX_DEPTH', 64, 1, 1000),
+    listMaxRows: int('LIST_MAX_ROWS', 1000, 1, 100_000),
+    listMaxBytes: int('LIST_MAX_BYTES', 16_777_216, 1024, 1_073_741_824),
     timezone,
     defaultLocale: oneOf('DEFAULT_LOCALE', SUPPORTED_LOCALES, 'en'),
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
