@@ -7,6 +7,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule, type AppModuleOptions } from './app.module';
 import { registerBodyGuard } from './common/http/body-guard';
+import { registerExactJsonNumbers } from './common/http/exact-numbers';
 import { registerFormBodies } from './common/http/form-body';
 import { registerGracefulClose } from './common/http/graceful-close';
 import { registerSecurityHeaders } from './common/http/security-headers';
@@ -144,6 +145,8 @@ export async function createApp(
 
   app.enableShutdownHooks();
   await app.init();
+  // Nest registers its JSON body parser in init(); the number check wraps it.
+  registerExactJsonNumbers(fastify, config.bodyLimit);
   await fastify.ready();
   return app;
 }

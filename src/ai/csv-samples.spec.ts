@@ -54,10 +54,18 @@ describe('csvSamples', () => {
     expect(cellValue('12abc')).toBe('12abc');
   });
 
-  it('keeps a dotted header flat when a prefix is a column of its own or a segment is unsafe', () => {
-    const { records } = csvSamples('a,a.b,__proto__.x,c.\n1,2,3,4');
-    expect(records[0]).toEqual({ a: 1, 'a.b': 2, '__proto__.x': 3, 'c.': 4 });
+  it('keeps a dotted header flat when a prefix is a column of its own or a segment is empty', () => {
+    const { records } = csvSamples('a,a.b,c.\n1,2,4');
+    expect(records[0]).toEqual({ a: 1, 'a.b': 2, 'c.': 4 });
     expect(Object.getPrototypeOf(records[0])).toBe(Object.prototype);
+  });
+
+  it('refuses a header with a part naming an object property (__proto__, constructor, toString)', () => {
+    for (const header of ['__proto__', '__proto__.x', 'a.constructor', 'toString']) {
+      expect(() => csvSamples(`a,${header}\n1,2`)).toThrow(
+        `the header "${header}" names a JavaScript object property (such as __proto__ or constructor), which cannot be a field name`,
+      );
+    }
   });
 
   it('reports rows with extra cells and names empty headers', () => {

@@ -1,4 +1,5 @@
 import type { FieldError } from '../common/errors/app-error';
+import { isPrototypeName } from '../common/validation/field-path';
 
 /** Limits of CSV samples (README): the text's size in UTF-8 bytes and its number of data rows. */
 export const CSV_SAMPLE_LIMITS = { bytes: 256 * 1024, records: 1000 } as const;
@@ -17,7 +18,6 @@ export interface CsvSamples {
 
 const DELIMITERS = [',', ';', '\t'] as const;
 const NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
-const FORBIDDEN_KEYS = new Set(['__proto__', 'prototype', 'constructor']);
 
 /**
  * RFC 4180 rows: fields separated by `delimiter`, quoted fields may hold delimiters, line breaks and
@@ -128,6 +128,14 @@ export function csvSamples(text: string): CsvSamples {
       });
     seen.add(name);
   }
+  // A JSON body cannot carry such keys either, and the draft's schema and rules are plain objects.
+  const unusable = header.find((name) => name.split('.').some(isPrototypeName));
+  if (unusable !== undefined)
+    throw new CsvSampleError({
+      field: 'samples',
+      rule: 'csvHeader',
+      message: `the header "${unusable.slice(0, 100)}" names a JavaScript object property (such as __proto__ or constructor), which cannot be a field name`,
+    });
   const paths = header.map((name) => nestedPath(name, seen));
   const rowsWithExtraCells: number[] = [];
   const records = rows.slice(1).map((row, index) => {
@@ -142,10 +150,10 @@ export function csvSamples(text: string): CsvSamples {
   return { records, rowsWithExtraCells };
 }
 
-/** `address.city` → ['address', 'city'] unless a segment is empty, unsafe, or also a column of its own. */
+/** `address.city` → ['address', 'city'] unless a segment is empty or also a column of its own. */
 function nestedPath(name: string, columns: Set<string>): string[] {
   const segments = name.split('.');
-  if (segments.length === 1 || segments.some((s) => s === '' || FORBIDDEN_KEYS.has(s))) return [name];
+  if (segments.length === 1 || segments.some((s) => s === '')) return [name];
   for (let end = 1; end < segments.length; end++) {
     if (columns.has(segments.slice(0, end).join('.'))) return [name];
   }

@@ -23,7 +23,11 @@ export interface AppConfig {
   /** `POST /auth/register` is open to anyone; false = only admins create users (`POST /api/users`). */
   registrationEnabled: boolean;
   corsOrigins: string[];
-  trustProxy: boolean;
+  /**
+   * Which proxies' `X-Forwarded-For` entries are believed (Fastify's `trustProxy`): none (false), the
+   * nearest N hops, or the listed proxy addresses and CIDR ranges. Never "every hop".
+   */
+  trustProxy: false | number | string[];
   throttleTtlMs: number;
   throttleLimit: number;
   throttleAuthLimit: number;
@@ -45,6 +49,10 @@ export interface AppConfig {
   idempotencyMaxAnswerBytes: number;
   bodyLimit: number;
   bodyMaxDepth: number;
+  /** Records (and groups) one list answer may hold: paging `limit`, grid `take`, a grid without `take`. */
+  listMaxRows: number;
+  /** Bytes of stored record documents (`data`, `computedResults` as JSON text) one list answer may hold. */
+  listMaxBytes: number;
   timezone: string;
   defaultLocale: 'en' | 'hu';
   logLevel: string;
@@ -187,7 +195,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     adminDefaultsUsed: read('ADMIN_EMAIL') === undefined || read('ADMIN_PASSWORD') === undefined,
     registrationEnabled: bool('REGISTRATION_ENABLED', true),
     corsOrigins,
-    trustProxy: bool('TRUST_PROXY', false),
+    trustProxy: trustProxyOf(read('TRUST_PROXY'), problems),
     throttleTtlMs: int('THROTTLE_TTL_MS', 60000, 1, 86_400_000),
     throttleLimit: int('THROTTLE_LIMIT', 100, 1, 10_000_000),
     throttleAuthLimit: int('THROTTLE_AUTH_LIMIT', 10, 1, 10_000_000),
@@ -206,6 +214,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     idempotencyMaxAnswerBytes: int('IDEMPOTENCY_MAX_ANSWER_BYTES', 1_048_576, 1024, 67_108_864),
     bodyLimit: int('BODY_LIMIT', 1_048_576, 1024, 1_073_741_824),
     bodyMaxDepth: int('BODY_MAX_DEPTH', 64, 1, 1000),
+    listMaxRows: int('LIST_MAX_ROWS', 1000, 1, 100_000),
+    listMaxBytes: int('LIST_MAX_BYTES', 16_777_216, 1024, 1_073_741_824),
     timezone,
     defaultLocale: oneOf('DEFAULT_LOCALE', SUPPORTED_LOCALES, 'en'),
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
@@ -222,6 +232,53 @@ export function loadConfig(env: Env = process.env): AppConfig {
     problems.push('AI_MODEL is required when AI_PROVIDER=openai');
   if (problems.length > 0) throw new ConfigValidationError(problems);
   return config;
+}
+
+/** Named ranges Fastify's `trustProxy` (proxy-addr) understands besides addresses and CIDRs. */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.includes(entry)) return true;
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * TRUST_PROXY: unset/false/0 = the socket peer is the client; an integer = that many proxies in
+ * front; otherwise a list of proxy addresses/CIDRs. `true` is refused: trusting every hop lets a
+ * client choose its own address (and so its rate-limit identity) by sending X-Forwarded-For.
+ */
+function trustProxyOf(raw: string | undefined, problems: string[]): AppConfig['trustProxy'] {
+  const lower = raw?.toLowerCase();
+  if (lower === undefined || lower === 'false' || lower === 'no' || lower === '0') return false;
+  if (lower === 'true' || lower === 'yes') {
+    problems.push(
+      'TRUST_PROXY=true would trust every X-Forwarded-For hop, so any client could pick its own address ' +
+        'and escape the rate limits; set the number of proxies in front of the service (e.g. TRUST_PROXY=1) ' +
+        'or their addresses/CIDRs (e.g. TRUST_PROXY=10.0.0.0/8,127.0.0.1)',
+    );
+    return false;
+  }
+  if (/^\d+$/.test(lower)) {
+    if (Number(lower) > 100) problems.push(`TRUST_PROXY hop count must be at most 100 (got "${raw}")`);
+    return Number(lower);
+  }
+  const entries = lower
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+  const bad = entries.filter((entry) => !isProxyAddress(entry));
+  if (bad.length > 0) {
+    problems.push(
+      `TRUST_PROXY must be false, a hop count or a comma-separated list of proxy addresses/CIDRs ` +
+        `(got "${bad.join(', ')}")`,
+    );
+    return false;
+  }
+  return entries;
 }
 
 export function isValidTimeZone(zone: string): boolean {

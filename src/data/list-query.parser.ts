@@ -1,4 +1,5 @@
 import { AppError, type FieldError } from '../common/errors/app-error';
+import { nullCharacter } from '../common/http/body-guard';
 import { lastValue } from '../common/http/query-value';
 import { parseFieldPath } from '../common/validation/field-path';
 import { isScalar } from '../common/validation/scalar';
@@ -49,13 +50,14 @@ function candidatesOfText(text: string): unknown[] {
 }
 
 /**
- * Reads the paging form of the list (`page`, `limit`, `sortBy`, `sortOrder`, `filters` as a JSON
- * object or as `filters[x]=v`). Unknown parameters are ignored; bad ones are a 422 naming them.
+ * Reads the paging form of the list (`page`, `limit` up to `maxLimit`, `sortBy`, `sortOrder`,
+ * `filters` as a JSON object or as `filters[x]=v`). Unknown parameters are ignored; bad ones are a
+ * 422 naming them.
  */
-export function parsePagingQuery(query: RawQuery): PagingQuery {
+export function parsePagingQuery(query: RawQuery, maxLimit = 1000): PagingQuery {
   const errors: FieldError[] = [];
   const page = integer(lastValue(query.page), 1, 1, 10_000_000, 'page', errors);
-  const limit = integer(lastValue(query.limit), 20, 1, 1000, 'limit', errors);
+  const limit = integer(lastValue(query.limit), Math.min(20, maxLimit), 1, maxLimit, 'limit', errors);
 
   const sortBy = lastValue(query.sortBy) || 'createdAt';
   let sort: SortKey = { kind: 'column', column: 'createdAt' };
@@ -109,6 +111,8 @@ export function parsePagingQuery(query: RawQuery): PagingQuery {
               rule: 'scalar',
               message: 'filter values must be strings, numbers, booleans or null',
             });
+          } else if (typeof value === 'string' && value.includes('\u0000')) {
+            errors.push(nullCharacter(`filters.${key.slice(0, 50)}`));
           } else addFilter(key, [value]);
         }
       }

@@ -82,10 +82,12 @@ export class RecordsController {
     summary:
       'List active records: the paging form, or the grid-library form (skip, take, filter, sort, group, ...)',
     description:
-      'Paging form: `page`, `limit` (1..1000), `sortBy` (createdAt, updatedAt, userId or a data field), `sortOrder`, ' +
+      'Paging form: `page`, `limit` (1..LIST_MAX_ROWS, 1000 by default), `sortBy` (createdAt, updatedAt, userId or a data field), `sortOrder`, ' +
       '`filters` as JSON (`{"city":"Paris"}`) or `filters[city]=Paris`; answers `{data, total, page, pages}`. ' +
       'Any of skip/take/filter/sort/group/totalSummary/groupSummary/requireTotalCount/requireGroupCount selects the grid form ' +
-      '(GRID-PROTOCOL.md), answering `{data, totalCount?, groupCount?, summary?}`. Users holding only viewOwnResults see their own records.',
+      '(GRID-PROTOCOL.md), answering `{data, totalCount?, groupCount?, summary?}`; `take` at most LIST_MAX_ROWS. ' +
+      'An answer over LIST_MAX_ROWS records or LIST_MAX_BYTES of record data is a 422 LIST_TOO_LARGE. ' +
+      'Users holding only viewOwnResults see their own records.',
   })
   @ApiQuery({ name: 'page', required: false, example: 1 })
   @ApiQuery({ name: 'limit', required: false, example: 20 })

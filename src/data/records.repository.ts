@@ -7,7 +7,9 @@ import { dataRecords } from '../database/schema';
 import { compileSelector } from './grid/grid-selector';
 import { comparatorKeys, orderByList } from './grid/grid-sql';
 import type { PagingQuery } from './list-query.parser';
-import type { ListedRecordRow, RecordRow } from './record.mapper';
+import { rowsOf } from '../database/raw-rows';
+import { runningBytes, stoppedAtBytes, withinBytes } from './list-bounds';
+import { fromRawRecord, RAW_RECORD_COLUMNS, type ListedRecordRow, type RecordRow } from './record.mapper';
 import { equalityConditions, scopeCondition, type RecordScope } from './record-selection';
 
 export type NewRecord = Pick<
@@ -15,19 +17,12 @@ export type NewRecord = Pick<
   'configId' | 'userId' | 'siteId' | 'data' | 'dataKeys' | 'computedResults' | 'idempotencyKey'
 >;
 
-/** Columns of list output: everything but the workflow log, which only the single-record read returns. */
-const LIST_COLUMNS = {
-  id: dataRecords.id,
-  configId: dataRecords.configId,
-  userId: dataRecords.userId,
-  siteId: dataRecords.siteId,
-  data: dataRecords.data,
-  dataKeys: dataRecords.dataKeys,
-  computedResults: dataRecords.computedResults,
-  isActive: dataRecords.isActive,
-  createdAt: dataRecords.createdAt,
-  updatedAt: dataRecords.updatedAt,
-};
+/** The columns a page is read with (not the workflow log, which only the single-record read returns). */
+const RECORD_COLUMNS = sql.raw(
+  'data_records.id, data_records.config_id, data_records.user_id, data_records.site_id, data_records.data, ' +
+    'data_records.data_keys, data_records.computed_results, data_records.is_active, data_records.created_at, ' +
+    'data_records.updated_at',
+);
 
 /**
  * The paging order: a system column, or a data field in the grid's comparator order (missing/null,
@@ -208,22 +203,29 @@ export class RecordsRepository {
     return row ?? null;
   }
 
-  /** One page in the requested order and the exact number of matches, run concurrently. */
+  /**
+   * One page in the requested order and the exact number of matches, run concurrently. The page's
+   * rows stop at the first one past `maxBytes` (see withinBytes); `tooLarge` says they did.
+   */
   async listPage(
     scope: RecordScope,
     query: PagingQuery,
-  ): Promise<{ rows: ListedRecordRow[]; total: number }> {
-    const where = and(scopeCondition(scope), ...equalityConditions(query.filters));
-    const [rows, [{ total }]] = await Promise.all([
-      this.db
-        .select(LIST_COLUMNS)
-        .from(dataRecords)
-        .where(where)
-        .orderBy(...orderBy(query))
-        .limit(query.limit)
-        .offset((query.page - 1) * query.limit),
+    maxBytes: number,
+  ): Promise<{ rows: ListedRecordRow[]; total: number; tooLarge: boolean }> {
+    const where = and(scopeCondition(scope), ...equalityConditions(query.filters))!;
+    const order = sql.join(orderBy(query), sql`, `);
+    const page = sql`select ${RECORD_COLUMNS} from data_records where ${where} order by ${order}
+        limit ${query.limit} offset ${(query.page - 1) * query.limit}`;
+    const [raw, [{ total }]] = await Promise.all([
+      this.db.execute(
+        withinBytes(
+          sql`select ${sql.raw(RAW_RECORD_COLUMNS)}${runningBytes(order)} from (${page}) as data_records`,
+          maxBytes,
+        ),
+      ),
       this.db.select({ total: count() }).from(dataRecords).where(where),
     ]);
-    return { rows, total: Number(total) };
+    const rows = rowsOf(raw);
+    return { rows: rows.map(fromRawRecord), total: Number(total), tooLarge: stoppedAtBytes(rows, maxBytes) };
   }
 }

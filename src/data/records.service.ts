@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { requireUser, type AuthUser, type RequestContext } from '../common/context/request-context';
 import { ownSiteScopeOf, siteOfNewRecord } from '../common/context/site-scope';
 import { AppError } from '../common/errors/app-error';
@@ -7,6 +7,8 @@ import { FormAccessService, type FormAccess } from '../permissions/form-access.s
 import type { ValidationOutcome } from '../validation/form-definition';
 import { FormValidator } from '../validation/form-validator.service';
 import type { RecordDto, RecordPageDto, SavedRecordDto } from './dto/record.dto';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { listBoundsOf, listTooLarge } from './list-bounds';
 import { parsePagingQuery } from './list-query.parser';
 import { mergeFields } from './record-changes';
 import { orderedData, schemaOrderOf, toRecordResponse, type RecordRow } from './record.mapper';
@@ -21,6 +23,7 @@ export class RecordsService {
     private readonly access: FormAccessService,
     private readonly records: RecordsRepository,
     private readonly validator: FormValidator,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /**
@@ -148,9 +151,11 @@ export class RecordsService {
   /** The paging form of the list: everyone's records with viewAllResults (or as admin), else the caller's. */
   async list(ctx: RequestContext, configId: string, query: Record<string, unknown>): Promise<RecordPageDto> {
     const access = await this.access.require(ctx, configId, 'viewOwnResults');
-    const paging = parsePagingQuery(query);
+    const bounds = listBoundsOf(this.config);
+    const paging = parsePagingQuery(query, bounds.maxRows);
     const scope = recordScope(ctx, access, { owners: 'ownUnlessViewAll' });
-    const { rows, total } = await this.records.listPage(scope, paging);
+    const { rows, total, tooLarge } = await this.records.listPage(scope, paging, bounds.maxBytes);
+    if (tooLarge) throw listTooLarge(bounds);
     const schemaOrder = schemaOrderOf(access.config.schema);
     return {
       data: rows.map((row) => toRecordResponse(row, { schemaOrder })),

@@ -127,7 +127,8 @@ export class XlsxExportWriter implements ExportWriter<RecordValues> {
   private startSheet(first: RecordValues): void {
     this.started = true;
     this.columns ??= columnsOfFirstRecord(first, this.schemaOrder);
-    const headers = [this.labels.id, this.labels.createdAt, ...this.columns];
+    // Field names are keys a submission chose: they get the cell rules too.
+    const headers = [this.labels.id, this.labels.createdAt, ...this.columns.map(xlsxText)];
     const columnStyle = (index: number) => (index === 1 ? { numFmt: CREATED_AT_FORMAT } : {});
     this.sheet.columns = headers.map((header, index) => ({
       header,
@@ -146,9 +147,38 @@ export class XlsxExportWriter implements ExportWriter<RecordValues> {
   }
 }
 
-/** Numbers and booleans stay typed; strings as they are; objects and arrays as JSON text. */
+/**
+ * Code points XML 1.0 does not allow in a document: C0 controls but tab, LF and CR; U+FFFE, U+FFFF;
+ * and lone surrogates. One of them in a cell would make the sheet's XML, so the whole workbook,
+ * unreadable.
+ */
+const XML_ILLEGAL =
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** Excel's limit on the text of one cell, in UTF-16 code units. */
+export const EXCEL_CELL_MAX_CHARS = 32_767;
+
+/**
+ * Text as a cell can hold it: XML-illegal code points removed, then cut at Excel's 32,767 characters
+ * (never between the two halves of a surrogate pair). Most text needs neither, and pays one test.
+ */
+export function xlsxText(text: string): string {
+  XML_ILLEGAL.lastIndex = 0;
+  let clean = XML_ILLEGAL.test(text) ? text.replace(XML_ILLEGAL, '') : text;
+  if (clean.length > EXCEL_CELL_MAX_CHARS) {
+    const high = clean.charCodeAt(EXCEL_CELL_MAX_CHARS - 1);
+    clean = clean.slice(
+      0,
+      high >= 0xd800 && high <= 0xdbff ? EXCEL_CELL_MAX_CHARS - 1 : EXCEL_CELL_MAX_CHARS,
+    );
+  }
+  return clean;
+}
+
+/** Numbers and booleans stay typed; strings as cells can hold them; objects and arrays as JSON text. */
 function excelValue(value: unknown): string | number | boolean | null {
   if (value === null || value === undefined) return null;
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'string') return value;
-  return cellText(value);
+  if (typeof value === 'number' || typeof value === 'boolean') return value;
+  return xlsxText(typeof value === 'string' ? value : cellText(value));
 }

@@ -239,6 +239,35 @@ describe('POST /api/ai/configs/generate with the built-in infer provider', () =>
     }
   });
 
+  it('a CSV header naming a prototype property is a 422 naming the header, never a 500', async () => {
+    for (const header of [
+      '__proto__',
+      'constructor',
+      'prototype',
+      'a.__proto__',
+      'toString',
+      'hasOwnProperty',
+    ]) {
+      for (const save of [false, true]) {
+        const response = await generate({ samples: `name,${header}\nAnn,1\n`, save });
+        expect({ header, save, status: response.statusCode }).toEqual({ header, save, status: 422 });
+        expect(response.json()).toEqual({
+          success: false,
+          error: 'The request is not valid.',
+          code: 'VALIDATION_FAILED',
+          statusCode: 422,
+          validationErrors: [
+            {
+              field: 'samples',
+              rule: 'csvHeader',
+              message: `the header "${header}" names a JavaScript object property (such as __proto__ or constructor), which cannot be a field name`,
+            },
+          ],
+        });
+      }
+    }
+  });
+
   it('oversized input: more than 1,000 records or 256 KB of CSV is a 422, a body over BODY_LIMIT a 413', async () => {
     const records = Array.from({ length: 1001 }, (_, i) => ({ n: i }));
     const tooMany = await generate({ samples: records });

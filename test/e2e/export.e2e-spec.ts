@@ -203,6 +203,45 @@ describe('export', () => {
     ]);
   });
 
+  it('XLSX: XML-illegal code points are removed and cells cut at 32,767 characters; the workbook opens', async () => {
+    await submit({
+      name: 'a\uFFFEb\uFFFFc',
+      ctl: 'x\u0001\u0008\u000B\u000C\u001Fy\tz\n',
+      'k\u0002ey': 'v',
+      long: 'é'.repeat(40_000),
+      emoji: '😀'.repeat(20_000),
+      obj: { t: '\uFFFF' },
+    });
+    const response = await download('?format=excel');
+    expect(response.statusCode).toBe(200);
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(response.rawPayload as unknown as ArrayBuffer);
+    const sheet = workbook.getWorksheet('Data')!;
+    expect(sheet.getRow(1).values).toEqual([
+      undefined,
+      'ID',
+      'Created at',
+      'name',
+      'ctl',
+      'key',
+      'long',
+      'emoji',
+      'obj',
+    ]);
+    const row = sheet.getRow(2);
+    expect(row.getCell(3).value).toBe('abc');
+    expect(row.getCell(4).value).toBe('xy\tz\n');
+    expect(row.getCell(5).value).toBe('v');
+    expect(row.getCell(6).value).toBe('é'.repeat(32_767));
+    // 32,767 would split the last emoji's surrogate pair: the cut keeps whole characters.
+    expect(row.getCell(7).value).toBe('😀'.repeat(16_383));
+    expect(row.getCell(8).value).toBe('{"t":""}');
+    // The stored record and the other formats keep every character.
+    const json = (await download('?format=json')).json();
+    expect(json[0].data.name).toBe('a\uFFFEb\uFFFFc');
+    expect(json[0].data.long).toHaveLength(40_000);
+  });
+
   it('XLSX of an empty result is a workbook whose Data sheet has no rows', async () => {
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.load((await download('?format=excel')).rawPayload as unknown as ArrayBuffer);

@@ -565,6 +565,48 @@ describe('grid-library list protocol', () => {
       expect(response.json().error).toMatch(/^The query parameter \w+ is not valid: /);
     });
 
+    const refusal = (reason: string) => ({
+      success: false,
+      error: `The query parameter filter is not valid: ${reason}`,
+      code: 'INVALID_QUERY',
+      statusCode: 400,
+      details: { parameter: 'filter', reason },
+    });
+
+    it('a date before year 1 or after 9999 (year 0, or a zone offset crossing the end) is a 400', async () => {
+      for (const value of ['0000-01-01', '1/1/0000', '0001-01-01T00:30+01:00', '9999-12-31T23:00-05:00']) {
+        for (const operator of ['=', '>', '<>']) {
+          const response = await grid({ filter: ['data.joined', operator, value] });
+          expect({ value, operator, status: response.statusCode }).toEqual({ value, operator, status: 400 });
+          expect(response.json()).toEqual(refusal('dates must fall in the years 1 to 9999'));
+        }
+      }
+      // The first and the last day of the range are still dates.
+      expect(await names({ filter: ['data.joined', '=', '0001-01-01'] })).toEqual([]);
+      expect(await names({ filter: ['data.joined', '=', '12/31/9999'] })).toEqual([]);
+    });
+
+    it('a filter nested deeper than 32 levels is a 400, 32 levels still work', async () => {
+      const nest = (depth: number, leaf: unknown): unknown =>
+        depth <= 1 ? leaf : ['!', nest(depth - 1, leaf)];
+      const groups = (depth: number): unknown =>
+        depth <= 1 ? ['data.name', '=', 'Anna'] : [groups(depth - 1), 'and', ['data.age', '>', 0]];
+      for (const filter of [
+        nest(500, ['data.name', '=', 'Anna']),
+        groups(500),
+        nest(33, ['data.name', '=', 'Anna']),
+      ]) {
+        const response = await grid({ filter, skip: 0, take: 10 });
+        expect(response.statusCode).toBe(400);
+        expect(response.json()).toEqual(refusal('criteria may nest at most 32 levels deep'));
+      }
+      // 31 negations around a condition are 32 levels, and an odd number of them is one negation.
+      expect(await names({ filter: nest(32, ['data.name', '=', 'Anna']) })).toEqual(
+        await names({ filter: ['!', ['data.name', '=', 'Anna']] }),
+      );
+      expect(await names({ filter: groups(32) })).toEqual(['Anna']);
+    });
+
     it('nothing changed after the injection attempts', async () => {
       expect((await grid({ requireTotalCount: 'true', take: 1 })).json().totalCount).toBe(7);
     });

@@ -118,4 +118,182 @@ describe('hostile bodies: nesting depth and malformed Unicode', () => {
     );
     expect(emoji.statusCode).toBe(201);
   });
+
+  it('a number a double cannot hold as written is a 422 field error (rule exactNumber), not stored changed', async () => {
+    const records = await count(sql`select count(*)::int as n from data_records`);
+    const refusal = (field: string) => ({
+      success: false,
+      error: 'The request is not valid.',
+      code: 'VALIDATION_FAILED',
+      statusCode: 422,
+      validationErrors: [
+        {
+          field,
+          rule: 'exactNumber',
+          message:
+            'is a number a double cannot hold as written (too many digits or too large); send it as a string',
+        },
+      ],
+    });
+    const cases: [string, string][] = [
+      ['{"name":"W","qty":1,"price":1e400}', 'price'],
+      ['{"name":"W","qty":1,"big":123456789012345678901234567890}', 'big'],
+      ['{"name":"W","qty":1,"a":{"b":[1,2,0.30000000000000001]}}', 'a.b.2'],
+      ['{"name":"W","qty":1,"tiny":1e-400}', 'tiny'],
+    ];
+    for (const [payload, field] of cases) {
+      const response = await send(`/api/data/${configId}`, payload, alice.token);
+      expect({ payload, status: response.statusCode }).toEqual({ payload, status: 422 });
+      expect(response.json()).toEqual(refusal(field));
+    }
+    const form = await t.request({
+      method: 'POST',
+      url: `/api/data/${configId}`,
+      token: alice.token,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `values=${encodeURIComponent('{"data.name":"W","data.qty":1,"data.price":1e400}')}`,
+    });
+    expect(form.statusCode).toBe(422);
+    expect(form.json()).toEqual(refusal('data.price'));
+    expect(await count(sql`select count(*)::int as n from data_records`)).toBe(records);
+    // Exact numbers, and number-like strings, are stored as sent.
+    const fine = await send(
+      `/api/data/${configId}`,
+      '{"name":"1e400","qty":1,"price":1.5e3,"id":9007199254740991,"ratio":0.1}',
+      alice.token,
+    );
+    expect(fine.statusCode).toBe(201);
+    expect(fine.json().data.data).toEqual({
+      name: '1e400',
+      qty: 1,
+      price: 1500,
+      id: 9007199254740991,
+      ratio: 0.1,
+    });
+    // Prototype poisoning is still the parser's 400.
+    expect((await send('/auth/login', '{"__proto__":{"x":1}}')).json().code).toBe('INVALID_JSON');
+  });
+
+  describe('a NUL character (\u0000) is a 422 field error wherever text is checked, never a 500', () => {
+    const NUL_ERROR = (field: string) => ({
+      success: false,
+      error: 'The request is not valid.',
+      code: 'VALIDATION_FAILED',
+      statusCode: 422,
+      validationErrors: [
+        {
+          field,
+          rule: 'noNullCharacter',
+          message: 'contains a NUL character (\\u0000), which cannot be stored',
+        },
+      ],
+    });
+
+    it('in JSON bodies: data values and keys, user update, unauthenticated register, workflow input', async () => {
+      const records = await count(sql`select count(*)::int as n from data_records`);
+      const cases: [string, string, string, string | undefined, string][] = [
+        ['POST', `/api/data/${configId}`, '{"name":"W\\u0000","qty":1}', alice.token, 'name'],
+        ['POST', `/api/data/${configId}`, '{"name":"W","qty":1,"x\\u0000y":1}', alice.token, 'x\u0000y'],
+        ['POST', `/api/data/${configId}`, '{"name":"W","qty":1,"a":[{"b":"\\u0000"}]}', alice.token, 'a.0.b'],
+        ['PUT', `/api/users/${alice.user.id}`, '{"name":"A\\u0000"}', alice.token, 'name'],
+        [
+          'POST',
+          '/auth/register',
+          '{"email":"n@example.com","password":"password-123","name":"\\u0000"}',
+          undefined,
+          'name',
+        ],
+        [
+          'POST',
+          `/api/workflow/${configId}/execute`,
+          '{"configId":"x","data":{"q":"\\u0000"}}',
+          alice.token,
+          'data.q',
+        ],
+      ];
+      for (const [method, url, payload, token, field] of cases) {
+        const response = await t.request({
+          method: method as 'POST',
+          url,
+          token,
+          headers: { 'content-type': 'application/json' },
+          payload,
+        });
+        expect({ url, payload, status: response.statusCode }).toEqual({ url, payload, status: 422 });
+        expect(response.json()).toEqual(NUL_ERROR(field));
+      }
+      expect(await count(sql`select count(*)::int as n from data_records`)).toBe(records);
+      expect(
+        await count(
+          sql`select count(*)::int as n from users where name like 'A%' and email = ${alice.user.email}`,
+        ),
+      ).toBe(0);
+    });
+
+    it('in a grid store form insert (values JSON or the raw form field)', async () => {
+      const form = (body: string) =>
+        t.request({
+          method: 'POST',
+          url: `/api/data/${configId}`,
+          token: alice.token,
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          payload: body,
+        });
+      const escaped = await form(`values=${encodeURIComponent('{"data.name":"a\\u0000","data.qty":1}')}`);
+      expect(escaped.statusCode).toBe(422);
+      expect(escaped.json()).toEqual(NUL_ERROR('data.name'));
+      const raw = await form(
+        `values=${encodeURIComponent('{"data.name":"a')}%00${encodeURIComponent('","data.qty":1}')}`,
+      );
+      expect(raw.statusCode).toBe(422);
+      expect(raw.json()).toEqual(NUL_ERROR('values'));
+    });
+
+    it('in list, grid and export filter values', async () => {
+      const get = (url: string) => t.request({ method: 'GET', url, token: admin });
+      const filters = encodeURIComponent('{"name":"a\\u0000"}');
+      const grid = encodeURIComponent('["name","=","a\\u0000"]');
+      const cases: [string, string][] = [
+        [`/api/data/${configId}?filters=${filters}`, 'filters.name'],
+        [`/api/data/${configId}?filters[name]=a%00b`, 'filters[name]'],
+        [`/api/data/${configId}?filter=${grid}`, 'filter'],
+        [
+          `/api/data/${configId}?skip=0&take=10&filter=${encodeURIComponent('[["name","contains","\\u0000"],"or",["city","=","x"]]')}`,
+          'filter',
+        ],
+        [`/api/data/${configId}/export?format=json&filter=${grid}`, 'filter'],
+        [`/api/data/${configId}/export?format=csv&filters=${filters}`, 'filters.name'],
+        [`/api/data/${configId}/stats?tz=UTC%00`, 'tz'],
+      ];
+      for (const [url, field] of cases) {
+        const response = await get(url);
+        expect({ url, status: response.statusCode }).toEqual({ url, status: 422 });
+        expect(response.json()).toEqual(NUL_ERROR(field));
+      }
+    });
+
+    // Last in the file: a second app in the process takes over passport's global JWT strategy, so
+    // the first app's tokens stop verifying once the second is closed.
+    it('in development the error body carries no SQL and no submitted value', async () => {
+      const dev = await createTestApp({ env: { NODE_ENV: 'development' } });
+      try {
+        const devAdmin = await adminToken(dev);
+        const devConfig = await createConfig(dev, devAdmin);
+        const response = await dev.request({
+          method: 'POST',
+          url: `/api/data/${devConfig}`,
+          token: devAdmin,
+          headers: { 'content-type': 'application/json' },
+          payload: '{"name":"secret-value\\u0000","qty":1}',
+        });
+        expect(response.statusCode).toBe(422);
+        const text = response.body;
+        expect(text).not.toMatch(/insert into|select |params:/i);
+        expect(text).not.toContain('secret-value');
+        expect(response.json().stack).toMatch(/^AppError\n {4}at /);
+      } finally {
+        await dev.close();
+      }
+    });
+  });
 });

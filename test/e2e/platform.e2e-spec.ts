@@ -268,6 +268,35 @@ describe('platform: development mode and limits', () => {
     }
   });
 
+  // Behind a proxy the client picks the leftmost X-Forwarded-For entries; only what the trusted
+  // proxies appended (the rightmost ones) names the real peer.
+  for (const trustProxy of ['1', '10.0.0.0/8']) {
+    it(`TRUST_PROXY=${trustProxy}: rotating X-Forwarded-For does not escape the authentication limit`, async () => {
+      const t = await createTestApp({
+        env: { THROTTLE_LIMIT: '1000', THROTTLE_AUTH_LIMIT: '10', TRUST_PROXY: trustProxy },
+      });
+      try {
+        const login = (i: number, client = '203.0.113.7') =>
+          t.request({
+            method: 'POST',
+            url: '/auth/login',
+            remoteAddress: '10.0.0.1',
+            headers: { 'x-forwarded-for': `198.51.100.${i}, ${client}` },
+            payload: { email: 'x@example.com', password: 'wrong-pass' },
+          });
+        for (let i = 0; i < 10; i++) expect((await login(i)).statusCode).toBe(401);
+        const limited = await login(10);
+        expect(limited.statusCode).toBe(429);
+        expect(limited.json().code).toBe('RATE_LIMITED');
+        expect((await login(11)).statusCode).toBe(429);
+        // Another real client behind the same proxy has its own count.
+        expect((await login(12, '203.0.113.8')).statusCode).toBe(401);
+      } finally {
+        await t.close();
+      }
+    });
+  }
+
   it('refuses the 101st request on an API route from one IP, but not from another IP', async () => {
     const t = await createTestApp({ env: { THROTTLE_LIMIT: '100', THROTTLE_AUTH_LIMIT: '1000' } });
     try {

@@ -1,7 +1,7 @@
 import { HttpException, NotFoundException } from '@nestjs/common';
 import { ThrottlerException } from '@nestjs/throttler';
 import { AppError } from './app-error';
-import { toAppError } from './all-exceptions.filter';
+import { framesOf, toAppError } from './all-exceptions.filter';
 
 describe('toAppError', () => {
   it('keeps AppErrors as they are', () => {
@@ -34,5 +34,19 @@ describe('toAppError', () => {
     expect(toAppError(Object.assign(new Error('terminating connection'), { code: '57P01' })).status).toBe(
       503,
     );
+  });
+
+  it('gives a development stack as the error name and frames only, never the message (SQL, parameters)', () => {
+    const error = new Error(
+      'Failed query: insert into "users" ("email") values ($1)\nparams: secret@example.com',
+    );
+    const frames = framesOf(error)!;
+    expect(frames.startsWith('Error\n    at ')).toBe(true);
+    expect(frames).not.toContain('insert into');
+    expect(frames).not.toContain('secret@example.com');
+    // A message changed after the stack was taken is not guessed at.
+    error.message = 'changed';
+    expect(framesOf(error)).toBeUndefined();
+    expect(framesOf('not an error')).toBeUndefined();
   });
 });

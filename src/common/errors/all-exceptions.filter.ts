@@ -62,6 +62,19 @@ export function toAppError(exception: unknown): AppError {
   return new AppError('INTERNAL_ERROR');
 }
 
+/**
+ * The development `stack` of an error body: the error's name and its call frames, never its
+ * message. A database error's message is the SQL text with its parameters (the submitted values),
+ * and the body must not carry them in any mode. When the stack does not start with the message as
+ * V8 wrote it (the message was changed later), nothing is given rather than a guess.
+ */
+export function framesOf(exception: unknown): string | undefined {
+  if (!(exception instanceof Error) || typeof exception.stack !== 'string') return undefined;
+  const header = String(exception);
+  if (!exception.stack.startsWith(header)) return undefined;
+  return `${exception.name}${exception.stack.slice(header.length)}`;
+}
+
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
   constructor(
@@ -88,8 +101,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (error.validationErrors) body.validationErrors = error.validationErrors;
     if (error.fieldResults !== undefined) body.fieldResults = error.fieldResults;
     if (error.details !== undefined) body.details = error.details;
-    const stack = exception instanceof Error ? exception.stack : undefined;
-    if (this.config.nodeEnv === 'development' && stack) body.stack = stack;
+    const stack = this.config.nodeEnv === 'development' ? framesOf(exception) : undefined;
+    if (stack) body.stack = stack;
 
     const log = {
       statusCode: error.status,

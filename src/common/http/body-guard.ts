@@ -25,11 +25,27 @@ function malformed(field: string): FieldError {
   };
 }
 
+/** The field error of a NUL character, which PostgreSQL can store in neither `text` nor `jsonb`. */
+export function nullCharacter(field: string): FieldError {
+  return {
+    field: field || '(body)',
+    rule: 'noNullCharacter',
+    message: 'contains a NUL character (\\u0000), which cannot be stored',
+  };
+}
+
+/** The field error of a string or key that cannot be stored as it is, or null when it can. */
+function textProblem(text: string, field: () => string): FieldError | null {
+  if (LONE_SURROGATE.test(text)) return malformed(field());
+  if (text.includes('\u0000')) return nullCharacter(field());
+  return null;
+}
+
 /**
  * Checks a parsed body without recursion, so no depth can overflow the stack: it throws
  * `BODY_TOO_DEEP` (400) when objects and arrays nest deeper than `maxDepth` levels, and
  * `VALIDATION_FAILED` (422) naming the field when a string or key holds a lone UTF-16 surrogate
- * (which the validators and the database would otherwise choke on).
+ * or a NUL character (which the validators and the database would otherwise choke on).
  */
 export function assertBodyShape(body: unknown, maxDepth: number): void {
   const stack: Frame[] = [{ value: body, depth: 0, parent: null, key: '' }];
@@ -37,9 +53,8 @@ export function assertBodyShape(body: unknown, maxDepth: number): void {
     const frame = stack.pop()!;
     const { value } = frame;
     if (typeof value === 'string') {
-      if (LONE_SURROGATE.test(value)) {
-        throw new AppError('VALIDATION_FAILED', { validationErrors: [malformed(pathOf(frame))] });
-      }
+      const problem = textProblem(value, () => pathOf(frame));
+      if (problem) throw new AppError('VALIDATION_FAILED', { validationErrors: [problem] });
       continue;
     }
     if (value === null || typeof value !== 'object') continue;
@@ -55,18 +70,40 @@ export function assertBodyShape(body: unknown, maxDepth: number): void {
     for (let i = keys.length - 1; i >= 0; i--) {
       const key = keys[i];
       const child: Frame = { value: (value as Record<string, unknown>)[key], depth, parent: frame, key };
-      if (LONE_SURROGATE.test(key)) {
-        throw new AppError('VALIDATION_FAILED', { validationErrors: [malformed(pathOf(child))] });
-      }
+      const problem = textProblem(key, () => pathOf(child));
+      if (problem) throw new AppError('VALIDATION_FAILED', { validationErrors: [problem] });
       stack.push(child);
     }
   }
 }
 
-/** Runs `assertBodyShape` on every parsed body, before validation pipes, guards or handlers see it. */
+/**
+ * The same text checks on a query string (names and values, flat as Fastify parses them): a NUL
+ * reaching a filter would otherwise fail in the database. The field is the parameter's name.
+ */
+export function assertQueryText(query: unknown): void {
+  if (query === null || typeof query !== 'object') return;
+  for (const [name, value] of Object.entries(query)) {
+    const field = () => name.slice(0, 100);
+    const values: unknown[] = Array.isArray(value) ? value : [value];
+    const problem =
+      textProblem(name, field) ??
+      values.reduce<FieldError | null>(
+        (found, item) => found ?? (typeof item === 'string' ? textProblem(item, field) : null),
+        null,
+      );
+    if (problem) throw new AppError('VALIDATION_FAILED', { validationErrors: [problem] });
+  }
+}
+
+/**
+ * Runs `assertBodyShape` on every parsed body and `assertQueryText` on every query, before
+ * validation pipes, guards or handlers see them.
+ */
 export function registerBodyGuard(fastify: FastifyInstance, maxDepth: number): void {
   fastify.addHook('preValidation', (request, _reply, done) => {
     try {
+      assertQueryText(request.query);
       if (request.body !== undefined) assertBodyShape(request.body, maxDepth);
       done();
     } catch (error) {

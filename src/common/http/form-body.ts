@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors/app-error';
 import { assertBodyShape } from './body-guard';
+import { assertExactNumbers } from './exact-numbers';
 
 const FORM = 'application/x-www-form-urlencoded';
 
@@ -79,6 +80,7 @@ export function registerFormBodies(fastify: FastifyInstance, shapes: FormBodySha
         throw refuse('values must be a JSON object', accepted);
       }
       assertBodyShape(parsed, maxDepth);
+      assertExactNumbers(form.values as string);
       values = parsed as Record<string, unknown>;
     }
     request.body = new StoreFormBody(key, values);

@@ -6,6 +6,11 @@ const FORBIDDEN_SEGMENTS: ReadonlySet<string> = new Set([
   'prototype',
 ]);
 
+/** True for a name Object.prototype owns (`__proto__`, `constructor`, `toString`, ...) or `prototype`. */
+export function isPrototypeName(name: string): boolean {
+  return FORBIDDEN_SEGMENTS.has(name);
+}
+
 /**
  * The one whitelist of a path segment a user may name (filters, sorts, grid selectors, JSONLogic
  * paths, workflow templates and mappings): letters, digits, `_` and `-`, never a prototype property.

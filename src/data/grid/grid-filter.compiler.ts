@@ -1,6 +1,6 @@
 import { and, or, sql, type SQL } from 'drizzle-orm';
 import type { Scalar } from '../../common/validation/scalar';
-import type { GridFilter, GridOperator } from './grid-load-options';
+import { invalid, type GridFilter, type GridOperator } from './grid-load-options';
 import { compileSelector, type Operand } from './grid-selector';
 import { instantOf, isNullOf, numberOf } from './grid-sql';
 
@@ -27,8 +27,21 @@ function utcInstant(parts: { year: number; month: number; day: number; ms?: numb
   return new Date(check.getTime() + (parts.ms ?? 0));
 }
 
-/** The instant of a client date string (section 5), or null when it is not a real date. */
+/**
+ * The instant of a client date string (section 5), or null when it is not a real date. A real date
+ * whose instant falls outside the years 1 to 9999 (year 0, or a zone offset crossing either end) is
+ * refused (400): PostgreSQL has no year 0, so it could not be compared.
+ */
 export function clientInstant(value: string): Date | null {
+  const instant = calendarInstant(value);
+  if (instant) {
+    const year = instant.getUTCFullYear();
+    if (year < 1 || year > 9999) throw invalid('filter', 'dates must fall in the years 1 to 9999');
+  }
+  return instant;
+}
+
+function calendarInstant(value: string): Date | null {
   const store = STORE_DATE.exec(value);
   if (store) {
     const [hours, minutes, seconds] = [store[4], store[5], store[6]].map((part) => Number(part ?? 0));

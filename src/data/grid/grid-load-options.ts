@@ -1,4 +1,5 @@
 import { AppError } from '../../common/errors/app-error';
+import { nullCharacter } from '../../common/http/body-guard';
 import { lastValue } from '../../common/http/query-value';
 import { isScalar, type Scalar } from '../../common/validation/scalar';
 
@@ -106,15 +107,23 @@ function selectorOf(value: unknown, parameter: string): string {
   return value;
 }
 
-/** Parses one criterion of the filter grammar (section 6). */
-function parseCriterion(node: unknown): GridFilter {
+/**
+ * How deeply criteria may nest (groups and negations). A filter builder's filters are a few levels
+ * deep; hundreds of levels would compile to an expression PostgreSQL refuses (stack depth).
+ */
+export const MAX_FILTER_DEPTH = 32;
+
+/** Parses one criterion of the filter grammar (section 6), `depth` levels down. */
+function parseCriterion(node: unknown, depth: number): GridFilter {
+  if (depth > MAX_FILTER_DEPTH)
+    throw invalid('filter', `criteria may nest at most ${MAX_FILTER_DEPTH} levels deep`);
   if (!Array.isArray(node) || node.length === 0)
     throw invalid('filter', 'a criterion must be a non-empty array');
   if (node[0] === '!') {
     if (node.length !== 2) throw invalid('filter', 'a negation is ["!", criterion]');
-    return { kind: 'not', inner: parseCriterion(node[1]) };
+    return { kind: 'not', inner: parseCriterion(node[1], depth + 1) };
   }
-  if (Array.isArray(node[0])) return parseGroup(node);
+  if (Array.isArray(node[0])) return parseGroup(node, depth);
   if (typeof node[0] !== 'string') throw invalid('filter', 'a condition starts with a selector');
   if (node.length === 2) return condition(node[0], '=', node[1]);
   if (node.length === 3) {
@@ -130,10 +139,14 @@ function condition(selector: string, operator: string, value: unknown): GridFilt
     throw invalid('filter', `unknown operator "${operator}"`);
   if (!isScalar(value)) throw invalid('filter', 'filter values must be strings, numbers, booleans or null');
   if (typeof value === 'number' && !Number.isFinite(value)) throw invalid('filter', 'numbers must be finite');
+  // A NUL cannot be in any stored string, and PostgreSQL refuses it as a parameter: the field error
+  // a body gets, not a database failure.
+  if (typeof value === 'string' && value.includes('\u0000'))
+    throw new AppError('VALIDATION_FAILED', { validationErrors: [nullCharacter('filter')] });
   return { kind: 'condition', selector: selectorOf(selector, 'filter'), operator: op as GridOperator, value };
 }
 
-function parseGroup(node: unknown[]): GridFilter {
+function parseGroup(node: unknown[], depth: number): GridFilter {
   const members: GridFilter[] = [];
   let connector: 'and' | 'or' | null = null;
   let expectCriterion = true;
@@ -154,7 +167,7 @@ function parseGroup(node: unknown[]): GridFilter {
         throw invalid('filter', 'mixing of and/or is not allowed inside a single group');
       connector = 'and';
     }
-    members.push(parseCriterion(element));
+    members.push(parseCriterion(element, depth + 1));
     expectCriterion = false;
   }
   if (expectCriterion) throw invalid('filter', 'a group must not end with a connector');
@@ -165,7 +178,7 @@ function parseFilter(value: unknown): GridFilter | null {
   if (value === undefined) return null;
   if (!Array.isArray(value)) throw invalid('filter', 'must be a JSON array');
   if (value.length === 0) return null;
-  return parseCriterion(value);
+  return parseCriterion(value, 1);
 }
 
 function asArray(value: unknown, parameter: string): unknown[] {

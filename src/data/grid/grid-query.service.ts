@@ -1,8 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { and, or, sql, type SQL } from 'drizzle-orm';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { DATABASE, type Database } from '../../database/database.types';
 import { rowsOf } from '../../database/raw-rows';
 import type { GridGroupDto, GridPageDto, RecordDto } from '../dto/record.dto';
+import {
+  assertWithinBytes,
+  assertWithinRows,
+  listBoundsOf,
+  listTooLarge,
+  runningBytes,
+  withinBytes,
+  type ListBounds,
+} from '../list-bounds';
 import { fromRawRecord, RAW_RECORD_COLUMNS, toRecordResponse } from '../record.mapper';
 import { compileGridFilter } from './grid-filter.compiler';
 import { groupKeyOf } from './grid-grouping';
@@ -32,10 +42,23 @@ const emptySummary = (definitions: GridSummary[]) =>
  */
 @Injectable()
 export class GridQueryService {
-  constructor(@Inject(DATABASE) private readonly db: Database) {}
+  private readonly bounds: ListBounds;
 
-  /** `schemaOrder` orders the fields of records stored before their submitted order was kept. */
+  constructor(
+    @Inject(DATABASE) private readonly db: Database,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.bounds = listBoundsOf(config);
+  }
+
+  /**
+   * `schemaOrder` orders the fields of records stored before their submitted order was kept. An
+   * answer is bounded (LIST_MAX_ROWS records and top-level groups, LIST_MAX_BYTES of records): a
+   * `take` above the row bound, or an answer without `take` that would pass a bound, is a 422
+   * LIST_TOO_LARGE. Every query stops one row past a bound, so memory stays bounded either way.
+   */
   async run(scope: SQL, options: GridLoadOptions, schemaOrder: readonly string[] = []): Promise<GridPageDto> {
+    if (options.take > this.bounds.maxRows) throw listTooLarge(this.bounds);
     const where = and(scope, options.filter ? compileGridFilter(options.filter) : undefined)!;
     const grouped = options.group.length > 0;
     // With a data filter, a count of its own evaluates the filter on every record a second time, so
@@ -68,9 +91,15 @@ export class GridQueryService {
     withTotal: boolean,
     schemaOrder: readonly string[],
   ): Promise<{ data: RecordDto[]; total?: number }> {
+    // Without take, one row more than the bound tells an answer that would pass it.
+    const take = options.take > 0 ? options.take : this.bounds.maxRows + 1;
     const rows = rowsOf(
-      await this.db.execute(pageQuery(where, options.sort, options.skip, options.take, withTotal)),
+      await this.db.execute(
+        pageQuery(where, options.sort, options.skip, take, withTotal, this.bounds.maxBytes),
+      ),
     );
+    assertWithinRows(rows.length, this.bounds);
+    assertWithinBytes(rows, this.bounds);
     const data = rows.map((row) => toGridRecord(row, schemaOrder));
     if (!withTotal) return { data };
     if (rows.length > 0) return { data, total: Number(rows[0].total) };
@@ -160,12 +189,14 @@ export class GridQueryService {
       );
 
     // Top-level groups in key order, counted before skip/take.
+    const limit = options.take > 0 ? options.take : this.bounds.maxRows + 1;
     const top = rowsOf(
       await this.db.execute(
         sql`select k0, count(*) over () as group_count from ${keyed} group by k0 order by ${levelOrder(1)}
-            ${options.take > 0 ? sql`limit ${options.take}` : sql``} ${options.skip > 0 ? sql`offset ${options.skip}` : sql``}`,
+            limit ${limit} ${options.skip > 0 ? sql`offset ${options.skip}` : sql``}`,
       ),
     );
+    assertWithinRows(top.length, this.bounds);
     const groupCount =
       top.length > 0
         ? Number(top[0].group_count)
@@ -195,9 +226,12 @@ export class GridQueryService {
       );
       const rows = rowsOf(
         await this.db.execute(
-          sql`select ${keys}, count(*) as n from ${source} group by ${keys} order by ${levelOrder(depth)}`,
+          sql`select ${keys}, count(*) as n from ${source} group by ${keys} order by ${levelOrder(depth)}
+              limit ${this.bounds.maxRows + 1}`,
         ),
       );
+      // Groups of all levels together count against the row bound.
+      assertWithinRows(nodes.size + rows.length, this.bounds);
       for (const row of rows) {
         const path = Array.from({ length: depth }, (_, index) => row[`k${index}`] ?? null);
         const node: GridGroupDto = { key: path[depth - 1], items: [], count: Number(row.n) };
@@ -223,7 +257,20 @@ export class GridQueryService {
         levels.map((group, index) => sql`${groupKeyOf(group)} as ${sql.raw(`"__k${index}"`)}`),
         sql`, `,
       );
-      const items = rowsOf(await this.db.execute(groupItemsQuery(itemWhere, levels, options.sort, itemKeys)));
+      const items = rowsOf(
+        await this.db.execute(
+          groupItemsQuery(
+            itemWhere,
+            levels,
+            options.sort,
+            itemKeys,
+            this.bounds.maxRows + 1,
+            this.bounds.maxBytes,
+          ),
+        ),
+      );
+      assertWithinRows(nodes.size + items.length, this.bounds);
+      assertWithinBytes(items, this.bounds);
       for (const row of items) {
         const path = levels.map((_, index) => row[`__k${index}`] ?? null);
         nodes.get(pathId(path))?.items?.push(toGridRecord(row, schemaOrder));
@@ -264,23 +311,43 @@ const CREATION_ORDER = (qualifier: string): SortKey[] => [
   { value: sql.raw(`${qualifier}id`), desc: false },
 ];
 
-/** The records of the page's groups in full record order, with `groupKeys` to place each in its group. */
-function groupItemsQuery(where: SQL, groups: GridGroup[], sort: GridSort[], groupKeys: SQL): SQL {
+/**
+ * The records of the page's groups in full record order, with `groupKeys` to place each in its
+ * group: at most `limit`, and stopping one record past `maxBytes` (withinBytes).
+ */
+function groupItemsQuery(
+  where: SQL,
+  groups: GridGroup[],
+  sort: GridSort[],
+  groupKeys: SQL,
+  limit: number,
+  maxBytes: number,
+): SQL {
   const keys = orderSelectors(groups, sort).flatMap((entry) => comparatorKeys(entry.operand, entry.desc));
-  return sql`select ${RECORD_COLUMNS}, ${groupKeys} from data_records where ${where}
-      order by ${orderByList([...keys, ...CREATION_ORDER('data_records.')])}`;
+  const order = orderByList([...keys, ...CREATION_ORDER('data_records.')]);
+  const items = sql`select ${RECORD_COLUMNS}, ${groupKeys}${runningBytes(order)} from data_records where ${where}
+      order by ${order} limit ${limit}`;
+  return withinBytes(items, maxBytes);
 }
 
 /**
- * One page of ungrouped records in full record order (`take` 0 = all); with `withTotal`, every row
- * carries the number of filtered records as `total`, counted in the same scan by a window.
+ * One page of ungrouped records in full record order (`take` 0 = all), stopping one record past
+ * `maxBytes` (withinBytes); with `withTotal`, every row carries the number of filtered records as
+ * `total`, counted in the same scan by a window.
  *
  * Each sort value is read from the record once, by an inner query: PostgreSQL computes every key of
  * every sorted row, and `offset 0` keeps it from copying the extraction into each comparator key.
  * The window and the sort hold only ids, creation times and keys, not whole records, so a filter
  * that keeps most records does not spill them to disk; the page's records are then read by id.
  */
-export function pageQuery(where: SQL, sort: GridSort[], skip: number, take: number, withTotal: boolean): SQL {
+export function pageQuery(
+  where: SQL,
+  sort: GridSort[],
+  skip: number,
+  take: number,
+  withTotal: boolean,
+  maxBytes: number,
+): SQL {
   const values: SQL[] = [];
   const keys = orderSelectors([], sort).flatMap(({ operand, desc }, index) => {
     values.push(sql`, ${operand.json} as ${sql.raw(`v${index}`)}`);
@@ -301,9 +368,9 @@ export function pageQuery(where: SQL, sort: GridSort[], skip: number, take: numb
   const page = sql`select sorted.id, sorted.created_at${sql.join(keyColumns)}${withTotal ? sql`, count(*) over () as total` : sql``}
       from (${sorted}) as sorted order by ${orderOf('')}
       ${take > 0 ? sql`limit ${take}` : sql``} ${skip > 0 ? sql`offset ${skip}` : sql``}`;
-  return sql`select ${RECORD_COLUMNS}${withTotal ? sql`, page.total` : sql``}
-      from (${page}) as page join data_records on data_records.id = page.id
-      order by ${orderOf('page.')}`;
+  const records = sql`select ${RECORD_COLUMNS}${withTotal ? sql`, page.total` : sql``}${runningBytes(orderOf('page.'))}
+      from (${page}) as page join data_records on data_records.id = page.id`;
+  return withinBytes(records, maxBytes);
 }
 
 /** A record of the grid response: the same shape as the paging list returns. */
