@@ -10,7 +10,11 @@ export function flattenValidationErrors(errors: ValidationError[], prefix = ''):
       : prefix
         ? `${prefix}.${error.property}`
         : error.property;
-    const own = Object.entries(error.constraints ?? {}).map(([rule, message]) => ({ field, rule, message }));
+    // A missing property fails every check of its type ("must be an email"); what to fix is to send it.
+    const own =
+      error.value === undefined && error.constraints
+        ? [{ field, rule: 'required', message: `${field} is required` }]
+        : Object.entries(error.constraints ?? {}).map(([rule, message]) => ({ field, rule, message }));
     return [...own, ...flattenValidationErrors(error.children ?? [], field)];
   });
 }
