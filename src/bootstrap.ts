@@ -93,7 +93,7 @@ export async function createApp(
     done();
   });
   registerBodyGuard(fastify, config.bodyMaxDepth);
-  // The grid-library store's form bodies (GRID-PROTOCOL section 16); any other form body is a 415.
+  // The grid-library store's form bodies (docs/grid-protocol.md section 16); any other form body is a 415.
   registerFormBodies(
     fastify,
     {

@@ -48,7 +48,7 @@ const STORE_VALUES = {
 };
 const STORE_KEY = { type: 'string', format: 'uuid', description: 'the record id (`_id`)' };
 
-/** The JSON body, or the field values of a grid-library store's `values=<JSON>` form (GRID-PROTOCOL section 16). */
+/** The JSON body, or the field values of a grid-library store's `values=<JSON>` form (docs/grid-protocol.md section 16). */
 function submittedFields(body: unknown): unknown {
   return body instanceof StoreFormBody ? storeValuesToFields(body.values ?? {}) : body;
 }
@@ -86,7 +86,7 @@ export class RecordsController {
       'Paging form: `page`, `limit` (1..1000), `sortBy` (createdAt, updatedAt, userId or a data field), `sortOrder`, ' +
       '`filters` as JSON (`{"city":"Paris"}`) or `filters[city]=Paris`; answers `{data, total, page, pages}`. ' +
       'Any of skip/take/filter/sort/group/totalSummary/groupSummary/requireTotalCount/requireGroupCount selects the grid form ' +
-      '(GRID-PROTOCOL.md), answering `{data, totalCount?, groupCount?, summary?}`. Users holding only viewOwnResults see their own records.',
+      '(docs/grid-protocol.md), answering `{data, totalCount?, groupCount?, summary?}`. Users holding only viewOwnResults see their own records.',
   })
   @ApiQuery({ name: 'page', required: false, type: Number, example: 1 })
   @ApiQuery({ name: 'limit', required: false, type: Number, example: 20 })
@@ -173,7 +173,7 @@ export class RecordsController {
   @ApiOperation({
     summary: 'Grid-library store update: form `key=<id>&values=<JSON of the changed fields>`',
     description:
-      'GRID-PROTOCOL section 16. The changed fields (keys `data.<field>` unwrapped) are merged into the stored ' +
+      'docs/grid-protocol.md section 16. The changed fields (keys `data.<field>` unwrapped) are merged into the stored ' +
       '`data`, then saved with the rules of PUT /api/data/:configId/:dataId. A JSON body is a 415.',
   })
   @ApiConsumes(FORM)

@@ -4,7 +4,7 @@ import { AppError, type FieldError } from '../errors/app-error';
 /** class-validator errors as field errors (`address.city`). */
 export function flattenValidationErrors(errors: ValidationError[], prefix = ''): FieldError[] {
   return errors.flatMap((error) => {
-    // Array items as `steps[2]`, properties as `address.city` (DESIGN.md: `config.steps[2].config.url`).
+    // Array items as `steps[2]`, properties as `address.city` (docs/design.md section 6: `config.steps[2].config.url`).
     const field = /^\d+$/.test(error.property)
       ? `${prefix}[${error.property}]`
       : prefix

@@ -39,7 +39,7 @@ export class RecordPageDto {
   @ApiProperty({ example: 3, description: 'ceil(total / limit)' }) pages: number;
 }
 
-/** A group of the grid form (GRID-PROTOCOL.md section 8). */
+/** A group of the grid form (docs/grid-protocol.md section 8). */
 export class GridGroupDto {
   @ApiProperty({
     ...JSON_VALUE,
@@ -59,7 +59,7 @@ export class GridGroupDto {
   summary?: unknown[];
 }
 
-/** The grid-library form of the list (GRID-PROTOCOL.md). */
+/** The grid-library form of the list (docs/grid-protocol.md). */
 export class GridPageDto {
   @ApiProperty({
     type: 'array',

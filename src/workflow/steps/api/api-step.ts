@@ -6,7 +6,7 @@ import { OutboundHttpService, type OutboundRequest, type OutboundResponse } from
 import type { HttpMethod } from './redirects';
 import { parseRetryAfter } from './retry-after';
 
-/** SPEC: "the step result has status and data". */
+/** The step result has status and data (docs/design.md section 6). */
 export interface ApiStepResult {
   status: number;
   data: unknown;
