@@ -2,7 +2,7 @@
  * The baseline's SQL: what a PostgreSQL expert writes by hand for each figure's answer, knowing the
  * benchmark data (typed fields, one configuration) and the indexes of the schema. It is written here
  * on purpose and never imported from or shaped after the service's query builders: a baseline that
- * runs the service's own statements cannot reveal a slow one (DESIGN.md section 8).
+ * runs the service's own statements cannot reveal a slow one (docs/design.md section 8).
  */
 const COLUMNS = `id, config_id, user_id, site_id, data, computed_results, is_active, created_at, updated_at`;
 

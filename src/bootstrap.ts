@@ -4,10 +4,11 @@ import { LogController } from 'fastify';
 import { trace } from '@opentelemetry/api';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import { AppModule, type AppModuleOptions } from './app.module';
 import { registerBodyGuard } from './common/http/body-guard';
 import { registerExactJsonNumbers } from './common/http/exact-numbers';
+import { buildOpenApiDocument } from './common/http/openapi-document';
 import { registerFormBodies } from './common/http/form-body';
 import { registerGracefulClose } from './common/http/graceful-close';
 import { registerSecurityHeaders } from './common/http/security-headers';
@@ -38,20 +39,6 @@ export const CORS_EXPOSED_HEADERS = ['Content-Disposition', 'X-Request-Id', 'Ret
 function requestIdOf(request: IncomingMessage): string {
   const header = request.headers['x-request-id'];
   return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
-}
-
-function buildOpenApiDocument(app: NestFastifyApplication) {
-  const config = new DocumentBuilder()
-    .setTitle('Form Data and Workflow Service')
-    .setDescription(
-      'Form configurations, validated submissions, listing (paging and grid-library forms), export, statistics, ' +
-        'workflows, users, roles, form permissions and sites. Errors share one body: ' +
-        '`{success:false, error, code, statusCode, validationErrors?, details?}`.',
-    )
-    .setVersion('1.0')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
-    .build();
-  return SwaggerModule.createDocument(app, config);
 }
 
 /** Creates the fully configured application; main.ts listens on it, tests call `inject` on it. */
@@ -107,7 +94,7 @@ export async function createApp(
     done();
   });
   registerBodyGuard(fastify, config.bodyMaxDepth);
-  // The grid-library store's form bodies (GRID-PROTOCOL section 16); any other form body is a 415.
+  // The grid-library store's form bodies (docs/grid-protocol.md section 16); any other form body is a 415.
   registerFormBodies(
     fastify,
     {

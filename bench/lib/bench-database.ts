@@ -49,7 +49,7 @@ export const CITIES = [
 
 /**
  * Seeds one configuration with `count` active records spread over 50 users and the last 365 days,
- * in one SQL statement (generate_series), the way DESIGN.md section 8 asks.
+ * in one SQL statement (generate_series), the way docs/design.md section 8 asks.
  */
 export async function seedRecords(
   url: string,

@@ -35,7 +35,7 @@ export async function load(options: {
   };
 }
 
-/** One JSON line per figure, as DESIGN.md section 8 asks. */
+/** One JSON line per figure, as docs/design.md section 8 asks. */
 export function report(figure: Record<string, unknown>): void {
   process.stdout.write(`${JSON.stringify(figure)}\n`);
 }

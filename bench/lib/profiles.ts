@@ -1,5 +1,5 @@
 /**
- * The two ways every figure is measured (DESIGN.md section 8): the service's defaults as a newcomer
+ * The two ways every figure is measured (docs/design.md section 8): the service's defaults as a newcomer
  * runs it (cache off, info logging, no Redis), and the production settings (cache on, Redis). Only
  * the rate limits are lifted in both, so the load is measured instead of refused.
  */

@@ -1,4 +1,4 @@
-/** The benchmark form: 10 fields, 3 validation rules, 2 computed values (DESIGN.md section 8). */
+/** The benchmark form: 10 fields, 3 validation rules, 2 computed values (docs/design.md section 8). */
 export const BENCH_FORM = {
   title: 'Benchmark form',
   type: 'form',

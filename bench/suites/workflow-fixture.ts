@@ -14,7 +14,7 @@ export function startReceiver(port = RECEIVER_PORT): Promise<Server> {
   return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)));
 }
 
-/** The benchmark workflow: validate -> save -> transform -> api to the receiver (DESIGN.md section 8). */
+/** The benchmark workflow: validate -> save -> transform -> api to the receiver (docs/design.md section 8). */
 export async function createWorkflow(
   serviceUrl: string,
   token: string,

@@ -5,6 +5,7 @@ import {
   ApiCreatedResponse,
   ApiTags,
   ApiOperation,
+  ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { Authenticated, Public } from '../common/auth/auth-decision.decorators';
@@ -43,6 +44,7 @@ export class AuthController {
   @Public()
   @ApiOperation({ summary: 'Exchange e-mail and password for an access token' })
   @ApiOkResponse({ type: AuthTokenResponseDto })
+  @ApiUnauthorizedResponse({ description: 'Wrong e-mail or password, or a deactivated account' })
   login(@Ctx() ctx: RequestContext, @Body() body: LoginDto): Promise<AuthTokenResponseDto> {
     return this.auth.login(ctx, body);
   }

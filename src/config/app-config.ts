@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 
-/** The typed, validated configuration of the whole service (DESIGN.md section 2). */
+/** The typed, validated configuration of the whole service (docs/design.md section 2). */
 export interface AppConfig {
   port: number;
   host: string;

@@ -29,7 +29,7 @@ export function mergeFields(data: Fields, changes: Fields): Fields {
 }
 
 /**
- * The values a grid-library store sends, as record fields (GRID-PROTOCOL section 16): the grid's
+ * The values a grid-library store sends, as record fields (docs/grid-protocol.md section 16): the grid's
  * columns are named `data.<field>`, so a key `data.<field>` is `<field>` (`data.a.b` is `{a: {b}}`),
  * and the nested form a grid builds for such columns, `{"data": {...}}`, is unwrapped the same way.
  * Other keys are taken as field names.

@@ -9,7 +9,7 @@ import { schemaOrderOf } from './record.mapper';
 import { recordScope, scopeCondition } from './record-selection';
 import { RecordsService } from './records.service';
 
-/** Routes a list request to the paging form or the grid-library form (GRID-PROTOCOL.md section 2). */
+/** Routes a list request to the paging form or the grid-library form (docs/grid-protocol.md section 2). */
 @Injectable()
 export class RecordListService {
   constructor(

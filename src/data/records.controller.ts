@@ -30,6 +30,7 @@ import {
 } from '@nestjs/swagger';
 import { AppError } from '../common/errors/app-error';
 import { StoreFormBody } from '../common/http/form-body';
+import { ApiFormBody } from '../common/http/openapi-document';
 import { FormPermission } from '../permissions/form-permission.decorator';
 import { Ctx } from '../common/context/ctx.decorator';
 import type { RequestContext } from '../common/context/request-context';
@@ -41,13 +42,13 @@ import { RecordsService } from './records.service';
 const SUBMISSION_EXAMPLE = { name: 'Jane Doe', email: 'jane@example.com', qty: 3, price: 9.5 };
 const FORM = 'application/x-www-form-urlencoded';
 const STORE_VALUES = {
-  type: 'string',
+  type: 'string' as const,
   description: 'JSON object of field values; keys `data.<field>` (the grid column names) mean `<field>`',
   example: '{"data.name":"Jane Doe","data.qty":3}',
 };
 const STORE_KEY = { type: 'string', format: 'uuid', description: 'the record id (`_id`)' };
 
-/** The JSON body, or the field values of a grid-library store's `values=<JSON>` form (GRID-PROTOCOL section 16). */
+/** The JSON body, or the field values of a grid-library store's `values=<JSON>` form (docs/grid-protocol.md section 16). */
 function submittedFields(body: unknown): unknown {
   return body instanceof StoreFormBody ? storeValuesToFields(body.values ?? {}) : body;
 }
@@ -85,24 +86,25 @@ export class RecordsController {
       'Paging form: `page`, `limit` (1..LIST_MAX_ROWS, 1000 by default), `sortBy` (createdAt, updatedAt, userId or a data field), `sortOrder`, ' +
       '`filters` as JSON (`{"city":"Paris"}`) or `filters[city]=Paris`; answers `{data, total, page, pages}`. ' +
       'Any of skip/take/filter/sort/group/totalSummary/groupSummary/requireTotalCount/requireGroupCount selects the grid form ' +
-      '(GRID-PROTOCOL.md), answering `{data, totalCount?, groupCount?, summary?}`; `take` at most LIST_MAX_ROWS. ' +
+      '(docs/grid-protocol.md), answering `{data, totalCount?, groupCount?, summary?}`; `take` at most LIST_MAX_ROWS. ' +
       'An answer over LIST_MAX_ROWS records or LIST_MAX_BYTES of record data is a 422 LIST_TOO_LARGE. ' +
       'Users holding only viewOwnResults see their own records.',
   })
-  @ApiQuery({ name: 'page', required: false, example: 1 })
-  @ApiQuery({ name: 'limit', required: false, example: 20 })
-  @ApiQuery({ name: 'sortBy', required: false, example: 'createdAt' })
+  @ApiQuery({ name: 'page', required: false, type: Number, example: 1 })
+  @ApiQuery({ name: 'limit', required: false, type: Number, example: 20 })
+  @ApiQuery({ name: 'sortBy', required: false, type: String, example: 'createdAt' })
   @ApiQuery({ name: 'sortOrder', required: false, enum: ['asc', 'desc'] })
-  @ApiQuery({ name: 'filters', required: false, example: '{"city":"Paris"}' })
-  @ApiQuery({ name: 'filter', required: false, example: '["data.age",">=",18]' })
-  @ApiQuery({ name: 'sort', required: false, example: '[{"selector":"data.age","desc":true}]' })
-  @ApiQuery({ name: 'group', required: false, example: '[{"selector":"data.city"}]' })
-  @ApiQuery({ name: 'skip', required: false, example: 0 })
-  @ApiQuery({ name: 'take', required: false, example: 20 })
-  @ApiQuery({ name: 'requireTotalCount', required: false, example: true })
+  @ApiQuery({ name: 'filters', required: false, type: String, example: '{"city":"Paris"}' })
+  @ApiQuery({ name: 'filter', required: false, type: String, example: '["data.age",">=",18]' })
+  @ApiQuery({ name: 'sort', required: false, type: String, example: '[{"selector":"data.age","desc":true}]' })
+  @ApiQuery({ name: 'group', required: false, type: String, example: '[{"selector":"data.city"}]' })
+  @ApiQuery({ name: 'skip', required: false, type: Number, example: 0 })
+  @ApiQuery({ name: 'take', required: false, type: Number, example: 20 })
+  @ApiQuery({ name: 'requireTotalCount', required: false, type: Boolean, example: true })
   @ApiQuery({
     name: 'totalSummary',
     required: false,
+    type: String,
     example: '[{"selector":"data.qty","summaryType":"sum"}]',
   })
   @ApiOkResponse({
@@ -145,13 +147,13 @@ export class RecordsController {
     enum: ['en', 'hu'],
     description: 'Language of validation messages (default en)',
   })
-  @ApiConsumes('application/json', FORM)
   @ApiBody({
     description:
       "JSON: the field values. Form-encoded (the grid-library store's insert): `values=<JSON object>`, " +
       'keys `data.<field>` unwrapped to `<field>`; any other form body is a 415.',
     schema: { type: 'object', additionalProperties: true, example: SUBMISSION_EXAMPLE },
   })
+  @ApiFormBody({ type: 'object', required: ['values'], properties: { values: STORE_VALUES } })
   @ApiCreatedResponse({ type: SavedRecordDto })
   @ApiBadRequestResponse({
     description: 'DATA_VALIDATION_FAILED with validationErrors, or DATA_SAVE_LIMIT_REACHED',
@@ -173,7 +175,7 @@ export class RecordsController {
   @ApiOperation({
     summary: 'Grid-library store update: form `key=<id>&values=<JSON of the changed fields>`',
     description:
-      'GRID-PROTOCOL section 16. The changed fields (keys `data.<field>` unwrapped) are merged into the stored ' +
+      'docs/grid-protocol.md section 16. The changed fields (keys `data.<field>` unwrapped) are merged into the stored ' +
       '`data`, then saved with the rules of PUT /api/data/:configId/:dataId. A JSON body is a 415.',
   })
   @ApiConsumes(FORM)

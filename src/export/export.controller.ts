@@ -1,5 +1,6 @@
 import { Controller, Get, Param, Query, Res } from '@nestjs/common';
-import { ApiOperation, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiProduces, ApiQuery, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { RecordDto } from '../data/dto/record.dto';
 import type { FastifyReply } from 'fastify';
 import { FormPermission } from '../permissions/form-permission.decorator';
 import { Ctx } from '../common/context/ctx.decorator';
@@ -21,11 +22,12 @@ export class ExportController {
       'labels, createdAt as a date, columns 20 wide. `filters` works as in the list, `filter` as in the grid form.',
   })
   @ApiQuery({ name: 'format', required: false, enum: ['json', 'csv', 'excel'], description: 'default json' })
-  @ApiQuery({ name: 'filters', required: false, example: '{"city":"Paris"}' })
-  @ApiQuery({ name: 'filter', required: false, example: '["data.age",">=",18]' })
+  @ApiQuery({ name: 'filters', required: false, type: String, example: '{"city":"Paris"}' })
+  @ApiQuery({ name: 'filter', required: false, type: String, example: '["data.age",">=",18]' })
   @ApiQuery({
     name: 'columns',
     required: false,
+    type: String,
     example: 'name,city',
     description: 'field columns of CSV and XLSX',
   })
@@ -40,7 +42,17 @@ export class ExportController {
     'text/csv',
     'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
   )
-  @ApiResponse({ status: 200, description: 'The file, with Content-Disposition: attachment' })
+  @ApiResponse({
+    status: 200,
+    description: 'The file, with Content-Disposition: attachment',
+    content: {
+      'application/json': { schema: { type: 'array', items: { $ref: getSchemaPath(RecordDto) } } },
+      'text/csv': { schema: { type: 'string' } },
+      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': {
+        schema: { type: 'string', format: 'binary' },
+      },
+    },
+  })
   async download(
     @Ctx() ctx: RequestContext,
     @Param('configId') configId: string,

@@ -42,6 +42,23 @@ export class FormConfigsController {
     return this.configs.get(ctx, configId);
   }
 
+  @Get('api/configs/:configId/openapi.json')
+  @FormPermission('viewForm')
+  @ApiOperation({
+    summary: "The form's own OpenAPI 3.1 document: its record routes, typed by the form's JSON Schema",
+    description:
+      '`FormData` is the stored schema (2020-12), so a client generated from this document types the fields ' +
+      "of a submission; `info.version` is the configuration's `updatedAt`. Same access as reading the configuration.",
+  })
+  @ApiOkResponse({
+    description: 'An OpenAPI 3.1 document',
+    schema: { type: 'object', additionalProperties: true },
+  })
+  @ApiNotFoundResponse({ description: 'No active configuration with this id on this site' })
+  openApi(@Ctx() ctx: RequestContext, @Param('configId') configId: string): Promise<Record<string, unknown>> {
+    return this.configs.openApiDocument(ctx, configId);
+  }
+
   @Post('api/configs')
   @RequirePermission('configs', 'create')
   @ApiOperation({ summary: 'Create a configuration (admin, or a role granted configs:create)' })

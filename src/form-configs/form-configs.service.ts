@@ -8,6 +8,7 @@ import { SitesService } from '../sites/sites.service';
 import { FormValidator } from '../validation/form-validator.service';
 import { FormConfigCache } from './form-config-cache';
 import { toConfigResponse, toConfigSummary } from './form-config.mapper';
+import { formOpenApiDocument } from './form-openapi-document';
 import { FormConfigsRepository, type ConfigRow } from './form-configs.repository';
 import type {
   ConfigListDto,
@@ -55,6 +56,11 @@ export class FormConfigsService {
       throw new AppError('CONFIG_NOT_FOUND');
     }
     return config;
+  }
+
+  /** The form's own OpenAPI document; readable by whoever may read the configuration. */
+  async openApiDocument(ctx: RequestContext, configId: string): Promise<Record<string, unknown>> {
+    return formOpenApiDocument(await this.get(ctx, configId));
   }
 
   /** The active configuration visible to the caller, or a 404: the one lookup every data route starts with. */

@@ -10,7 +10,7 @@ const OWN_RESULTS: FormPermissionName[] = [
 ];
 
 /**
- * Grants of a configuration without its own permission record (DESIGN.md): `user` (and any custom
+ * Grants of a configuration without its own permission record (docs/design.md section 5): `user` (and any custom
  * role) gets the own-results set, `manager` adds all results, export and statistics, `admin` all.
  */
 export function defaultFormPermissions(role: string): FormPermissionName[] {

@@ -1,4 +1,4 @@
-/** The form-level permissions a role or a user may hold on a configuration (DESIGN.md section 5). */
+/** The form-level permissions a role or a user may hold on a configuration (docs/design.md section 5). */
 export const FORM_PERMISSIONS = [
   'viewForm',
   'createResults',

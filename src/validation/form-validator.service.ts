@@ -5,7 +5,7 @@ import type { Locale } from '../common/i18n/locale';
 import { Translator } from '../common/i18n/translator.service';
 import type { ValidationRuleDefinition } from '../database/schema/form-configs.table';
 import type { FieldResult, FormDefinition, ValidationOutcome } from './form-definition';
-import { compileSchema, schemaErrors } from './json-schema';
+import { compileSchema, schemaDefinitionErrors, schemaErrors } from './json-schema';
 import {
   evaluateLogic,
   LogicBudget,
@@ -40,10 +40,15 @@ export class FormValidator {
   assertDefinitionIsValid(definition: FormDefinition): void {
     const problems: { field: string; rule: string; message: string }[] = [];
     if (definition.schema) {
-      try {
-        compileSchema(definition.schema);
-      } catch (error) {
-        problems.push({ field: 'schema', rule: 'jsonSchema', message: (error as Error).message });
+      const schemaProblems = schemaDefinitionErrors(definition.schema);
+      problems.push(...schemaProblems);
+      if (schemaProblems.length === 0) {
+        try {
+          compileSchema(definition.schema);
+        } catch (error) {
+          // Past the meta-schema, Ajv's own message names the problem (an unresolvable $ref, ...).
+          problems.push({ field: 'schema', rule: 'jsonSchema', message: (error as Error).message });
+        }
       }
     }
     (definition.validationRules ?? []).forEach((rule, index) => {

@@ -8,6 +8,34 @@ import type { Locale } from '../common/i18n/locale';
 export const ajv = new Ajv2020({ allErrors: true, strict: false, messages: false, validateFormats: true });
 addFormats(ajv);
 
+/**
+ * Checks a form's schema against the JSON Schema 2020-12 meta-schema with Ajv's messages on (the
+ * instance above has them off, so its own refusal would read `data/type undefined`): one problem per
+ * place, naming the keyword path and what is wrong.
+ */
+const metaSchemaChecker = new Ajv2020({ allErrors: true, strict: false });
+
+export function schemaDefinitionErrors(schema: Record<string, unknown>): FieldError[] {
+  if (metaSchemaChecker.validateSchema(schema)) return [];
+  const byPlace = new Map<string, FieldError>();
+  for (const error of metaSchemaChecker.errors ?? []) {
+    const path = error.instancePath
+      .split('/')
+      .slice(1)
+      .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
+      .join('.');
+    if (byPlace.has(path)) continue;
+    const allowed = (error.params as { allowedValues?: unknown[] }).allowedValues;
+    const problem = `${error.message ?? error.keyword}${allowed ? `: ${allowed.join(', ')}` : ''}`;
+    byPlace.set(path, {
+      field: path ? `schema.${path}` : 'schema',
+      rule: 'jsonSchema',
+      message: path ? `"${path}" ${problem}` : `the schema ${problem}`,
+    });
+  }
+  return [...byPlace.values()];
+}
+
 export function compileSchema(schema: Record<string, unknown>): ValidateFunction {
   // Two configurations may carry the same $id; Ajv would refuse the second one, so ids are dropped.
   const { $id: _id, ...withoutId } = schema;

@@ -5,7 +5,7 @@ import { createConfig } from '../factories/config.factory';
 import { createTestApp, type TestApp } from '../utils/test-app';
 
 /**
- * GRID-PROTOCOL section 16: the requests a stock `devextreme-aspnet-data` store sends for a DataGrid
+ * docs/grid-protocol.md section 16: the requests a stock `devextreme-aspnet-data` store sends for a DataGrid
  * with editing on (jQuery form encoding: `application/x-www-form-urlencoded; charset=UTF-8`, spaces as
  * `+`), and PATCH for JSON clients.
  */
@@ -121,7 +121,7 @@ describe('editing through the grid-library store', () => {
 
   it('remove: key=<id> soft-deletes with the rules of DELETE', async () => {
     const id = (await insert(alice.token, { 'data.name': 'Jane', 'data.qty': 3 })).json().dataId;
-    expect((await remove(bob.token, id)).statusCode).toBe(403); // as the REST delete (SPEC: not the owner)
+    expect((await remove(bob.token, id)).statusCode).toBe(403); // as the REST delete (not the owner)
     const response = await remove(alice.token, id);
     expect(response.statusCode).toBe(200);
     expect(response.json()).toMatchObject({ _id: id, isActive: false, data: { name: 'Jane', qty: 3 } });

@@ -3,7 +3,7 @@ import { adminToken } from '../factories/user.factory';
 import { createConfig } from '../factories/config.factory';
 import { createTestApp, type TestApp } from '../utils/test-app';
 
-/** GRID-PROTOCOL.md, section by section, on data with nulls, missing fields, accents, case and both date forms. */
+/** docs/grid-protocol.md, section by section, on data with nulls, missing fields, accents, case and both date forms. */
 const PEOPLE = [
   { name: 'Anna', city: 'Zürich', age: 31, score: -4, joined: '2021-03-15', active: true },
   { name: 'béla', city: 'ZÜRICH', age: '31', score: 15, joined: '2021-03-15T00:00:00.000Z', active: false },

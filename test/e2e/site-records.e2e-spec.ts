@@ -8,7 +8,7 @@ import { createSteps, execute } from '../utils/workflow-api';
 import { createTestApp, type TestApp } from '../utils/test-app';
 
 /**
- * Issue 19, item 1: a record of a shared form (no site) belongs to the site of the request it came
+ * A record of a shared form (no site) belongs to the site of the request it came
  * through, and a caller bound to a site sees only its own site's records and runs, on every route.
  */
 describe('records and runs of a shared form belong to the site they came through', () => {

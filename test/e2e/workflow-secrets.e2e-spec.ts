@@ -6,7 +6,7 @@ import { createTestApp, type TestApp } from '../utils/test-app';
 import { createSteps, postWorkflow, run, workflowBody } from '../utils/workflow-api';
 
 /**
- * Issue 19, items 2 and 3: `{{env.X}}` values never leave the service through an `api` step (its
+ * `{{env.X}}` values never leave the service through an `api` step (its
  * stored answer, a cut answer, an encoded echo, a redirect to another origin), and values rendered
  * into a URL cannot move the call. `partner` and `other` are two real servers on 127.0.0.1, both
  * allow-listed, so only our own rules stand between the secret and `other`.

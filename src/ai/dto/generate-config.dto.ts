@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { FREE_OBJECT } from '../../common/http/openapi-schemas';
 import { IsBoolean, IsIn, IsOptional, IsString, Length, ValidateBy, buildMessage } from 'class-validator';
 import { SUPPORTED_LOCALES } from '../../config/app-config';
 import {
@@ -43,14 +44,14 @@ export class GenerateConfigDto {
 
   @ApiPropertyOptional({
     description: `Example records, or CSV text with a header row (comma, semicolon or tab separated; a header \`address.city\` makes a nested object). At most ${CSV_SAMPLE_LIMITS.records} records and ${CSV_SAMPLE_LIMITS.bytes} bytes of CSV.`,
-    oneOf: [{ type: 'array', items: { type: 'object' } }, { type: 'string' }],
+    oneOf: [{ type: 'array', items: FREE_OBJECT }, { type: 'string' }],
     example: 'name,email,age\nAnn,ann@example.com,34\nBob,bob@example.com,41',
   })
   @IsOptional()
   @IsSamples()
   samples?: Record<string, unknown>[] | string;
 
-  @ApiPropertyOptional({ enum: CONFIG_TYPES, default: 'form' })
+  @ApiPropertyOptional({ enum: CONFIG_TYPES, description: 'Default: form' })
   @IsOptional()
   @IsIn(CONFIG_TYPES)
   type?: ConfigType;
@@ -69,7 +70,7 @@ export class GenerateConfigDto {
   @IsIn(SUPPORTED_LOCALES)
   locale?: (typeof SUPPORTED_LOCALES)[number];
 
-  @ApiPropertyOptional({ default: false, description: 'Also create the configuration (answers 201)' })
+  @ApiPropertyOptional({ description: 'Also create the configuration (answers 201); default false' })
   @IsOptional()
   @IsBoolean()
   save?: boolean;
@@ -87,7 +88,7 @@ export class ConfigDraftDto {
   @ApiProperty({ enum: CONFIG_TYPES }) type: ConfigType;
   @ApiProperty({ type: [String] }) tags: string[];
   @ApiProperty({ nullable: true, type: String }) description: string | null;
-  @ApiProperty({ nullable: true, type: Object }) schema: Record<string, unknown> | null;
+  @ApiProperty({ ...FREE_OBJECT, nullable: true }) schema: Record<string, unknown> | null;
   @ApiProperty({ type: [ValidationRuleDto] }) validationRules: ValidationRuleDto[];
   @ApiProperty({ type: [ComputedRuleDto] }) computedRules: ComputedRuleDto[];
   @ApiProperty({ type: PreferencesDto }) preferences: PreferencesDto;

@@ -29,12 +29,12 @@ export class RegisterDto {
 }
 
 export class ChangePasswordDto {
-  @ApiProperty()
+  @ApiProperty({ example: 'admin12345' })
   @IsString()
   @Length(1, 128)
   currentPassword: string;
 
-  @ApiProperty({ minLength: 8, maxLength: 128 })
+  @ApiProperty({ minLength: 8, maxLength: 128, example: 'a much longer passphrase' })
   @NewPasswordField()
   newPassword: string;
 }

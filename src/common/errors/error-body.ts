@@ -1,6 +1,6 @@
 import type { FieldError } from './app-error';
 
-/** The one error body of the service (DESIGN.md section 5). */
+/** The one error body of the service (docs/design.md section 5). */
 export interface ErrorBody {
   success: false;
   error: string;

@@ -6,7 +6,7 @@ import { assertExactNumbers } from './exact-numbers';
 const FORM = 'application/x-www-form-urlencoded';
 
 /**
- * A form-encoded body in the shape the grid-library store sends (GRID-PROTOCOL section 16):
+ * A form-encoded body in the shape the grid-library store sends (docs/grid-protocol.md section 16):
  * `values=<JSON object>` (insert), `key=<id>&values=<JSON object>` (update), `key=<id>` (remove).
  * The hook below replaces the parsed form with this, so a handler can tell it from a JSON body.
  */

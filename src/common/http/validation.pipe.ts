@@ -4,13 +4,17 @@ import { AppError, type FieldError } from '../errors/app-error';
 /** class-validator errors as field errors (`address.city`). */
 export function flattenValidationErrors(errors: ValidationError[], prefix = ''): FieldError[] {
   return errors.flatMap((error) => {
-    // Array items as `steps[2]`, properties as `address.city` (DESIGN.md: `config.steps[2].config.url`).
+    // Array items as `steps[2]`, properties as `address.city` (docs/design.md section 6: `config.steps[2].config.url`).
     const field = /^\d+$/.test(error.property)
       ? `${prefix}[${error.property}]`
       : prefix
         ? `${prefix}.${error.property}`
         : error.property;
-    const own = Object.entries(error.constraints ?? {}).map(([rule, message]) => ({ field, rule, message }));
+    // A missing property fails every check of its type ("must be an email"); what to fix is to send it.
+    const own =
+      error.value === undefined && error.constraints
+        ? [{ field, rule: 'required', message: `${field} is required` }]
+        : Object.entries(error.constraints ?? {}).map(([rule, message]) => ({ field, rule, message }));
     return [...own, ...flattenValidationErrors(error.children ?? [], field)];
   });
 }

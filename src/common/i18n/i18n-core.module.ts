@@ -17,7 +17,7 @@ function isGlobalInterceptor(provider: Provider): boolean {
 export function i18nCoreModule(): DynamicModule {
   const module = I18nModule.forRoot({
     fallbackLanguage: 'en',
-    // From the working directory so `dist/` finds the same files (DESIGN.md gotcha).
+    // From the working directory so `dist/` finds the same files (docs/design.md section 2).
     loaderOptions: { path: join(process.cwd(), 'i18n'), watch: false },
     resolvers: [new RequestLocaleResolver()],
     disableMiddleware: true,

@@ -1,16 +1,27 @@
 import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { FREE_OBJECT, JSON_VALUE } from '../../common/http/openapi-schemas';
 
 export class RecordDto {
   @ApiProperty({ format: 'uuid' }) _id: string;
   @ApiProperty({ format: 'uuid' }) configId: string;
   @ApiProperty({ format: 'uuid', nullable: true, type: String }) userId: string | null;
   @ApiProperty({ format: 'uuid', nullable: true, type: String }) siteId: string | null;
-  @ApiProperty({ type: Object, example: { name: 'Jane', qty: 3, price: 9.5 } }) data: Record<string, unknown>;
-  @ApiPropertyOptional({ type: Object, example: { total: 28.5 } }) computedResults?: Record<string, unknown>;
+  @ApiProperty({ ...FREE_OBJECT, example: { name: 'Jane', qty: 3, price: 9.5 } }) data: Record<
+    string,
+    unknown
+  >;
+  @ApiPropertyOptional({ ...FREE_OBJECT, example: { total: 28.5 } }) computedResults?: Record<
+    string,
+    unknown
+  >;
   @ApiProperty() isActive: boolean;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time' }) updatedAt: string;
-  @ApiPropertyOptional({ type: [Object], description: 'Workflow log (single-record read only)' })
+  @ApiPropertyOptional({
+    type: 'array',
+    items: FREE_OBJECT,
+    description: 'Workflow log (single-record read only)',
+  })
   workflow?: unknown[];
 }
 
@@ -18,7 +29,7 @@ export class SavedRecordDto {
   @ApiProperty({ example: true }) success: boolean;
   @ApiProperty({ format: 'uuid' }) dataId: string;
   @ApiProperty({ type: RecordDto }) data: RecordDto;
-  @ApiProperty({ type: Object, example: { total: 28.5 } }) computedResults: Record<string, unknown>;
+  @ApiProperty({ ...FREE_OBJECT, example: { total: 28.5 } }) computedResults: Record<string, unknown>;
 }
 
 export class RecordPageDto {
@@ -28,14 +39,18 @@ export class RecordPageDto {
   @ApiProperty({ example: 3, description: 'ceil(total / limit)' }) pages: number;
 }
 
-/** A group of the grid form (GRID-PROTOCOL.md section 8). */
+/** A group of the grid form (docs/grid-protocol.md section 8). */
 export class GridGroupDto {
-  @ApiProperty({ description: 'The group key: a stored value, or the key of a numeric or date interval' })
+  @ApiProperty({
+    ...JSON_VALUE,
+    nullable: true,
+    description: 'The group key: a stored value, or the key of a numeric or date interval',
+  })
   key: unknown;
   @ApiProperty({
     nullable: true,
     type: 'array',
-    items: { type: 'object' },
+    items: FREE_OBJECT,
     description: 'Subgroups, or the records of the last level; null when the level is not expanded',
   })
   items: (GridGroupDto | RecordDto)[] | null;
@@ -44,7 +59,7 @@ export class GridGroupDto {
   summary?: unknown[];
 }
 
-/** The grid-library form of the list (GRID-PROTOCOL.md). */
+/** The grid-library form of the list (docs/grid-protocol.md). */
 export class GridPageDto {
   @ApiProperty({
     type: 'array',

@@ -116,7 +116,7 @@ describe('clientInstant', () => {
     ['2021-03-15', '2021-03-15T00:00:00.000Z'],
     ['2021-03-15T10:20', '2021-03-15T10:20:00.000Z'],
     ['2021-02-30', null],
-    // The stock store's spellings of a JS Date (GRID-PROTOCOL section 5), read as UTC.
+    // The stock store's spellings of a JS Date (docs/grid-protocol.md section 5), read as UTC.
     ['1/1/2020', '2020-01-01T00:00:00.000Z'],
     ['12/31/2020', '2020-12-31T00:00:00.000Z'],
     ['1/1/2021 00:00:00.000', '2021-01-01T00:00:00.000Z'],

@@ -259,7 +259,7 @@ function parseSummaries(value: unknown, parameter: string): GridSummary[] {
   });
 }
 
-/** Reads the grid-library load options from the query string (GRID-PROTOCOL.md section 3); malformed → 400. */
+/** Reads the grid-library load options from the query string (docs/grid-protocol.md section 3); malformed → 400. */
 export function parseGridLoadOptions(query: Record<string, unknown>): GridLoadOptions {
   return {
     skip: nonNegativeInteger(query, 'skip', 0),

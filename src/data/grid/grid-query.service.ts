@@ -36,7 +36,7 @@ const emptySummary = (definitions: GridSummary[]) =>
   definitions.map((d) => (d.summaryType === 'sum' || d.summaryType === 'count' ? 0 : null));
 
 /**
- * Runs the grid-library form of the list in the database (GRID-PROTOCOL.md): the filter, counts and
+ * Runs the grid-library form of the list in the database (docs/grid-protocol.md): the filter, counts and
  * summaries are SQL aggregates, the record order is a list of sort keys, grouping is one GROUP BY per
  * level; only the requested page of records or top-level groups is brought into memory.
  */

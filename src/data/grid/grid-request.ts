@@ -1,4 +1,4 @@
-/** Parameters that put a list request in the grid-library form (GRID-PROTOCOL.md section 2). */
+/** Parameters that put a list request in the grid-library form (docs/grid-protocol.md section 2). */
 const GRID_PARAMETERS = [
   'skip',
   'take',

@@ -26,7 +26,7 @@ export function numberOf(operand: Operand): SQL {
   return sql`(case when jsonb_typeof(${operand.json}) = 'number' then (${operand.json})::numeric end)`;
 }
 
-/** The instant of a date string (GRID-PROTOCOL section 5) or of a system date column, else NULL. */
+/** The instant of a date string (docs/grid-protocol.md section 5) or of a system date column, else NULL. */
 export const instantOf = (operand: Operand) =>
   operand.instant ??
   sql`(case when jsonb_typeof(${operand.json}) = 'string' then fdws_instant(${operand.text}) end)`;

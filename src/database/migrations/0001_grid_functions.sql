@@ -1,4 +1,4 @@
--- Date handling of the grid protocol (GRID-PROTOCOL.md section 5): a string is a date when it is
+-- Date handling of the grid protocol (docs/grid-protocol.md section 5): a string is a date when it is
 -- ISO 8601 (YYYY-MM-DD or YYYY-MM-DDTHH:mm[:ss[.f+]][Z|±hh:mm]) and a real calendar date; a date
 -- alone is 00:00 UTC and a date-time without a zone is UTC. Anything else is not a date (NULL).
 CREATE OR REPLACE FUNCTION fdws_parse_instant(value text) RETURNS timestamptz

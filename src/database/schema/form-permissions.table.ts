@@ -4,7 +4,7 @@ import { formConfigs } from './form-configs.table';
 
 /**
  * Per-configuration grants (permission names of the permissions module); a configuration without a
- * row uses the defaults of DESIGN.md.
+ * row uses the defaults of docs/design.md section 5.
  */
 export const formPermissions = pgTable('form_permissions', {
   configId: uuid('config_id')

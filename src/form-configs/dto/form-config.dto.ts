@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
+import { FREE_OBJECT, JSON_VALUE } from '../../common/http/openapi-schemas';
 import { LocaleQueryDto } from '../../common/http/locale-query.dto';
 import { IsFieldPath } from '../../common/validation/field-path';
 import { Type } from 'class-transformer';
@@ -28,7 +29,7 @@ export class PreferencesDto {
   @ApiPropertyOptional({
     type: Number,
     nullable: true,
-    example: 1,
+    example: 10,
     description: 'Max active records per user; null = unlimited',
   })
   @IsOptional()
@@ -38,23 +39,27 @@ export class PreferencesDto {
   @Max(1_000_000)
   saveLimit?: number | null;
 
-  @ApiPropertyOptional({ default: true }) @IsOptional() @IsBoolean() allowEdit?: boolean;
-  @ApiPropertyOptional({ default: true }) @IsOptional() @IsBoolean() allowDelete?: boolean;
-  @ApiPropertyOptional({ default: false }) @IsOptional() @IsBoolean() storeComputedResults?: boolean;
+  @ApiPropertyOptional({ description: 'Default: true' }) @IsOptional() @IsBoolean() allowEdit?: boolean;
+  @ApiPropertyOptional({ description: 'Default: true' }) @IsOptional() @IsBoolean() allowDelete?: boolean;
+  @ApiPropertyOptional({ description: 'Default: false' })
+  @IsOptional()
+  @IsBoolean()
+  storeComputedResults?: boolean;
 }
 
 export class ValidationRuleDto {
-  @ApiProperty({ example: 'adult' }) @IsString() @Length(1, 100) name: string;
+  @ApiProperty({ example: 'maxQty' }) @IsString() @Length(1, 100) name: string;
 
   @ApiProperty({
+    ...JSON_VALUE,
     description: 'JSONLogic; the record is valid when it is truthy',
-    example: { '>=': [{ var: 'age' }, 18] },
+    example: { '<=': [{ var: 'qty' }, 100] },
   })
   @IsDefined()
   rule: unknown;
 
   @ApiPropertyOptional({
-    example: 'age',
+    example: 'qty',
     description: 'The field the error is reported on (default: the rule name)',
   })
   @IsOptional()
@@ -65,7 +70,7 @@ export class ValidationRuleDto {
   @ApiProperty({
     description: 'An i18n key or a message per language',
     oneOf: [{ type: 'string' }, { type: 'object', additionalProperties: { type: 'string' } }],
-    example: { en: 'Must be an adult', hu: 'Nagykorúnak kell lennie' },
+    example: { en: 'At most 100 pieces', hu: 'Legfeljebb 100 darab' },
   })
   @IsDefined()
   message: string | Record<string, string>;
@@ -75,6 +80,7 @@ export class ComputedRuleDto {
   @ApiProperty({ example: 'total' }) @IsString() @IsFieldPath() field: string;
 
   @ApiProperty({
+    ...JSON_VALUE,
     description: 'JSONLogic computing the value',
     example: { '*': [{ var: 'qty' }, { var: 'price' }] },
   })
@@ -83,11 +89,11 @@ export class ComputedRuleDto {
 }
 
 export class CreateConfigDto {
-  @ApiProperty({ example: 'Event registration' }) @IsString() @Length(1, 200) title: string;
+  @ApiProperty({ example: 'Order form' }) @IsString() @Length(1, 200) title: string;
 
   @ApiProperty({ enum: CONFIG_TYPES, example: 'form' }) @IsIn(CONFIG_TYPES) type: ConfigType;
 
-  @ApiPropertyOptional({ type: [String], example: ['events', 'public'] })
+  @ApiPropertyOptional({ type: [String], example: ['orders', 'public'] })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(50)
@@ -95,13 +101,19 @@ export class CreateConfigDto {
   @Length(1, 50, { each: true })
   tags?: string[];
 
-  @ApiPropertyOptional({ format: 'uuid', nullable: true, type: String })
+  @ApiPropertyOptional({
+    format: 'uuid',
+    nullable: true,
+    type: String,
+    example: null,
+    description: 'The site it belongs to; null = shared by every site',
+  })
   @IsOptional()
   @ValidateIf((_, value) => value !== null)
   @IsUUID()
   siteId?: string | null;
 
-  @ApiPropertyOptional({ nullable: true, type: String })
+  @ApiPropertyOptional({ nullable: true, type: String, example: 'Orders taken at the counter' })
   @IsOptional()
   @ValidateIf((_, value) => value !== null)
   @IsString()
@@ -109,11 +121,19 @@ export class CreateConfigDto {
   description?: string | null;
 
   @ApiPropertyOptional({
+    ...FREE_OBJECT,
+    nullable: true,
     description: 'JSON Schema (2020-12) of the submitted data',
     example: {
       type: 'object',
-      required: ['name'],
-      properties: { name: { type: 'string' }, age: { type: 'integer' } },
+      required: ['name', 'qty'],
+      properties: {
+        name: { type: 'string', minLength: 1 },
+        email: { type: 'string', format: 'email' },
+        qty: { type: 'integer', minimum: 1 },
+        price: { type: 'number', minimum: 0 },
+        city: { type: 'string' },
+      },
     },
   })
   @IsOptional()
@@ -143,7 +163,12 @@ export class CreateConfigDto {
   @Type(() => PreferencesDto)
   preferences?: PreferencesDto;
 
-  @ApiPropertyOptional({ description: "The client's layout, stored as is" })
+  @ApiPropertyOptional({
+    ...JSON_VALUE,
+    nullable: true,
+    description: "The client's layout, stored as is",
+    example: { layout: [{ field: 'name' }, { field: 'qty' }, { field: 'price' }] },
+  })
   @IsOptional()
   definition?: unknown;
 }
@@ -179,11 +204,11 @@ export class ConfigListDto {
 export class ConfigResponseDto extends ConfigSummaryDto {
   @ApiProperty({ format: 'uuid', nullable: true, type: String }) siteId: string | null;
   @ApiProperty({ nullable: true, type: String }) description: string | null;
-  @ApiProperty({ nullable: true, type: Object }) schema: Record<string, unknown> | null;
+  @ApiProperty({ ...FREE_OBJECT, nullable: true }) schema: Record<string, unknown> | null;
   @ApiProperty({ type: [ValidationRuleDto] }) validationRules: ValidationRuleDto[];
   @ApiProperty({ type: [ComputedRuleDto] }) computedRules: ComputedRuleDto[];
   @ApiProperty({ type: PreferencesDto }) preferences: PreferencesDto;
-  @ApiProperty({ nullable: true }) definition: unknown;
+  @ApiProperty({ ...JSON_VALUE, nullable: true }) definition: unknown;
   @ApiProperty() isActive: boolean;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time' }) updatedAt: string;

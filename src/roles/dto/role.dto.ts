@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { NAME_LISTS } from '../../common/http/openapi-schemas';
 import { IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
 import { ROLE_NAME, RoleNameField } from './role-name.field';
 const PERMISSIONS_EXAMPLE = { configs: ['read'], data: ['read', 'create', 'export'], stats: ['read'] };
@@ -14,6 +15,7 @@ export class CreateRoleDto {
   description?: string;
 
   @ApiProperty({
+    ...NAME_LISTS,
     description: 'resource → actions; "*" grants every resource or action',
     example: PERMISSIONS_EXAMPLE,
   })
@@ -32,17 +34,17 @@ export class UpdateRoleDto {
 
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(500) description?: string;
 
-  @ApiPropertyOptional({ example: PERMISSIONS_EXAMPLE }) @IsOptional() @IsObject() permissions?: Record<
-    string,
-    string[]
-  >;
+  @ApiPropertyOptional({ ...NAME_LISTS, example: PERMISSIONS_EXAMPLE })
+  @IsOptional()
+  @IsObject()
+  permissions?: Record<string, string[]>;
 }
 
 export class RoleResponseDto {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ example: 'manager' }) name: string;
   @ApiProperty() description: string;
-  @ApiProperty({ example: PERMISSIONS_EXAMPLE }) permissions: Record<string, string[]>;
+  @ApiProperty({ ...NAME_LISTS, example: PERMISSIONS_EXAMPLE }) permissions: Record<string, string[]>;
   @ApiProperty() isSystem: boolean;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time' }) updatedAt: string;

@@ -16,8 +16,8 @@ export class CreateSiteDto {
   domains: string[];
 
   @ApiPropertyOptional({
-    default: true,
-    description: 'false creates the site deactivated: its host matches no site and it is not listed',
+    description:
+      'false creates the site deactivated: its host matches no site and it is not listed; default true',
   })
   @IsOptional()
   @IsBoolean()

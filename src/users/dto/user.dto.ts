@@ -5,7 +5,7 @@ import { EmailField, NewPasswordField, PersonNameField } from './user-fields';
 
 /** A user created by an admin (the way to add users when REGISTRATION_ENABLED=false). */
 export class CreateUserDto {
-  @ApiProperty({ example: 'jane@example.com' })
+  @ApiProperty({ example: 'sam@example.com' })
   @EmailField()
   email: string;
 
@@ -13,11 +13,11 @@ export class CreateUserDto {
   @NewPasswordField()
   password: string;
 
-  @ApiProperty({ example: 'Jane Doe', maxLength: 200 })
+  @ApiProperty({ example: 'Sam Lee', maxLength: 200 })
   @PersonNameField()
   name: string;
 
-  @ApiPropertyOptional({ example: 'user', default: 'user' })
+  @ApiPropertyOptional({ example: 'user', description: 'Default: user' })
   @IsOptional()
   @RoleNameField()
   role?: string;
@@ -26,7 +26,8 @@ export class CreateUserDto {
     format: 'uuid',
     nullable: true,
     type: String,
-    description: 'The site the user belongs to',
+    example: null,
+    description: 'The site the user belongs to; null = none (every site)',
   })
   @IsOptional()
   @ValidateIf((_, value) => value !== null)
@@ -35,12 +36,12 @@ export class CreateUserDto {
 }
 
 export class UpdateUserDto {
-  @ApiPropertyOptional({ example: 'Jane Doe' })
+  @ApiPropertyOptional({ example: 'Sam Smith' })
   @IsOptional()
   @PersonNameField()
   name?: string;
 
-  @ApiPropertyOptional({ example: 'jane@example.com' })
+  @ApiPropertyOptional({ example: 'sam.smith@example.com' })
   @IsOptional()
   @EmailField()
   email?: string;
@@ -52,12 +53,19 @@ export class UpdateUserDto {
 
   @ApiPropertyOptional({
     description: 'Admins only; a deactivated user cannot log in and their tokens stop working',
+    example: true,
   })
   @IsOptional()
   @IsBoolean()
   isActive?: boolean;
 
-  @ApiPropertyOptional({ format: 'uuid', nullable: true, type: String, description: 'Admins only' })
+  @ApiPropertyOptional({
+    format: 'uuid',
+    nullable: true,
+    type: String,
+    example: null,
+    description: 'Admins only',
+  })
   @IsOptional()
   @ValidateIf((_, value) => value !== null)
   @IsUUID()

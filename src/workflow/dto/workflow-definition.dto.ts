@@ -1,4 +1,5 @@
 import { ApiHideProperty, ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
+import { FREE_OBJECT } from '../../common/http/openapi-schemas';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -29,26 +30,29 @@ export const MAX_WORKFLOW_STEPS = 50;
 const STEP_NAME = /^[A-Za-z0-9_][A-Za-z0-9_-]*$/;
 
 export class RetryDto {
-  @ApiPropertyOptional({ default: false }) @IsOptional() @IsBoolean() enabled?: boolean;
-  @ApiPropertyOptional({ minimum: 1, maximum: 10, default: 3 })
+  @ApiPropertyOptional({ description: 'Default: false', example: true })
+  @IsOptional()
+  @IsBoolean()
+  enabled?: boolean;
+  @ApiPropertyOptional({ minimum: 1, maximum: 10, description: 'Default: 3', example: 3 })
   @IsOptional()
   @IsInt()
   @Min(1)
   @Max(10)
   maxAttempts?: number;
-  @ApiPropertyOptional({ enum: BACKOFFS, default: 'exponential' })
+  @ApiPropertyOptional({ enum: BACKOFFS, description: 'Default: exponential' })
   @IsOptional()
   @IsIn(BACKOFFS)
   backoff?: Backoff;
-  @ApiPropertyOptional({ description: 'Base delay in ms', default: 1000, maximum: 60000 })
+  @ApiPropertyOptional({ description: 'Base delay in ms (default 1000)', maximum: 60000, example: 1000 })
   @IsOptional()
   @IsInt()
   @Min(0)
   @Max(60_000)
   delayMs?: number;
   @ApiPropertyOptional({
-    description: 'Longest wait between attempts in ms',
-    default: 30000,
+    description: 'Longest wait between attempts in ms (default 30000)',
+    example: 30000,
     maximum: 300000,
   })
   @IsOptional()
@@ -59,11 +63,14 @@ export class RetryDto {
 }
 
 export class ErrorHandlingDto {
-  @ApiPropertyOptional({ enum: ON_ERROR_STRATEGIES, default: 'stop' })
+  @ApiPropertyOptional({ enum: ON_ERROR_STRATEGIES, description: 'Default: stop' })
   @IsOptional()
   @IsIn(ON_ERROR_STRATEGIES)
   strategy?: OnErrorStrategy;
-  @ApiPropertyOptional({ description: 'E-mail ADMIN_NOTIFY_EMAIL when a run fails', default: false })
+  @ApiPropertyOptional({
+    description: 'E-mail ADMIN_NOTIFY_EMAIL when a run fails (default false)',
+    example: false,
+  })
   @IsOptional()
   @IsBoolean()
   notify?: boolean;
@@ -84,7 +91,11 @@ export class WorkflowStepDto {
   @Length(1, 100)
   type: string;
 
-  @ApiPropertyOptional({ description: 'Depends on the type', example: { configId: '{{input.configId}}' } })
+  @ApiPropertyOptional({
+    ...FREE_OBJECT,
+    description: 'Depends on the type',
+    example: { configId: '{{input.configId}}' },
+  })
   @IsOptional()
   @IsObject()
   config?: Record<string, unknown>;
@@ -97,7 +108,7 @@ export class WorkflowStepDto {
   @ApiPropertyOptional({
     description:
       'A dotted path (`validationResult.valid`, `input.kind.equals.vip`, `!input.skip`) or JSONLogic',
-    oneOf: [{ type: 'string' }, { type: 'object' }],
+    oneOf: [{ type: 'string' }, FREE_OBJECT],
   })
   @IsOptional()
   @IsDefined()
@@ -105,6 +116,7 @@ export class WorkflowStepDto {
 
   @ApiPropertyOptional({
     description: 'Longest time one attempt of this step may take, ms',
+    example: 10000,
     maximum: 3600000,
   })
   @IsOptional()
@@ -124,7 +136,15 @@ export class WorkflowStepDto {
 }
 
 export class WorkflowConfigDto {
-  @ApiProperty({ type: [WorkflowStepDto] })
+  @ApiProperty({
+    type: [WorkflowStepDto],
+    description: 'Run in order; each result is stored under the step name',
+    example: [
+      { name: 'check', type: 'validate' },
+      { name: 'store', type: 'save', onError: 'rollback' },
+      { name: 'shape', type: 'transform', config: { mapping: { customer: 'name', pieces: 'qty' } } },
+    ],
+  })
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_WORKFLOW_STEPS)
@@ -145,8 +165,8 @@ export class WorkflowConfigDto {
   retry?: RetryDto;
 
   @ApiPropertyOptional({
-    description: 'Longest time a whole run may take, ms (default 5 minutes)',
-    default: 300000,
+    description: 'Longest time a whole run may take, ms (default 300000, 5 minutes)',
+    example: 300000,
   })
   @IsOptional()
   @IsInt()
@@ -156,6 +176,7 @@ export class WorkflowConfigDto {
 
   @ApiPropertyOptional({
     description: 'Most runs of this workflow running at once from the queue (the rest wait)',
+    example: 4,
   })
   @IsOptional()
   @IsInt()
@@ -173,7 +194,7 @@ export class WorkflowPermissionsDto {
   @Length(1, 50, { each: true })
   roles?: string[];
 
-  @ApiPropertyOptional({ type: [String], description: 'User ids' })
+  @ApiPropertyOptional({ type: [String], description: 'User ids', example: [] })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(1000)
@@ -191,7 +212,7 @@ export class CreateWorkflowDto {
   @Length(1, 100)
   alias?: string | null;
 
-  @ApiPropertyOptional({ nullable: true, type: String })
+  @ApiPropertyOptional({ nullable: true, type: String, example: 'Validates, stores and reshapes an order' })
   @IsOptional()
   @ValidateIf((_, value) => value !== null)
   @IsString()
@@ -211,7 +232,7 @@ export class CreateWorkflowDto {
   @Type(() => WorkflowPermissionsDto)
   permissions?: WorkflowPermissionsDto;
 
-  @ApiPropertyOptional({ type: [String] })
+  @ApiPropertyOptional({ type: [String], example: ['orders'] })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(50)
@@ -219,13 +240,22 @@ export class CreateWorkflowDto {
   @Length(1, 50, { each: true })
   tags?: string[];
 
-  @ApiPropertyOptional({ format: 'uuid', nullable: true, type: String })
+  @ApiPropertyOptional({
+    format: 'uuid',
+    nullable: true,
+    type: String,
+    example: null,
+    description: 'The site it belongs to; null = every site',
+  })
   @IsOptional()
   @ValidateIf((_, value) => value !== null)
   @IsUUID()
   siteId?: string | null;
 
-  @ApiPropertyOptional({ default: true, description: 'false deactivates the workflow (as DELETE does)' })
+  @ApiPropertyOptional({
+    description: 'false deactivates the workflow (as DELETE does); default true',
+    example: true,
+  })
   @IsOptional()
   @IsBoolean()
   isActive?: boolean;

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { FREE_OBJECT, JSON_VALUE } from '../../common/http/openapi-schemas';
 import { WORKFLOW_TYPES, WorkflowConfigDto, WorkflowPermissionsDto } from './workflow-definition.dto';
 
 export class WorkflowResponseDto {
@@ -44,20 +45,25 @@ export class AttemptLogDto {
 export class StepErrorDto {
   @ApiProperty() code: string;
   @ApiProperty() message: string;
-  @ApiPropertyOptional() details?: unknown;
+  @ApiPropertyOptional(JSON_VALUE) details?: unknown;
 }
 
 export class StepLogDto {
   @ApiProperty() name: string;
   @ApiProperty() type: string;
   @ApiProperty({ enum: STEP_STATUSES }) status: StepStatus;
-  @ApiProperty({ nullable: true, description: "The step's result (null when it did not produce one)" })
+  @ApiProperty({
+    ...JSON_VALUE,
+    nullable: true,
+    description: "The step's result (null when it did not produce one)",
+  })
   result: unknown;
   @ApiPropertyOptional({ type: StepErrorDto }) error?: StepErrorDto;
   @ApiProperty() attempts: number;
   @ApiProperty() durationMs: number;
   @ApiPropertyOptional({ type: [AttemptLogDto] }) attemptLog?: AttemptLogDto[];
-  @ApiPropertyOptional({ description: 'What the rollback did for this step' }) compensation?: unknown;
+  @ApiPropertyOptional({ ...JSON_VALUE, description: 'What the rollback did for this step' })
+  compensation?: unknown;
 }
 
 export class WorkflowResultDto {
@@ -65,10 +71,16 @@ export class WorkflowResultDto {
   @ApiProperty({ example: 'Workflow completed' }) message: string;
   @ApiProperty({ format: 'uuid' }) workflowId: string;
   @ApiProperty() workflowName: string;
-  @ApiProperty({ format: 'uuid' }) runId: string;
-  @ApiProperty({ enum: RUN_STATUSES }) status: RunStatus;
+  @ApiProperty({
+    format: 'uuid',
+    nullable: true,
+    type: String,
+    description: 'null for a dry run (nothing stored)',
+  })
+  runId: string | null;
+  @ApiProperty({ enum: RUN_STATUSES, example: 'success' }) status: RunStatus;
   @ApiProperty({ type: [StepLogDto] }) steps: StepLogDto[];
-  @ApiProperty({ nullable: true, type: Object, description: 'The saved data record' }) data: unknown;
+  @ApiProperty({ ...FREE_OBJECT, nullable: true, description: 'The saved data record' }) data: unknown;
   @ApiProperty({
     type: 'object',
     additionalProperties: true,

@@ -31,7 +31,7 @@ function parse(condition: StepCondition): Parsed | { problem: string } {
   const path = parseContextPath(negate ? text.slice(1) : text);
   if ('problem' in path) return path;
   if (path.segments[0] === 'env') return { problem: 'conditions cannot read env' };
-  // `savedData.exists` (SPEC): met when savedData is there, unless the data has its own `exists`.
+  // `savedData.exists`: met when savedData is there, unless the data has its own `exists`.
   if (!negate && path.segments.length > 1 && path.segments.at(-1) === 'exists')
     return { kind: 'exists', segments: path.segments };
   return { kind: 'truthy', segments: path.segments, negate };

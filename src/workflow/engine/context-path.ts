@@ -1,6 +1,6 @@
 import { isAllowedSegment } from '../../common/validation/field-path';
 
-/** The roots a template or condition may read (DESIGN.md section 6). */
+/** The roots a template or condition may read (docs/design.md section 6). */
 export const SCOPE_ROOTS = [
   'input',
   'savedData',

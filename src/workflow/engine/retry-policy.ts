@@ -40,7 +40,7 @@ export function retryPolicyOf(
 
 /**
  * The wait before attempt `n` (1-based): 0 for the first; then `fixed` base, `linear` base·(n−1),
- * `exponential` base·4^(n−2) (SPEC: 0 / 1000 / 4000 ms), never more than `maxDelayMs`. A server's
+ * `exponential` base·4^(n−2) (0 / 1000 / 4000 ms at the default base), never more than `maxDelayMs`. A server's
  * `Retry-After` lengthens the wait, within the same cap.
  */
 export function delayBeforeAttempt(policy: RetryPolicy, attempt: number, retryAfterMs?: number): number {

@@ -102,7 +102,7 @@ type StepResult =
   | { kind: 'fatal'; failure: StepFailure; log: StepLog };
 
 /**
- * Runs workflows: inside the request (SPEC) or from the queue (`Prefer: respond-async`, and every
+ * Runs workflows: inside the request (the default) or from the queue (`Prefer: respond-async`, and every
  * run whose process died). Steps run in order behind their conditions, with retries, `onError`
  * (stop, continue, rollback with reverse-order compensation), held mail and redaction. The run's
  * checkpoint is committed wherever a crash could otherwise repeat an effect (see

@@ -74,7 +74,7 @@ describe('ApiStepConfig', () => {
       ['compensate.headers'],
     ],
     [{ url: 'https://x.test', extra: 1 }, ['extra']],
-    // The origin may come only from literal text or env (issue 19, item 3).
+    // The origin may come only from literal text or env.
     [{ url: '{{input.endpoint}}' }, ['url']],
     [{ url: 'https://x.test{{input.path}}' }, ['url']],
     [{ url: '{{env.CRM_URL}}{{input.path}}' }, ['url']],

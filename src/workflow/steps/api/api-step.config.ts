@@ -85,7 +85,7 @@ export class ApiCompensateConfig {
   @IsOptional() @IsStringOrObject() payload?: string | Record<string, unknown>;
 }
 
-/** The `config` of an `api` step (SPEC: url, method, headers, payload). */
+/** The `config` of an `api` step (url, method, headers, payload). */
 export class ApiStepConfig {
   @IsString()
   @IsNotEmpty()

@@ -10,7 +10,7 @@ import type { HttpMethod } from './redirects';
 import { parseRetryAfter } from './retry-after';
 import { renderUrl } from './url-template';
 
-/** SPEC: "the step result has status and data". */
+/** The step result has status and data (docs/design.md section 6). */
 export interface ApiStepResult {
   status: number;
   data: unknown;

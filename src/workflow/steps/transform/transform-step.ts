@@ -7,7 +7,7 @@ import { WorkflowStep } from '../workflow-step.decorator';
 import { TransformStepConfig } from './transform-step.config';
 
 /**
- * SPEC: builds a new object in which each target key holds the value of the named source field of
+ * Builds a new object in which each target key holds the value of the named source field of
  * the input. Later steps read it as `results.<step name>` (a `save` with `source` set to it).
  */
 @WorkflowStep({

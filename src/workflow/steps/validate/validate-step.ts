@@ -15,7 +15,7 @@ export interface ValidateStepResult {
 
 /**
  * Validates like `POST /api/data` does (schema, rules, computed values in sequential mode) without
- * storing anything; an invalid submission fails the step (SPEC: a failed validation stops the run).
+ * storing anything; an invalid submission fails the step (a failed validation stops the run).
  */
 @WorkflowStep({
   type: 'validate',

@@ -1,0 +1,62 @@
+import { adminToken } from '../factories/user.factory';
+import { ORDER_FORM } from '../factories/config.factory';
+import { createTestApp, type TestApp } from '../utils/test-app';
+
+/** Refusals that say what to fix. */
+describe('error messages', () => {
+  let t: TestApp;
+  let admin: string;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    admin = await adminToken(t);
+  });
+  afterAll(() => t.close());
+
+  it('a body without a required property says it is required, not that its value is malformed', async () => {
+    const response = await t.request({ method: 'POST', url: '/auth/login', payload: { password: 'x' } });
+
+    expect(response.statusCode).toBe(422);
+    expect(response.json()).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      validationErrors: [{ field: 'email', rule: 'required', message: 'email is required' }],
+    });
+  });
+
+  it('a malformed value still says what is wrong with it', async () => {
+    const response = await t.request({
+      method: 'POST',
+      url: '/auth/login',
+      payload: { email: 'not-an-address', password: 'x' },
+    });
+
+    expect(response.statusCode).toBe(422);
+    expect(response.json().validationErrors).toEqual([
+      { field: 'email', rule: 'isEmail', message: 'email must be an email' },
+    ]);
+  });
+
+  it('an invalid JSON Schema names the keyword and what is wrong with it', async () => {
+    const response = await t.request({
+      method: 'POST',
+      url: '/api/configs',
+      token: admin,
+      payload: {
+        ...ORDER_FORM,
+        schema: { type: 'object', required: 'name', properties: { age: { type: 'strin' } } },
+      },
+    });
+
+    expect(response.statusCode).toBe(422);
+    expect(response.json()).toMatchObject({ code: 'VALIDATION_FAILED' });
+    expect(response.json().validationErrors).toEqual([
+      {
+        field: 'schema.properties.age.type',
+        rule: 'jsonSchema',
+        message:
+          '"properties.age.type" must be equal to one of the allowed values: array, boolean, integer, null, number, object, string',
+      },
+      { field: 'schema.required', rule: 'jsonSchema', message: '"required" must be array' },
+    ]);
+  });
+});

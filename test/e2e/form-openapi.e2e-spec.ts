@@ -1,0 +1,115 @@
+import { ORDER_FORM, createConfig } from '../factories/config.factory';
+import { adminToken, createUser } from '../factories/user.factory';
+import { createClientWorkspace } from '../utils/generated-client';
+import { createTestApp, type TestApp } from '../utils/test-app';
+
+/** GET /api/configs/:configId/openapi.json: one form's record routes, typed by its own JSON Schema. */
+describe('the per-form OpenAPI document', () => {
+  let t: TestApp;
+  let admin: string;
+  let configId: string;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    admin = await adminToken(t);
+    configId = await createConfig(t, admin);
+  });
+  afterAll(() => t.close());
+
+  const fetchDocument = (token?: string, id = configId) =>
+    t.request({ method: 'GET', url: `/api/configs/${id}/openapi.json`, token });
+
+  it('is OpenAPI 3.1 whose FormData is the stored schema and whose version is the updatedAt', async () => {
+    const config = (await t.request({ method: 'GET', url: `/api/configs/${configId}`, token: admin })).json();
+    const response = await fetchDocument(admin);
+
+    expect(response.statusCode).toBe(200);
+    const document = response.json();
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.info.version).toBe(config.updatedAt);
+    expect(document.components.schemas.FormData).toEqual(ORDER_FORM.schema);
+    expect(
+      document.paths['/api/data/{configId}'].post.requestBody.content['application/json'].schema,
+    ).toEqual({
+      $ref: '#/components/schemas/FormData',
+    });
+    expect(document.components.schemas.Record.properties.data).toEqual({
+      $ref: '#/components/schemas/FormData',
+    });
+
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await t.request({
+      method: 'PUT',
+      url: `/api/configs/${configId}`,
+      token: admin,
+      payload: { title: 'Orders 2' },
+    });
+    const changed = (await fetchDocument(admin)).json();
+    expect(changed.info.version).not.toBe(config.updatedAt);
+    expect(changed.info.version).toBe(
+      (await t.request({ method: 'GET', url: `/api/configs/${configId}`, token: admin })).json().updatedAt,
+    );
+  });
+
+  it('answers like reading the configuration: 401 without a token, 403 without viewForm, 404 unknown', async () => {
+    const user = await createUser(t);
+    const other = await createConfig(t, admin, { title: 'Closed' });
+    const closed = await t.request({
+      method: 'PUT',
+      url: `/api/permissions/${other}`,
+      token: admin,
+      payload: { roles: { user: [] } },
+    });
+    expect(closed.statusCode).toBe(200);
+
+    for (const [token, id] of [
+      [undefined, configId],
+      [user.token, other],
+      [admin, '5c7b3f0e-8f1e-4a43-9d1c-2a3b4c5d6e7f'],
+    ] as const) {
+      const read = await t.request({ method: 'GET', url: `/api/configs/${id}`, token });
+      const document = await fetchDocument(token, id);
+      expect([document.statusCode, document.json().code]).toEqual([read.statusCode, read.json().code]);
+    }
+    expect((await fetchDocument(undefined)).statusCode).toBe(401);
+    expect((await fetchDocument(user.token, other)).statusCode).toBe(403);
+    expect((await fetchDocument(user.token)).statusCode).toBe(200);
+  });
+
+  it("generates a client whose record data has the form's fields", async () => {
+    const workspace = createClientWorkspace();
+    await workspace.generate((await fetchDocument(admin)).json(), 'form');
+    const typed = (body: string) => `import type { components, paths } from './form';
+export type Submission = paths['/api/data/{configId}']['post']['requestBody']['content']['application/json'];
+export type Stored = components['schemas']['Record']['data'];
+${body}
+`;
+    const right = workspace.write(
+      'right.ts',
+      typed(`const submission: Submission = { name: 'Ann', qty: 2, price: 9.5, city: 'Pécs' };
+const qty: number = ((stored: Stored) => stored.qty)(submission);
+console.log(qty);`),
+    );
+    const wrongType = workspace.write(
+      'wrong-type.ts',
+      typed(`const submission: Submission = { name: 'Ann', qty: 'two' };\nconsole.log(submission);`),
+    );
+    const missing = workspace.write(
+      'missing.ts',
+      typed(`const submission: Submission = { qty: 2 };\nconsole.log(submission);`),
+    );
+    const unknownField = workspace.write(
+      'unknown.ts',
+      typed(`const read = (stored: Stored): string => stored.nmae;\nconsole.log(read);`),
+    );
+
+    const diagnostics = workspace.compile([right, wrongType, missing, unknownField]);
+
+    expect(diagnostics.get(right)).toEqual([]);
+    expect(diagnostics.get(wrongType)).toEqual([
+      expect.stringContaining("Type 'string' is not assignable to type 'number'"),
+    ]);
+    expect(diagnostics.get(missing)).toEqual([expect.stringContaining("Property 'name' is missing")]);
+    expect(diagnostics.get(unknownField)).toEqual([expect.stringContaining("'nmae'")]);
+  }, 60_000);
+});

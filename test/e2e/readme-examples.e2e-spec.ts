@@ -1,0 +1,50 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { TEST_ADMIN, createTestApp, type TestApp } from '../utils/test-app';
+
+const SCRIPT = resolve(__dirname, '../../docs/examples.sh');
+
+/**
+ * The README's examples are docs/examples.sh, shown verbatim; here they run, every command
+ * stopping the script on failure, against the service listening on a port with default settings.
+ */
+describe('the README examples', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    // The examples log in with the default admin; the test app seeds that same account.
+    expect(TEST_ADMIN).toEqual({ email: 'admin@example.com', password: 'admin12345' });
+    t = await createTestApp();
+    await t.app.listen(0, '127.0.0.1');
+  });
+  afterAll(() => t.close());
+
+  it('are docs/examples.sh, word for word', () => {
+    const readme = readFileSync(resolve(__dirname, '../../README.md'), 'utf8');
+    expect(readme).toContain('```bash\n' + readFileSync(SCRIPT, 'utf8') + '```');
+  });
+
+  it('run as pasted against a started service', async () => {
+    const { port } = t.app.getHttpServer().address() as AddressInfo;
+    const stdout = await promisify(execFile)('bash', ['-euo', 'pipefail', SCRIPT], {
+      env: { ...process.env, BASE: `http://127.0.0.1:${port}` },
+      maxBuffer: 10 * 1024 * 1024,
+    }).then(
+      (result) => result.stdout,
+      // The failing command's answer is the last output line: show where the script stopped.
+      (error: { message: string; stdout: string }) => {
+        throw new Error(`${error.message}\n${error.stdout.split('\n').slice(-6).join('\n')}`);
+      },
+    );
+
+    expect(stdout).toContain('"code":"DATA_VALIDATION_FAILED"');
+    expect(stdout).toContain('"status":"success"');
+    expect(stdout).toContain('name,qty,city');
+    expect(stdout).toContain(
+      '"permissions":["viewForm","createResults","viewOwnResults","executeWorkflows"]',
+    );
+  }, 90_000);
+});
