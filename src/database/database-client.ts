@@ -5,6 +5,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { sql } from 'drizzle-orm';
 import { Pool, types } from 'pg';
 import { acquireDataDirLock } from './data-dir-lock';
+import { applyMigrations, pendingMigrations } from './migrator';
 import * as schema from './schema';
 import type { Database, DatabaseDriver } from './database.types';
 import { rowsOf } from './raw-rows';
@@ -110,13 +111,21 @@ export class DatabaseClient {
     return SnapshotReader.open(this.pool);
   }
 
-  async migrate(): Promise<void> {
-    if (this.driver === 'pglite') {
-      const { migrate } = await import('drizzle-orm/pglite/migrator');
-      await migrate(this.db as any, { migrationsFolder: MIGRATIONS_FOLDER });
-    } else {
-      const { migrate } = await import('drizzle-orm/node-postgres/migrator');
-      await migrate(this.db as any, { migrationsFolder: MIGRATIONS_FOLDER });
+  /** Applies the pending migrations under an advisory lock (see applyMigrations); returns how many. */
+  migrate(): Promise<number> {
+    return applyMigrations(this.db, MIGRATIONS_FOLDER);
+  }
+
+  /**
+   * For a boot that does not migrate (DATABASE_MIGRATE=false): refuses a database that lacks
+   * migrations, instead of failing later on a missing table or column.
+   */
+  async assertMigrated(): Promise<void> {
+    const pending = await pendingMigrations(this.db, MIGRATIONS_FOLDER);
+    if (pending > 0) {
+      throw new Error(
+        `The database lacks ${pending} migration(s) and DATABASE_MIGRATE=false; run \`npm run migrate\` (node dist/cli/migrate.js) first`,
+      );
     }
   }
 

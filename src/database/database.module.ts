@@ -13,7 +13,7 @@ class DatabaseLifecycle implements OnApplicationShutdown {
 
 /**
  * Opens the database (PGlite under DATA_DIR, or PostgreSQL when DATABASE_URL is set), applies the
- * committed migrations and checks Unicode case folding (the roles and users modules seed their own
+ * committed migrations (or, with DATABASE_MIGRATE=false, only checks that they are applied) and checks Unicode case folding (the roles and users modules seed their own
  * rows). Tests hand in their own client.
  */
 @Global()
@@ -35,7 +35,8 @@ export class DatabaseModule {
                 pgliteFsync: config.pgliteFsync,
                 poolSize: config.databasePoolSize,
               }));
-            await client.migrate();
+            if (config.databaseMigrate) await client.migrate();
+            else await client.assertMigrated();
             await client.assertUnicodeCaseFolding();
             return client;
           },
