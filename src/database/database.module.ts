@@ -34,6 +34,8 @@ export class DatabaseModule {
                 dataDir: config.dataDir,
                 pgliteFsync: config.pgliteFsync,
                 poolSize: config.databasePoolSize,
+                listenUrl: config.databaseListenUrl,
+                preparedStatements: config.databasePreparedStatements,
               }));
             if (config.databaseMigrate) await client.migrate();
             else await client.assertMigrated();
