@@ -13,10 +13,19 @@ async function redisStore(config: AppConfig): Promise<Keyv> {
   // Loaded only when configured: the Redis adapter and its client are a few MB a process without
   // Redis would carry for nothing.
   const { default: KeyvRedis } = await import('@keyv/redis');
-  const store = new KeyvRedis(config.redisUrl!, {
-    namespace: `${config.redisPrefix}cache`,
-    keyPrefixSeparator: ':',
-  });
+  // As the main Redis client (REDIS_CLIENT_OPTIONS): no offline queue, so a cache read while Redis
+  // is down fails at once and AppCache loads from the database; reconnects by itself.
+  const store = new KeyvRedis(
+    {
+      url: config.redisUrl!,
+      disableOfflineQueue: true,
+      socket: {
+        connectTimeout: 2000,
+        reconnectStrategy: (attempt: number) => Math.min(attempt * 100, 2000),
+      },
+    },
+    { namespace: `${config.redisPrefix}cache`, keyPrefixSeparator: ':', throwOnConnectError: false },
+  );
   return new Keyv({ store, namespace: `${config.redisPrefix}cache`, useKeyPrefix: false });
 }
 
