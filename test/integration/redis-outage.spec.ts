@@ -78,4 +78,36 @@ describe('a Redis outage', () => {
     expect(messages(log).filter((message) => /Redis is back/.test(message))).toHaveLength(1);
     expect(messages(warn).filter((message) => /Redis is unavailable/.test(message))).toHaveLength(1);
   }, 60_000);
+
+  it('an instance started while Redis is down serves from the start and takes Redis up once it answers', async () => {
+    await redis.stop();
+    const late = await createTestApp({
+      env: { REDIS_URL: redis.url, CACHE_ENABLED: 'true', WORKFLOW_WORKERS: '0' },
+      database: t.database,
+    });
+    try {
+      const login = await late.request({
+        method: 'POST',
+        url: '/auth/login',
+        payload: { email: late.config.adminEmail, password: late.config.adminPassword },
+      });
+      expect(login.statusCode).toBe(200);
+      const token = login.json().token;
+      const started = Date.now();
+      expect((await late.request({ method: 'GET', url: '/api/users', token })).statusCode).toBe(200);
+      expect((await late.request({ method: 'GET', url: '/api/users', token })).statusCode).toBe(200);
+      expect(Date.now() - started).toBeLessThan(1000);
+
+      await redis.start();
+      const client = late.app.get<RedisClient>(REDIS)!;
+      const deadline = Date.now() + 10_000;
+      while (client.status !== 'ready' && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      expect((await late.request({ method: 'GET', url: '/api/users', token })).statusCode).toBe(200);
+      // The rate-limit counters (and the shared cache) are in Redis again.
+      expect(await client.dbsize()).toBeGreaterThan(0);
+    } finally {
+      await late.close();
+    }
+  }, 60_000);
 });

@@ -26,6 +26,11 @@ async function redisStore(config: AppConfig): Promise<Keyv> {
     },
     { namespace: `${config.redisPrefix}cache`, keyPrefixSeparator: ':', throwOnConnectError: false },
   );
+  // Connected now, not at the first command: a client that is not yet open would wait for Redis
+  // inside that command (a request held for the whole outage); an open one that is not ready
+  // refuses at once (no offline queue), which AppCache takes as a miss. It reconnects by itself.
+  store.client.on('error', () => undefined);
+  void store.client.connect().catch(() => undefined);
   return new Keyv({ store, namespace: `${config.redisPrefix}cache`, useKeyPrefix: false });
 }
 

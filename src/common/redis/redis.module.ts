@@ -11,7 +11,8 @@ export type RedisClient = Redis | null;
  * Redis is a cache and a counter store: a request never waits for it to come back. A command while
  * the connection is down fails at once (no offline queue) and every caller falls back (rate limits
  * in process, lookups from the database, revocations from PostgreSQL); a command Redis does not
- * answer fails after commandTimeout. The client reconnects by itself, every 2 s at the most.
+ * answer fails after commandTimeout. The client reconnects by itself, every 2 s at the most, also
+ * when Redis was not there at start.
  */
 export const REDIS_CLIENT_OPTIONS = {
   lazyConnect: true,
@@ -68,8 +69,10 @@ class RedisLifecycle implements OnApplicationShutdown {
           keyPrefix: config.redisPrefix,
           ...REDIS_CLIENT_OPTIONS,
         });
-        await redis.connect();
         reportAvailability(redis);
+        // An instance (re)started during a Redis outage starts degraded (warned once) and takes
+        // Redis up once it answers: the client keeps reconnecting.
+        await redis.connect().catch(() => undefined);
         return redis;
       },
     },
