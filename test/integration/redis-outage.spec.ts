@@ -1,5 +1,7 @@
 import { Logger } from '@nestjs/common';
+import { AppCache } from '../../src/common/cache/app-cache.service';
 import { REDIS, type RedisClient } from '../../src/common/redis/redis.module';
+import { createConfig } from '../factories/config.factory';
 import { adminToken, createUser } from '../factories/user.factory';
 import { startRedisTestServer, type RedisTestServer } from '../utils/redis-test-server';
 import { createTestApp, type TestApp } from '../utils/test-app';
@@ -108,6 +110,44 @@ describe('a Redis outage', () => {
       expect(await client.dbsize()).toBeGreaterThan(0);
     } finally {
       await late.close();
+    }
+  }, 60_000);
+
+  it('a Redis that kept its data: entries whose removal failed during the outage are not served after it', async () => {
+    const persistent = await startRedisTestServer({ persistent: true });
+    const app = await createTestApp({
+      env: { REDIS_URL: persistent.url, CACHE_ENABLED: 'true', WORKFLOW_WORKERS: '0' },
+      database: t.database,
+    });
+    try {
+      const token = await adminToken(app);
+      const configId = await createConfig(app, token);
+      const title = async () =>
+        (await app.request({ method: 'GET', url: `/api/configs/${configId}`, token })).json().title;
+      expect(await title()).toBe('Order form');
+      expect(await title()).toBe('Order form');
+
+      await persistent.stop();
+      const update = await app.request({
+        method: 'PUT',
+        url: `/api/configs/${configId}`,
+        token,
+        payload: { title: 'Changed during the outage' },
+      });
+      expect(update.statusCode).toBe(200);
+      expect(await title()).toBe('Changed during the outage');
+
+      await persistent.start();
+      // Both Redis clients reconnect within their 2 s backoff; then what this process kept is
+      // forgotten (as in another instance that never read it), so the shared cache answers.
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+      for (let i = 0; i < 3; i++) {
+        app.app.get(AppCache).forgetEverythingKept();
+        expect(await title()).toBe('Changed during the outage');
+      }
+    } finally {
+      await app.close();
+      await persistent.stop();
     }
   }, 60_000);
 });

@@ -1,12 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
-/** A private redis-server (no persistence, as docker-compose runs it) that a test can stop and start again. */
+/** A private redis-server (by default without persistence) that a test can stop and start again. */
 export interface RedisTestServer {
   url: string;
   /** Kills the server (SIGKILL): whatever it held is gone. */
   stop(): Promise<void>;
-  /** Starts an empty server on the same port. */
+  /** Starts the server again on the same port: empty, unless persistent. */
   start(): Promise<void>;
 }
 
@@ -30,13 +33,17 @@ async function answersPing(port: number): Promise<boolean> {
   });
 }
 
-export async function startRedisTestServer(): Promise<RedisTestServer> {
+/** `persistent`: an append-only file synced at every write, so a restarted server has its data back. */
+export async function startRedisTestServer(options: { persistent?: boolean } = {}): Promise<RedisTestServer> {
   const port = await freePort();
+  const persistence = options.persistent
+    ? ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', mkdtempSync(join(tmpdir(), 'fdws-redis-'))]
+    : ['--appendonly', 'no'];
   let child: ChildProcess | null = null;
   const start = async () => {
     child = spawn(
       'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence],
       { stdio: 'ignore' },
     );
     const deadline = Date.now() + 10_000;

@@ -29,7 +29,17 @@ async function redisStore(config: AppConfig): Promise<Keyv> {
   // Connected now, not at the first command: a client that is not yet open would wait for Redis
   // inside that command (a request held for the whole outage); an open one that is not ready
   // refuses at once (no offline queue), which AppCache takes as a miss. It reconnects by itself.
-  store.client.on('error', () => undefined);
+  // Removals that failed while Redis was away left their entries there if it kept its data (a Redis
+  // with persistence, a network cut): back from an outage, this process empties the cache first.
+  let lost = false;
+  store.client.on('error', () => {
+    lost = true;
+  });
+  store.client.on('ready', () => {
+    if (!lost) return;
+    lost = false;
+    void store.clear().catch(() => undefined);
+  });
   void store.client.connect().catch(() => undefined);
   return new Keyv({ store, namespace: `${config.redisPrefix}cache`, useKeyPrefix: false });
 }
