@@ -4,6 +4,10 @@
 //   npm run build && cp -r dist dist-b   (build B), change the code, npm run build   (build A)
 //   BENCH_BUILD_B=dist-b node -r @swc-node/register bench/compare-builds.ts
 // BENCH_PROFILE picks the settings profile (defaults or production), BENCH_TURNS the turns (3).
+// BENCH_ENV_A / BENCH_ENV_B (JSON objects) add variables to one side: one build, two settings, e.g.
+//   BENCH_BUILD_B=dist BENCH_ENV_B='{"DATABASE_PREPARED_STATEMENTS":"true"}'
+// BENCH_POOLER_URL (a PgBouncer in front of the bench server, every database passed through) runs
+// side A through it, with DATABASE_LISTEN_URL straight to the server.
 import { createBenchDatabase } from './lib/bench-database';
 import { load } from './lib/load';
 import { PROFILES } from './lib/profiles';
@@ -29,8 +33,15 @@ async function main(): Promise<void> {
     DATABASE_URL: database.url,
     ...PROFILE.env,
   };
-  const a = await startServer([`${BUILD_A}/main.js`], env, 3971);
-  const b = await startServer([`${BUILD_B}/main.js`], env, 3972);
+  const envOf = (name: string): Record<string, string> => JSON.parse(process.env[name] ?? '{}');
+  const pooled: Record<string, string> = process.env.BENCH_POOLER_URL
+    ? {
+        DATABASE_URL: withDatabaseOf(process.env.BENCH_POOLER_URL, database.url),
+        DATABASE_LISTEN_URL: database.url,
+      }
+    : {};
+  const a = await startServer([`${BUILD_A}/main.js`], { ...env, ...pooled, ...envOf('BENCH_ENV_A') }, 3971);
+  const b = await startServer([`${BUILD_B}/main.js`], { ...env, ...envOf('BENCH_ENV_B') }, 3972);
   const baseline = await startBaseline(database.url, 3973);
   try {
     const body = JSON.stringify(BENCH_SUBMISSION);
@@ -67,6 +78,8 @@ async function main(): Promise<void> {
         figure: 'compare-builds',
         profile: PROFILE.name,
         builds: [BUILD_A, BUILD_B],
+        envA: { ...envOf('BENCH_ENV_A'), ...(process.env.BENCH_POOLER_URL ? { pooler: true } : {}) },
+        envB: envOf('BENCH_ENV_B'),
         turns: TURNS,
         ratioA: Number((sums.a / sums.base).toFixed(2)),
         ratioB: Number((sums.b / sums.base).toFixed(2)),
@@ -81,6 +94,13 @@ async function main(): Promise<void> {
     await baseline.stop();
     await database.drop();
   }
+}
+
+/** `poolerUrl` naming the database of `url`. */
+function withDatabaseOf(poolerUrl: string, url: string): string {
+  const pooled = new URL(poolerUrl);
+  pooled.pathname = new URL(url).pathname;
+  return pooled.toString();
 }
 
 main().catch((error: unknown) => {

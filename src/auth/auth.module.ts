@@ -11,6 +11,7 @@ import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { jwtSigningKey } from './jwt-signing-key';
 import { JwtStrategy } from './jwt.strategy';
+import { RevokedTokensRepository } from './revoked-tokens.repository';
 import { TokenRevocationStore } from './token-revocation.store';
 import { TokenService } from './token.service';
 
@@ -38,6 +39,7 @@ import { TokenService } from './token.service';
     AuthService,
     TokenService,
     TokenRevocationStore,
+    RevokedTokensRepository,
     JwtStrategy,
     { provide: APP_GUARD, useClass: AccessGuard },
   ],

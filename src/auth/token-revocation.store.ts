@@ -1,17 +1,19 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { and, eq, gt, lt } from 'drizzle-orm';
-import { DATABASE, type Database } from '../database/database.types';
-import { revokedTokens } from '../database/schema';
-import { REDIS, type RedisClient } from '../common/redis/redis.module';
+import { REDIS, redisReady, type RedisClient } from '../common/redis/redis.module';
 import { AppCache } from '../common/cache/app-cache.service';
+import { RevokedTokensRepository } from './revoked-tokens.repository';
 
 /** How long a "not revoked" answer is kept in process; a logout removes it in every process at once. */
 const CHECK_MEMO_MS = 60_000;
 const checkKey = (jti: string) => `revocation-check:${jti}`;
 
 /**
- * The logout blacklist: in Redis when configured (shared by every process, expiring by itself),
- * otherwise in the database so a restart does not forget it.
+ * The logout blacklist. PostgreSQL holds it: a revocation outlives a Redis restarted empty, and a
+ * logout works while Redis is down. Redis, when configured and up, only speeds the check up: a
+ * token it knows as revoked is refused without asking further (a logout on another process a
+ * moment ago is there before its notice arrives here), but its "no" is never the last word, since
+ * a Redis that lost its data says no to everything. The database's answer is kept in process and
+ * dropped in every process on logout.
  */
 @Injectable()
 export class TokenRevocationStore {
@@ -19,43 +21,33 @@ export class TokenRevocationStore {
 
   constructor(
     @Inject(REDIS) private readonly redis: RedisClient,
-    @Inject(DATABASE) private readonly db: Database,
+    private readonly revoked: RevokedTokensRepository,
     private readonly cache: AppCache,
   ) {}
 
   async revoke(jti: string, expiresAt: Date): Promise<void> {
     const remainingMs = expiresAt.getTime() - Date.now();
     if (remainingMs <= 0) return;
-    if (this.redis) {
-      await this.redis.set(`revoked:${jti}`, '1', 'PX', remainingMs);
-    } else {
-      await this.db.insert(revokedTokens).values({ jti, expiresAt }).onConflictDoNothing();
-      await this.purgeExpiredNowAndThen();
+    await this.revoked.insert(jti, expiresAt);
+    await this.purgeExpiredNowAndThen();
+    if (redisReady(this.redis)) {
+      await this.redis.set(`revoked:${jti}`, '1', 'PX', remainingMs).catch(() => undefined);
     }
     await this.cache.delete(checkKey(jti));
   }
 
   /** Asked on every authenticated request. */
-  isRevoked(jti: string): Promise<boolean> {
-    // With Redis every process reads the one shared blacklist: a logout holds everywhere at once,
-    // not a notification later. Without it, the answer is kept in process and dropped on logout.
-    if (this.redis) return this.lookUp(jti);
-    return this.cache.memoize(checkKey(jti), CHECK_MEMO_MS, () => this.lookUp(jti));
-  }
-
-  private async lookUp(jti: string): Promise<boolean> {
-    if (this.redis) return (await this.redis.exists(`revoked:${jti}`)) === 1;
-    const rows = await this.db
-      .select({ jti: revokedTokens.jti })
-      .from(revokedTokens)
-      .where(and(eq(revokedTokens.jti, jti), gt(revokedTokens.expiresAt, new Date())))
-      .limit(1);
-    return rows.length > 0;
+  async isRevoked(jti: string): Promise<boolean> {
+    if (redisReady(this.redis)) {
+      const known = await this.redis.exists(`revoked:${jti}`).catch(() => 0);
+      if (known === 1) return true;
+    }
+    return this.cache.memoize(checkKey(jti), CHECK_MEMO_MS, () => this.revoked.isRevoked(jti));
   }
 
   private async purgeExpiredNowAndThen(): Promise<void> {
     if (Date.now() - this.lastPurge < 60_000) return;
     this.lastPurge = Date.now();
-    await this.db.delete(revokedTokens).where(lt(revokedTokens.expiresAt, new Date()));
+    await this.revoked.deleteExpired();
   }
 }

@@ -8,6 +8,12 @@ export interface AppConfig {
   nodeEnv: 'development' | 'production' | 'test';
   databaseUrl: string | null;
   databasePoolSize: number;
+  /** A direct PostgreSQL URL for the LISTEN session (not through a pooler in transaction mode). */
+  databaseListenUrl: string | null;
+  /** Named (server-side) prepared statements: off by default, so a transaction pooler works. */
+  databasePreparedStatements: boolean;
+  /** Apply pending migrations at boot (false: only check, `npm run migrate` applies them). */
+  databaseMigrate: boolean;
   dataDir: string;
   /** Embedded PGlite: fsync every commit to disk before it is acknowledged (default true). */
   pgliteFsync: boolean;
@@ -182,6 +188,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     nodeEnv,
     databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
     databasePoolSize: int('DATABASE_POOL_SIZE', 10, 1, 1000),
+    databaseListenUrl: url('DATABASE_LISTEN_URL', ['postgres:', 'postgresql:']),
+    databasePreparedStatements: bool('DATABASE_PREPARED_STATEMENTS', false),
+    databaseMigrate: bool('DATABASE_MIGRATE', true),
     dataDir: read('DATA_DIR') ?? './data',
     pgliteFsync: bool('PGLITE_FSYNC', true),
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),

@@ -3,8 +3,10 @@ import { join, resolve } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { sql } from 'drizzle-orm';
-import { Pool, types } from 'pg';
+import { type Pool, types } from 'pg';
 import { acquireDataDirLock } from './data-dir-lock';
+import { applyMigrations, pendingMigrations } from './migrator';
+import { createPostgresPool } from './postgres-pool';
 import * as schema from './schema';
 import type { Database, DatabaseDriver } from './database.types';
 import { rowsOf } from './raw-rows';
@@ -28,10 +30,20 @@ export class DatabaseClient {
     readonly pglite: PGlite | null,
     private readonly ownsConnection: boolean,
     private readonly releaseLock: () => void = () => undefined,
+    /** PostgreSQL: where the LISTEN session connects (DATABASE_LISTEN_URL); null = the pool's server. */
+    readonly listenUrl: string | null = null,
   ) {}
 
-  static forPool(pool: Pool, ownsConnection = true): DatabaseClient {
-    return new DatabaseClient(drizzlePg(pool, { schema }), 'postgres', pool, null, ownsConnection);
+  static forPool(pool: Pool, ownsConnection = true, listenUrl: string | null = null): DatabaseClient {
+    return new DatabaseClient(
+      drizzlePg(pool, { schema }),
+      'postgres',
+      pool,
+      null,
+      ownsConnection,
+      undefined,
+      listenUrl,
+    );
   }
 
   /**
@@ -65,12 +77,18 @@ export class DatabaseClient {
     poolSize: number;
     /** PGlite: make every commit durable on disk before it is acknowledged (default true). */
     pgliteFsync?: boolean;
+    /** PostgreSQL: a direct URL for LISTEN, when DATABASE_URL goes through a transaction pooler. */
+    listenUrl?: string | null;
+    /** PostgreSQL: keep drizzle's named prepared statements (not behind a transaction pooler). */
+    preparedStatements?: boolean;
   }): Promise<DatabaseClient> {
     if (options.databaseUrl) {
-      const pool = new Pool({ connectionString: options.databaseUrl, max: options.poolSize });
-      // An idle client losing its server must not crash the process; the next query reports it.
-      pool.on('error', () => undefined);
-      return DatabaseClient.forPool(pool);
+      const pool = createPostgresPool({
+        url: options.databaseUrl,
+        max: options.poolSize,
+        preparedStatements: options.preparedStatements,
+      });
+      return DatabaseClient.forPool(pool, true, options.listenUrl ?? null);
     }
     const dataDir = resolve(options.dataDir);
     const directory = join(dataDir, 'pglite');
@@ -110,13 +128,21 @@ export class DatabaseClient {
     return SnapshotReader.open(this.pool);
   }
 
-  async migrate(): Promise<void> {
-    if (this.driver === 'pglite') {
-      const { migrate } = await import('drizzle-orm/pglite/migrator');
-      await migrate(this.db as any, { migrationsFolder: MIGRATIONS_FOLDER });
-    } else {
-      const { migrate } = await import('drizzle-orm/node-postgres/migrator');
-      await migrate(this.db as any, { migrationsFolder: MIGRATIONS_FOLDER });
+  /** Applies the pending migrations under an advisory lock (see applyMigrations); returns how many. */
+  migrate(): Promise<number> {
+    return applyMigrations(this.db, MIGRATIONS_FOLDER);
+  }
+
+  /**
+   * For a boot that does not migrate (DATABASE_MIGRATE=false): refuses a database that lacks
+   * migrations, instead of failing later on a missing table or column.
+   */
+  async assertMigrated(): Promise<void> {
+    const pending = await pendingMigrations(this.db, MIGRATIONS_FOLDER);
+    if (pending > 0) {
+      throw new Error(
+        `The database lacks ${pending} migration(s) and DATABASE_MIGRATE=false; run \`npm run migrate\` (node dist/cli/migrate.js) first`,
+      );
     }
   }
 

@@ -13,7 +13,7 @@ class DatabaseLifecycle implements OnApplicationShutdown {
 
 /**
  * Opens the database (PGlite under DATA_DIR, or PostgreSQL when DATABASE_URL is set), applies the
- * committed migrations and checks Unicode case folding (the roles and users modules seed their own
+ * committed migrations (or, with DATABASE_MIGRATE=false, only checks that they are applied) and checks Unicode case folding (the roles and users modules seed their own
  * rows). Tests hand in their own client.
  */
 @Global()
@@ -34,8 +34,11 @@ export class DatabaseModule {
                 dataDir: config.dataDir,
                 pgliteFsync: config.pgliteFsync,
                 poolSize: config.databasePoolSize,
+                listenUrl: config.databaseListenUrl,
+                preparedStatements: config.databasePreparedStatements,
               }));
-            await client.migrate();
+            if (config.databaseMigrate) await client.migrate();
+            else await client.assertMigrated();
             await client.assertUnicodeCaseFolding();
             return client;
           },

@@ -19,13 +19,14 @@ export class FirstAdminSeeder implements OnModuleInit {
 
   async run(): Promise<void> {
     if (await this.users.anyWithRole('admin')) return;
-    const inserted = await this.users.insertUnlessEmailTaken({
+    const inserted = await this.users.insertFirstAdmin({
       email: this.config.adminEmail,
       name: this.config.adminName,
       passwordHash: await hashPassword(this.config.adminPassword),
       role: 'admin',
       siteId: null,
     });
+    if (inserted === 'adminExists') return;
     if (!inserted) {
       this.logger.warn(
         `No admin exists and ${this.config.adminEmail} is taken by a non-admin user; no admin seeded`,

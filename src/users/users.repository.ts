@@ -73,6 +73,25 @@ export class UsersRepository {
       });
   }
 
+  /**
+   * The first admin, unless an admin exists by now: under the lock of the admin check, so instances
+   * started together on an empty database seed one admin and none of them mistakes the other's
+   * fresh admin for a taken e-mail. Null when the e-mail belongs to a non-admin.
+   */
+  async insertFirstAdmin(user: NewUser): Promise<UserRow | 'adminExists' | null> {
+    return this.db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(hashtext('users:admins'))`);
+      const [admin] = await tx.select({ id: users.id }).from(users).where(eq(users.role, 'admin')).limit(1);
+      if (admin) return 'adminExists';
+      const [row] = await tx
+        .insert(users)
+        .values(user)
+        .onConflictDoNothing({ target: users.email })
+        .returning();
+      return row ?? null;
+    });
+  }
+
   /** Returns null when the e-mail is taken (the unique index decides, so concurrent registrations are safe). */
   async insertUnlessEmailTaken(user: NewUser): Promise<UserRow | null> {
     const [row] = await this.db

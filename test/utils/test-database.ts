@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
-import { Client, Pool } from 'pg';
+import { Client } from 'pg';
 import { DatabaseClient } from '../../src/database/database-client';
+import { createPostgresPool } from '../../src/database/postgres-pool';
 import { snapshotPath, templateDatabaseName, withDatabase } from './snapshot';
 
 const TABLES = [
@@ -20,8 +21,13 @@ const TABLES = [
 
 export interface TestDatabase {
   client: DatabaseClient;
-  /** Connection URL when the database lives on a PostgreSQL server (TEST_DATABASE_URL); null for PGlite. */
+  /**
+   * Connection URL when the database lives on a PostgreSQL server (TEST_DATABASE_URL); null for
+   * PGlite. With TEST_PGBOUNCER_URL, the URL through the pooler (what the service's pool uses).
+   */
   url: string | null;
+  /** The database on the PostgreSQL server itself (the LISTEN session's URL); null for PGlite. */
+  directUrl: string | null;
   /** Empties every table (seeded rows too); ~15 ms. */
   truncate(): Promise<void>;
   close(): Promise<void>;
@@ -30,22 +36,28 @@ export interface TestDatabase {
 /**
  * A private, migrated database for one test file: an in-memory PGlite loaded from the snapshot, or,
  * when TEST_DATABASE_URL is set, a fresh database cloned from the migrated template on that server.
+ * With TEST_PGBOUNCER_URL as well (a PgBouncer in transaction mode in front of that server, every
+ * database passed through), the service's pool goes through the pooler, as in production behind
+ * one, and LISTEN goes straight to the server (DATABASE_LISTEN_URL); creating and dropping
+ * databases stays on the direct URL.
  */
 export async function createTestDatabase(): Promise<TestDatabase> {
   const serverUrl = process.env.TEST_DATABASE_URL;
   let client: DatabaseClient;
   let dispose: () => Promise<void>;
   let url: string | null = null;
+  let directUrl: string | null = null;
   if (serverUrl) {
     const name = `t_${process.env.JEST_WORKER_ID ?? '0'}_${randomBytes(4).toString('hex')}`;
     const admin = new Client({ connectionString: serverUrl });
     await admin.connect();
     await admin.query(`create database "${name}" template "${templateDatabaseName(serverUrl)}"`);
     await admin.end();
-    url = withDatabase(serverUrl, name);
-    const pool = new Pool({ connectionString: url, max: 10 });
-    pool.on('error', () => undefined);
-    client = DatabaseClient.forPool(pool, false);
+    directUrl = withDatabase(serverUrl, name);
+    const poolerUrl = process.env.TEST_PGBOUNCER_URL;
+    url = poolerUrl ? withDatabase(poolerUrl, name) : directUrl;
+    const pool = createPostgresPool({ url, max: 10 });
+    client = DatabaseClient.forPool(pool, false, poolerUrl ? directUrl : null);
     dispose = async () => {
       await pool.end();
       const drop = new Client({ connectionString: serverUrl });
@@ -64,6 +76,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   return {
     client,
     url,
+    directUrl,
     truncate: async () => {
       await client.db.execute(sql.raw(`truncate ${TABLES.join(', ')} restart identity cascade`));
     },

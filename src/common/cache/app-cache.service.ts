@@ -87,18 +87,21 @@ export class AppCache implements OnModuleInit, OnApplicationShutdown {
   async delete(...keys: string[]): Promise<void> {
     if (keys.length === 0) return;
     this.memo.delete(keys);
-    if (this.enabled) await this.cache.mdel(keys);
+    // Redis away: nothing to remove there now (a Redis restarted empty holds nothing stale).
+    if (this.enabled) await this.cache.mdel(keys).catch(() => undefined);
     for (const payload of payloadsOf(keys)) await this.notifications.notify(INVALIDATION_CHANNEL, payload);
   }
 
   private async sharedGetOrLoad<T>(key: string, ttlSeconds: number, load: () => Promise<T>): Promise<T> {
-    const cached = await this.cache.get<{ v: T }>(key);
+    // The shared cache unreachable (Redis down) is a miss: the database answers.
+    const cached = await this.cache.get<{ v: T }>(key).catch(() => undefined);
     if (cached !== undefined && cached !== null) return cached.v;
     const epoch = this.memo.epoch;
     const value = await load();
     // Wrapped so a cached null/undefined is told apart from a miss. Not stored when something was
     // invalidated meanwhile: the value may be the one that invalidation removed.
-    if (this.memo.epoch === epoch) await this.cache.set(key, { v: value }, ttlSeconds * 1000);
+    if (this.memo.epoch === epoch)
+      await this.cache.set(key, { v: value }, ttlSeconds * 1000).catch(() => undefined);
     return value;
   }
 }

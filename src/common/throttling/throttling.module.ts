@@ -5,7 +5,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { REDIS, type RedisClient } from '../redis/redis.module';
 import { AUTH_RATE_LIMITED } from './auth-rate-limit.decorator';
 import { MemoryThrottlerStorage } from './memory-throttler.storage';
-import { RedisThrottlerStorage } from './redis-throttler.storage';
+import { FallbackThrottlerStorage } from './fallback-throttler.storage';
 
 /**
  * Two throttlers per client IP: `default` on every route, `auth` only on routes marked
@@ -33,7 +33,7 @@ import { RedisThrottlerStorage } from './redis-throttler.storage';
         // for keys that are short already (a class and handler name, an address).
         generateKey: (context, tracker) =>
           `${context.getClass().name}.${context.getHandler().name}:${tracker}`,
-        storage: redis ? new RedisThrottlerStorage(redis) : new MemoryThrottlerStorage(),
+        storage: redis ? new FallbackThrottlerStorage(redis) : new MemoryThrottlerStorage(),
       }),
     }),
   ],

@@ -1,0 +1,60 @@
+import { Logger } from '@nestjs/common';
+import { AppCache } from '../../src/common/cache/app-cache.service';
+import { ChangeNotifications, NOTIFICATION_PROBE } from '../../src/database/change-notifications';
+import { createTestApp } from '../utils/test-app';
+
+const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
+
+/**
+ * The self-check of change notifications: a notice to itself that does not come back in time
+ * stops in-process keeping (one warning), and the next one that does starts it again (one line).
+ * "In time" is made shorter than a round trip to have notices that do not arrive on a healthy link.
+ */
+onPostgres('change notifications self-check (PostgreSQL)', () => {
+  it('keeps nothing while its notices do not come back in time, and keeps again once they do', async () => {
+    const saved = { ...NOTIFICATION_PROBE };
+    const warn = jest.spyOn(Logger.prototype, 'warn');
+    const log = jest.spyOn(Logger.prototype, 'log');
+    const t = await createTestApp({ env: { CACHE_ENABLED: 'false', WORKFLOW_WORKERS: '0' } });
+    const count = (spy: jest.SpyInstance, pattern: RegExp) =>
+      spy.mock.calls.filter(([message]) => pattern.test(String(message))).length;
+    try {
+      const notifications = t.app.get(ChangeNotifications);
+      const cache = t.app.get(AppCache);
+      await waitFor(() => notifications.connected);
+      let loads = 0;
+      const load = async () => ++loads;
+      await cache.getOrLoad('probe-k', 60, load);
+      expect(await cache.getOrLoad('probe-k', 60, load)).toBe(1);
+
+      NOTIFICATION_PROBE.intervalMs = 100;
+      NOTIFICATION_PROBE.timeoutMs = 0;
+      // The interval in force is the one set when listening started: restart it.
+      (notifications as unknown as { startProbing(): void }).startProbing();
+      await waitFor(() => !notifications.connected);
+      expect(await cache.getOrLoad('probe-k', 60, load)).toBe(2);
+      expect(await cache.getOrLoad('probe-k', 60, load)).toBe(3);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(count(warn, /change notifications do not arrive/)).toBe(1);
+
+      NOTIFICATION_PROBE.timeoutMs = 2000;
+      await waitFor(() => notifications.connected);
+      expect(await cache.getOrLoad('probe-k', 60, load)).toBe(4);
+      expect(await cache.getOrLoad('probe-k', 60, load)).toBe(4);
+      expect(count(log, /change notifications arrive again/)).toBe(1);
+    } finally {
+      Object.assign(NOTIFICATION_PROBE, saved);
+      warn.mockRestore();
+      log.mockRestore();
+      await t.close();
+    }
+  });
+});
+
+async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
