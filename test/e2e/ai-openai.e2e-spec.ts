@@ -130,7 +130,7 @@ describe('POST /api/ai/configs/generate with the openai provider (a real chat-co
     const repair = JSON.parse(server.requests[1].body).messages;
     expect(repair.map((m: { role: string }) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
     expect(repair[2].content).toBe(JSON.stringify(invalid));
-    expect(repair[3].content).toContain('- schema:');
+    expect(repair[3].content).toContain('- schema.properties.age.type:');
     expect(repair[3].content).toContain('- validationRules[0].rule:');
     const read = await t.request({ method: 'GET', url: `/api/configs/${response.json().id}`, token: admin });
     expect(read.json().validationRules).toEqual(GOOD_DRAFT.validationRules);
