@@ -67,8 +67,14 @@ describe('tracing (OTLP/HTTP to a real receiver)', () => {
     });
     expect(login.status).toBe(200);
     expect((await fetch(`${service.url}/health`)).status).toBe(200);
-    await receiver.waitFor((spans) =>
-      spans.some((span) => span.attributes['http.request.header.x_request_id'] === 'trace-me-123'),
+    // The batch exporter may send the request's inner spans before its server span (which ends
+    // last): wait for both.
+    await receiver.waitFor(
+      (spans) =>
+        spans.some((span) => span.attributes['http.request.header.x_request_id'] === 'trace-me-123') &&
+        spans.some(
+          (span) => span.scope === '@opentelemetry/instrumentation-http' && span.name === 'POST /auth/login',
+        ),
     );
     const tagged = receiver.spans.find(
       (span) => span.attributes['http.request.header.x_request_id'] === 'trace-me-123',
