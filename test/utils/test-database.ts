@@ -7,6 +7,7 @@ import { DatabaseClient } from '../../src/database/database-client';
 import { snapshotPath, templateDatabaseName, withDatabase } from './snapshot';
 
 const TABLES = [
+  'workflow_effects',
   'workflow_runs',
   'workflows',
   'data_records',
