@@ -52,8 +52,8 @@ export function parseRunRequest(value: unknown): RunRequest {
     formTitle: typeof value.formTitle === 'string' ? value.formTitle : null,
     actor: {
       userId: value.actor.userId,
-      email: String(value.actor.email ?? ''),
-      role: String(value.actor.role ?? ''),
+      email: typeof value.actor.email === 'string' ? value.actor.email : '',
+      role: typeof value.actor.role === 'string' ? value.actor.role : '',
       siteId: typeof value.actor.siteId === 'string' ? value.actor.siteId : null,
     },
     siteId: typeof value.siteId === 'string' ? value.siteId : null,
