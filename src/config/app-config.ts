@@ -52,6 +52,8 @@ export interface AppConfig {
   outboxRetryBaseMs: number;
   /** How long after its run committed to it an effect is still retried; then it is `failed`. */
   outboxRetryMaxMs: number;
+  /** How long a claimed effect is its sender's; a sender that died is replaced after it. */
+  outboxLeaseMs: number;
   idempotencyMaxAnswerBytes: number;
   bodyLimit: number;
   bodyMaxDepth: number;
@@ -218,6 +220,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     outboxPollMs: int('OUTBOX_POLL_MS', 1000, 50, 600_000),
     outboxRetryBaseMs: int('OUTBOX_RETRY_BASE_MS', 1000, 10, 3_600_000),
     outboxRetryMaxMs: int('OUTBOX_RETRY_MAX_MS', 86_400_000, 0, 604_800_000),
+    outboxLeaseMs: int('OUTBOX_LEASE_MS', 60_000, 1000, 3_600_000),
     idempotencyMaxAnswerBytes: int('IDEMPOTENCY_MAX_ANSWER_BYTES', 1_048_576, 1024, 67_108_864),
     bodyLimit: int('BODY_LIMIT', 1_048_576, 1024, 1_073_741_824),
     bodyMaxDepth: int('BODY_MAX_DEPTH', 64, 1, 1000),

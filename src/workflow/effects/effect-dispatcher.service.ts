@@ -11,8 +11,6 @@ import { EffectError } from './effect-sender';
 import { EffectRegistry } from './effect-registry.service';
 import { WorkflowEffectsRepository, type ClaimedEffect } from './workflow-effects.repository';
 
-/** How long a claimed effect is its sender's: longer than any SMTP timeout (10 s connect, 30 s socket). */
-const SEND_LEASE_MS = 60_000;
 const BATCH = 20;
 /** The longest wait between two attempts of one effect. */
 const MAX_BACKOFF_MS = 5 * 60_000;
@@ -22,7 +20,9 @@ const MAX_BACKOFF_MS = 5 * 60_000;
  * any instance, sent, and marked sent once the receiver accepted them. A failure another attempt may
  * cure is retried with exponential backoff (OUTBOX_RETRY_BASE_MS, doubling, at most 5 minutes apart)
  * until OUTBOX_RETRY_MAX_MS after the run committed; then, or on a refusal, the effect is `failed`
- * with its cause. A run's own effects are sent right after its final write (`deliverForRun`); the
+ * with its cause. A claim holds an effect for OUTBOX_LEASE_MS (longer than any SMTP timeout): a
+ * sender that died after the receiver accepted, before it marked the effect sent, is replaced after
+ * it, and the resend carries the same key (a mail's Message-ID) so the receiver can drop the copy. A run's own effects are sent right after its final write (`deliverForRun`); the
  * poll (OUTBOX_POLL_MS) takes everything else: retries, and effects of runs whose process died.
  */
 @Injectable()
@@ -52,7 +52,7 @@ export class EffectDispatcher implements OnApplicationBootstrap, OnApplicationSh
   /** Sends whatever is due of one run (just committed); failures wait for the poll. */
   async deliverForRun(runId: string): Promise<void> {
     try {
-      await this.deliver(await this.effects.claimDue(BATCH, SEND_LEASE_MS, runId));
+      await this.deliver(await this.effects.claimDue(BATCH, this.config.outboxLeaseMs, runId));
     } catch (error) {
       // The effects are stored: the poll sends them once the database answers again.
       this.logger.warn(`workflow run ${runId}: its effects wait for the outbox poll: ${causeChain(error)}`);
@@ -65,7 +65,7 @@ export class EffectDispatcher implements OnApplicationBootstrap, OnApplicationSh
     this.polling = (async () => {
       try {
         for (;;) {
-          const claimed = await this.effects.claimDue(BATCH, SEND_LEASE_MS);
+          const claimed = await this.effects.claimDue(BATCH, this.config.outboxLeaseMs);
           await this.deliver(claimed);
           if (claimed.length < BATCH || this.stopping) break;
         }

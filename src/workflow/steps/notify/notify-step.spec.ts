@@ -72,11 +72,11 @@ describe('NotifyStep', () => {
   });
   beforeEach(() => smtp.messages.splice(0));
 
-  it('is a @WorkflowStep provider of type notify, not replayable, leaving email.template raw', () => {
+  it('is a @WorkflowStep provider of type notify, replayable (its mail goes through the outbox), leaving email.template raw', () => {
     expect(Reflect.getMetadata(WORKFLOW_STEP, NotifyStep)).toMatchObject({
       type: 'notify',
       config: NotifyStepConfig,
-      replayable: false,
+      replayable: true,
       rawFields: ['email.template'],
     });
     expect(step).toBeInstanceOf(NotifyStep);

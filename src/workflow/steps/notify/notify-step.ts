@@ -24,7 +24,9 @@ export interface NotifyStepResult {
 @WorkflowStep({
   type: 'notify',
   config: NotifyStepConfig,
-  replayable: false,
+  // Replayable: the step only asks for a mail effect, which is sent once its run committed to it
+  // (keyed by run, step and index), so running the step again after a crash never mails twice.
+  replayable: true,
   rawFields: ['email.template'],
   description: 'Sends an e-mail (html-table, plain or template) when the run ends.',
 })
