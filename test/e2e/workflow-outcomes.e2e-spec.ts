@@ -159,7 +159,11 @@ describe('workflow run outcomes: conditions, onError, rollback, held mail and fa
     expect(await activeRecords(t, admin, configId)).toMatchObject({ total: 0, data: [] });
     expect(await runOf(body.runId)).toMatchObject({
       status: 'rolled_back',
+      // The way to the deactivated record is kept, and the run says it was compensated.
+      dataId,
+      dataCompensated: true,
       steps: [{ status: 'compensated' }, { status: 'compensated' }, { status: 'failed' }],
+      effects: [],
     });
     expect(smtp.messages).toHaveLength(0);
     // The deactivated record no longer counts against a save limit of the user.
