@@ -1,8 +1,8 @@
 // First: the memory policy applies before the modules below are loaded (see the file).
 import { bootFinished } from './process-memory';
 import 'reflect-metadata';
-import { inspect } from 'node:util';
 import pino from 'pino';
+import { causeChain } from './common/errors/cause-chain';
 import { logOptions } from './common/http/log-options';
 import { ConfigValidationError, loadConfig, type AppConfig } from './config/app-config';
 import { loadEnvFile } from './config/env-file';
@@ -22,16 +22,6 @@ function servedSummary(config: AppConfig) {
     registration: config.registrationEnabled ? 'open' : 'admins only',
     nodeEnv: config.nodeEnv,
   };
-}
-
-/** The message of an error and of each cause under it (a driver's "connect ECONNREFUSED" is a cause). */
-function causeChain(error: unknown): string {
-  const messages: string[] = [];
-  for (let current = error; current !== undefined && messages.length < 5;) {
-    messages.push(current instanceof Error ? current.message.trim() : inspect(current));
-    current = current instanceof Error ? current.cause : undefined;
-  }
-  return messages.join(' <- ');
 }
 
 async function main(): Promise<void> {

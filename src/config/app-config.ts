@@ -52,6 +52,18 @@ export interface AppConfig {
   workflowWorkers: number;
   workflowRunRetentionDays: number;
   workflowMaxQueuedPerUser: number;
+  /** Claims after which a run that fails to run every time (a poison run) ends `failed`. */
+  workflowMaxClaims: number;
+  /** How long a run retries its own writes while the database is unreachable (connection lost, restart). */
+  workflowDbRetryMs: number;
+  /** How often an instance looks for due effects in the workflow outbox. */
+  outboxPollMs: number;
+  /** The wait before an effect's second attempt; it doubles with each attempt (at most 5 minutes). */
+  outboxRetryBaseMs: number;
+  /** How long after its run committed to it an effect is still retried; then it is `failed`. */
+  outboxRetryMaxMs: number;
+  /** How long a claimed effect is its sender's; a sender that died is replaced after it. */
+  outboxLeaseMs: number;
   idempotencyMaxAnswerBytes: number;
   bodyLimit: number;
   bodyMaxDepth: number;
@@ -220,6 +232,12 @@ export function loadConfig(env: Env = process.env): AppConfig {
     workflowWorkers: int('WORKFLOW_WORKERS', 4, 0, 100),
     workflowRunRetentionDays: int('WORKFLOW_RUN_RETENTION_DAYS', 30, 1, 3650),
     workflowMaxQueuedPerUser: int('WORKFLOW_MAX_QUEUED_PER_USER', 100, 1, 1_000_000),
+    workflowMaxClaims: int('WORKFLOW_MAX_CLAIMS', 5, 1, 1000),
+    workflowDbRetryMs: int('WORKFLOW_DB_RETRY_MS', 30_000, 0, 600_000),
+    outboxPollMs: int('OUTBOX_POLL_MS', 1000, 50, 600_000),
+    outboxRetryBaseMs: int('OUTBOX_RETRY_BASE_MS', 1000, 10, 3_600_000),
+    outboxRetryMaxMs: int('OUTBOX_RETRY_MAX_MS', 86_400_000, 0, 604_800_000),
+    outboxLeaseMs: int('OUTBOX_LEASE_MS', 60_000, 1000, 3_600_000),
     idempotencyMaxAnswerBytes: int('IDEMPOTENCY_MAX_ANSWER_BYTES', 1_048_576, 1024, 67_108_864),
     bodyLimit: int('BODY_LIMIT', 1_048_576, 1024, 1_073_741_824),
     bodyMaxDepth: int('BODY_MAX_DEPTH', 64, 1, 1000),

@@ -1,8 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { Translator } from '../common/i18n/translator.service';
-import type { OutgoingMail } from '../workflow/steps/step-handler';
-import { MailService, type SentMail } from './mail.service';
+import { MailService, type OutgoingMail, type SentMail } from './mail.service';
 import { escapeHtml, headerText } from './mail-text';
 
 /** What an administrator learns about a failed run: nothing else reaches the message. */

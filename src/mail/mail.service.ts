@@ -1,7 +1,14 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { MailerService } from '@nestjs-modules/mailer';
-import type { OutgoingMail } from '../workflow/steps/step-handler';
 import { toMailDeliveryError } from './mail-delivery.error';
+
+/** One e-mail to send: recipients (comma-separated), subject, and an HTML and/or a plain body. */
+export interface OutgoingMail {
+  to: string;
+  subject: string;
+  html?: string;
+  text?: string;
+}
 
 export interface SentMail {
   messageId: string;
@@ -14,10 +21,13 @@ export class MailService {
 
   constructor(private readonly mailer: MailerService) {}
 
-  /** Resolves with the Message-ID once the server accepted it (or the file is written); throws a `MailDeliveryError`. */
-  async send(mail: OutgoingMail): Promise<SentMail> {
+  /**
+   * `messageId` fixes the Message-ID (the same message sent again keeps its identity).
+   * Resolves with the Message-ID once the server accepted it (or the file is written); throws a `MailDeliveryError`. */
+  async send(mail: OutgoingMail, options: { messageId?: string } = {}): Promise<SentMail> {
     try {
       const info = await this.mailer.sendMail({
+        ...(options.messageId ? { messageId: options.messageId } : {}),
         to: mail.to,
         subject: mail.subject,
         ...(mail.html !== undefined ? { html: mail.html } : {}),

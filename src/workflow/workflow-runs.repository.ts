@@ -4,7 +4,9 @@ import { siteCondition, type SiteScope } from '../common/context/site-scope';
 import { isUuid } from '../common/validation/is-uuid';
 import { appendToWorkflowLog } from '../data/record-workflow-log';
 import { DATABASE, type Database } from '../database/database.types';
+import { rowsOf } from '../database/raw-rows';
 import { workflowRuns } from '../database/schema';
+import { insertEffects, type CommittedEffect } from './effects/workflow-effects.repository';
 import type { RunStatus } from './dto/workflow-response.dto';
 
 export type WorkflowRunRow = typeof workflowRuns.$inferSelect;
@@ -58,7 +60,6 @@ function columnValue<T>(value: Placeholder): T {
 export class WorkflowRunsRepository {
   private readonly insertRunningStatement;
   private readonly checkpointStatement;
-  private readonly finishStatement;
   private readonly cancelRequestedStatement;
 
   constructor(@Inject(DATABASE) private readonly db: Database) {
@@ -101,28 +102,6 @@ export class WorkflowRunsRepository {
       )
       .returning({ cancelRequested: workflowRuns.cancelRequested })
       .prepare('workflow_run_checkpoint');
-    // The saved record's workflow log gets the run's entry in the same statement (nothing when the
-    // run saved no record: its data id is null).
-    const logged = db
-      .$with('logged', {})
-      .as(appendToWorkflowLog(placeholder('dataId'), placeholder('logEntry')));
-    this.finishStatement = db
-      .with(logged)
-      .update(workflowRuns)
-      .set({
-        status: columnValue(placeholder('status')),
-        message: columnValue(placeholder('message')),
-        steps: columnValue(placeholder('steps')),
-        dataId: columnValue(placeholder('dataId')),
-        durationMs: columnValue(placeholder('durationMs')),
-        finishedAt: columnValue(placeholder('finishedAt')),
-        checkpoint: null,
-        leaseOwner: null,
-        leaseUntil: null,
-        stepInFlight: null,
-      })
-      .where(eq(workflowRuns.id, placeholder('id')))
-      .prepare('workflow_run_finish');
     this.cancelRequestedStatement = db
       .select({ cancelRequested: workflowRuns.cancelRequested })
       .from(workflowRuns)
@@ -168,12 +147,18 @@ export class WorkflowRunsRepository {
    * A run driven inside its request that ended before any step with an effect: written once,
    * finished (with the entry of the record's workflow log, should a step have provided one).
    */
-  async insertFinished(run: NewRun, outcome: RunFinish, logEntry: Record<string, unknown>): Promise<void> {
+  async insertFinished(
+    run: NewRun,
+    outcome: RunFinish,
+    logEntry: Record<string, unknown>,
+    effects: CommittedEffect[] = [],
+  ): Promise<void> {
     const logged = this.db
       .$with('logged', {})
       .as(appendToWorkflowLog(outcome.dataId, JSON.stringify(logEntry)));
+    const outboxed = this.db.$with('outboxed', {}).as(insertEffects(sql`${run.id}::uuid`, effects));
     await this.db
-      .with(logged)
+      .with(...(effects.length > 0 ? [logged, outboxed] : [logged]))
       .insert(workflowRuns)
       .values({ ...run, ...outcome, finishedAt: new Date() });
   }
@@ -187,7 +172,12 @@ export class WorkflowRunsRepository {
   async claimNext(owner: string, leaseMs: number): Promise<WorkflowRunRow | null> {
     const [row] = await this.db
       .update(workflowRuns)
-      .set({ status: 'running', leaseOwner: owner, leaseUntil: leaseUntil(leaseMs) })
+      .set({
+        status: 'running',
+        leaseOwner: owner,
+        leaseUntil: leaseUntil(leaseMs),
+        claims: sql`${workflowRuns.claims} + 1`,
+      })
       .where(
         sql`${workflowRuns.id} = (
           with running as (
@@ -250,6 +240,8 @@ export class WorkflowRunsRepository {
         status: 'queued',
         leaseOwner: null,
         leaseUntil: null,
+        // A deliberate wait is progress: the claims that count towards giving a run up start again.
+        claims: 0,
         availableAt: sql`now() + ${`${delayMs} milliseconds`}::interval`,
       })
       .where(and(eq(workflowRuns.id, id), eq(workflowRuns.leaseOwner, owner)))
@@ -267,16 +259,46 @@ export class WorkflowRunsRepository {
   }
 
   /**
-   * Ends a run and appends its entry to the workflow log of the record it saved, in one statement. A
-   * finished run is never resumed: its checkpoint (a second copy of input, results and held mail) goes.
+   * Ends a run this instance holds (`owner`, still running), in one statement: the run's outcome,
+   * its entry in the workflow log of the record it saved, and the effects it committed to (into the
+   * outbox). False, and nothing written, when the lease was lost: another instance drives the run.
+   * A finished run is never resumed: its checkpoint (a second copy of input, results and held
+   * effects) goes.
    */
-  async finish(id: string, outcome: RunFinish, logEntry: Record<string, unknown>): Promise<void> {
-    await this.finishStatement.execute({
-      ...outcome,
-      id,
-      finishedAt: new Date(),
-      logEntry: JSON.stringify(logEntry),
-    });
+  async finish(
+    id: string,
+    owner: string,
+    outcome: RunFinish,
+    logEntry: Record<string, unknown>,
+    effects: CommittedEffect[] = [],
+  ): Promise<boolean> {
+    const finishedId = sql`(select id from finished)`;
+    const logged = outcome.dataId
+      ? sql`, logged as (${appendToWorkflowLog(sql`(select ${outcome.dataId}::uuid from finished)`, JSON.stringify(logEntry))})`
+      : sql``;
+    const outboxed = effects.length > 0 ? sql`, outboxed as (${insertEffects(finishedId, effects)})` : sql``;
+    const result = await this.db.execute(sql`
+      with finished as (
+        update ${workflowRuns}
+        set status = ${outcome.status}, message = ${outcome.message}, steps = ${JSON.stringify(outcome.steps)}::jsonb,
+          data_id = ${outcome.dataId}::uuid, duration_ms = ${outcome.durationMs}, finished_at = now(),
+          checkpoint = null, lease_owner = null, lease_until = null, step_in_flight = null
+        where id = ${id}::uuid and lease_owner = ${owner} and status = 'running'
+        returning id
+      )${logged}${outboxed}
+      select count(*)::int as finished from finished`);
+    return Number(rowsOf(result)[0]?.finished) === 1;
+  }
+
+  /**
+   * What a drive that threw left behind (a stable code and a short message, never driver text): kept
+   * in the run's message so that the run that is given up after WORKFLOW_MAX_CLAIMS names its cause.
+   */
+  async noteDriveFailure(id: string, owner: string, cause: string): Promise<void> {
+    await this.db
+      .update(workflowRuns)
+      .set({ message: cause })
+      .where(and(eq(workflowRuns.id, id), eq(workflowRuns.leaseOwner, owner)));
   }
 
   /** Marks a run for cancellation; a queued run is cancelled at once. Returns the run after the change. */

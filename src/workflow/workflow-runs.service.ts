@@ -5,6 +5,7 @@ import { AppError } from '../common/errors/app-error';
 import type { RunHistoryQueryDto } from './dto/run-history-query.dto';
 import type { WorkflowRunDto, WorkflowRunPageDto } from './dto/workflow-response.dto';
 import { toRunResponse } from './workflow.mapper';
+import { WorkflowEffectsRepository } from './effects/workflow-effects.repository';
 import { WorkflowRunsRepository } from './workflow-runs.repository';
 import { WorkflowsService } from './workflows.service';
 
@@ -17,6 +18,7 @@ export class WorkflowRunsService {
   constructor(
     private readonly runs: WorkflowRunsRepository,
     private readonly workflows: WorkflowsService,
+    private readonly effects: WorkflowEffectsRepository,
   ) {}
 
   async history(
@@ -33,12 +35,20 @@ export class WorkflowRunsService {
       { userId: user.role === 'admin' ? null : user.userId, site: ownSiteScopeOf(ctx) },
       { offset: (page - 1) * limit, limit },
     );
-    return { data: rows.map(toRunResponse), totalCount: total, page, pages: Math.ceil(total / limit) };
+    const effects = await this.effects.ofRuns(rows.map((row) => row.id));
+    const data = rows.map((row) =>
+      toRunResponse(
+        row,
+        effects.filter((effect) => effect.runId === row.id),
+      ),
+    );
+    return { data, totalCount: total, page, pages: Math.ceil(total / limit) };
   }
 
   /** Someone else's run is a 404 to a non-admin: its existence is not revealed. */
   async get(ctx: RequestContext, runId: string): Promise<WorkflowRunDto> {
-    return toRunResponse(await this.requireVisible(ctx, runId));
+    const run = await this.requireVisible(ctx, runId);
+    return toRunResponse(run, await this.effects.ofRuns([run.id]));
   }
 
   /**
@@ -50,7 +60,7 @@ export class WorkflowRunsService {
     const run = await this.requireVisible(ctx, runId);
     if (!['queued', 'running'].includes(run.status)) throw new AppError('WORKFLOW_RUN_FINISHED');
     const updated = await this.runs.requestCancel(run.id);
-    return toRunResponse(updated ?? run);
+    return toRunResponse(updated ?? run, await this.effects.ofRuns([run.id]));
   }
 
   private async requireVisible(ctx: RequestContext, runId: string) {

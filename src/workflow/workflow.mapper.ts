@@ -1,4 +1,5 @@
 import type { WorkflowResponseDto, WorkflowRunDto } from './dto/workflow-response.dto';
+import type { WorkflowEffectRow } from './effects/workflow-effects.repository';
 import type { WorkflowRunRow } from './workflow-runs.repository';
 import type { WorkflowRow } from './workflows.repository';
 
@@ -19,18 +20,37 @@ export function toWorkflowResponse(row: WorkflowRow): WorkflowResponseDto {
   };
 }
 
-export function toRunResponse(row: WorkflowRunRow): WorkflowRunDto {
+export function toRunResponse(row: WorkflowRunRow, effects: WorkflowEffectRow[] = []): WorkflowRunDto {
   return {
     id: row.id,
     workflowId: row.workflowId,
     userId: row.userId,
     configId: row.configId,
     dataId: row.dataId,
+    dataCompensated: row.dataId !== null && compensatedRecord(row.steps, row.dataId),
     status: row.status,
     message: row.message,
     steps: row.steps,
     durationMs: row.durationMs,
     startedAt: row.startedAt.toISOString(),
     finishedAt: row.finishedAt?.toISOString() ?? null,
+    effects: effects.map((effect) => ({
+      step: effect.stepName,
+      kind: effect.kind,
+      state: effect.state,
+      attempts: effect.attempts,
+      lastError: effect.lastError ?? null,
+    })),
   };
+}
+
+/** Whether a step's compensation deactivated the record `dataId` (a rolled-back save). */
+function compensatedRecord(steps: unknown[], dataId: string): boolean {
+  return steps.some((step) => {
+    const { status, compensation } = (step ?? {}) as {
+      status?: unknown;
+      compensation?: { dataId?: unknown };
+    };
+    return status === 'compensated' && compensation?.dataId === dataId;
+  });
 }

@@ -7,7 +7,15 @@ import { PermissionsModule } from '../permissions/permissions.module';
 import { RolesModule } from '../roles/roles.module';
 import { SitesModule } from '../sites/sites.module';
 import { UsersModule } from '../users/users.module';
+import { EffectDispatcher } from './effects/effect-dispatcher.service';
+import { EffectRegistry } from './effects/effect-registry.service';
+import { MailEffectSender } from './effects/mail-effect.sender';
+import { WorkflowEffectsRepository } from './effects/workflow-effects.repository';
 import { CompiledDefinitions } from './engine/compiled-definitions';
+import { Compensator } from './engine/compensator';
+import { RunDriver } from './engine/run-driver';
+import { RunLauncher } from './engine/run-launcher';
+import { StepExecutor } from './engine/step-executor';
 import { RunCaller } from './engine/run-caller';
 import { StepRegistry } from './engine/step-registry.service';
 import { WorkflowClock } from './engine/workflow-clock';
@@ -55,7 +63,15 @@ export const BUILT_IN_STEP_MODULES = [
     CompiledDefinitions,
     WorkflowClock,
     RunCaller,
+    RunLauncher,
+    StepExecutor,
+    Compensator,
+    RunDriver,
     WorkflowRunner,
+    EffectRegistry,
+    EffectDispatcher,
+    WorkflowEffectsRepository,
+    MailEffectSender,
     WorkflowQueueWorker,
     { provide: WORKFLOW_INSTANCE, useFactory: newInstanceName },
     WorkflowDefinitionValidator,
@@ -64,6 +80,6 @@ export const BUILT_IN_STEP_MODULES = [
     WorkflowsService,
     WorkflowRunsService,
   ],
-  exports: [WorkflowRunner, WorkflowsService, StepRegistry],
+  exports: [WorkflowRunner, WorkflowsService, StepRegistry, EffectRegistry],
 })
 export class WorkflowModule {}

@@ -55,6 +55,7 @@ describe('workflow run history: paged, newest first, each user sees their own ru
       userId: user.user.id,
       configId,
       dataId: expect.any(String),
+      dataCompensated: false,
       status: 'success',
       message: 'Workflow completed',
       steps: [
@@ -64,6 +65,7 @@ describe('workflow run history: paged, newest first, each user sees their own ru
       durationMs: expect.any(Number),
       startedAt: expect.any(String),
       finishedAt: expect.any(String),
+      effects: [],
     });
 
     const first = await history(user.token, '?page=1&limit=2');

@@ -54,7 +54,7 @@ describe('WorkflowRunsRepository', () => {
     return response.json().dataId;
   }
 
-  it('finishing a run appends its entry to the saved record’s workflow log in the same statement', async () => {
+  it('finishing a run appends its entry to the saved record’s workflow log in the same statement; only the lease holder finishes', async () => {
     const dataId = await saveRecord();
     const run = newRun();
     const progress = { nextStep: 1, stepInFlight: null, checkpoint: { scope: {} }, steps: [], dataId };
@@ -62,12 +62,14 @@ describe('WorkflowRunsRepository', () => {
     expect(await runs.checkpoint(run.id, 'me', progress, 10_000)).toEqual({ cancelRequested: false });
     expect(await runs.checkpoint(run.id, 'someone else', progress, 10_000)).toBeNull();
 
-    await runs.finish(run.id, outcome(dataId), { runId: run.id, status: 'success' });
-    await runs.finish(run.id, outcome(dataId), { runId: run.id, status: 'again' });
-    expect(await logOf(dataId)).toEqual([
-      { runId: run.id, status: 'success' },
-      { runId: run.id, status: 'again' },
-    ]);
+    // An instance that lost the lease neither finishes the run nor appends to the record's log.
+    expect(
+      await runs.finish(run.id, 'someone else', outcome(dataId), { runId: run.id, status: 'stale' }),
+    ).toBe(false);
+    expect(await runs.finish(run.id, 'me', outcome(dataId), { runId: run.id, status: 'success' })).toBe(true);
+    // Finished: a second finish (a repeat after a crash, or a stale instance) is refused the same way.
+    expect(await runs.finish(run.id, 'me', outcome(dataId), { runId: run.id, status: 'again' })).toBe(false);
+    expect(await logOf(dataId)).toEqual([{ runId: run.id, status: 'success' }]);
     const stored = await runs.findById(run.id);
     expect(stored).toMatchObject({
       status: 'success',

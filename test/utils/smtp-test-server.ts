@@ -31,6 +31,11 @@ export interface SmtpTestServer {
   readonly port: number;
   /** Every message received so far, in arrival order. */
   readonly messages: ReceivedMail[];
+  /**
+   * How the server treats clients from now on: `accept` (the default), `tempfail` (451 to every
+   * MAIL FROM, as a server over quota does) or `refuse` (not listening: connection refused).
+   */
+  behave(mode: 'accept' | 'tempfail' | 'refuse'): Promise<void>;
   /** Resolves once at least `count` messages arrived; rejects after `timeoutMs`. */
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedMail[]>;
   close(): Promise<void>;
@@ -39,6 +44,7 @@ export interface SmtpTestServer {
 /** Starts a real SMTP server (the `smtp-server` package) on 127.0.0.1, a random port, no TLS. */
 export async function startSmtpTestServer(options: SmtpTestServerOptions = {}): Promise<SmtpTestServer> {
   const messages: ReceivedMail[] = [];
+  let mode: 'accept' | 'tempfail' | 'refuse' = 'accept';
   const waiters = new Set<() => void>();
   const rejected = new Set((options.rejectRecipients ?? []).map((address) => address.toLowerCase()));
 
@@ -54,6 +60,10 @@ export async function startSmtpTestServer(options: SmtpTestServerOptions = {}): 
       } else {
         callback(new Error('Invalid username or password'));
       }
+    },
+    onMailFrom(_address, _session, callback) {
+      if (mode === 'tempfail') callback(Object.assign(new Error('Try again later'), { responseCode: 451 }));
+      else callback();
     },
     onRcptTo(address, _session, callback) {
       if (rejected.has(address.address.toLowerCase())) {
@@ -92,6 +102,13 @@ export async function startSmtpTestServer(options: SmtpTestServerOptions = {}): 
     url: `smtp://127.0.0.1:${port}`,
     port,
     messages,
+    async behave(next) {
+      if (next === 'refuse' && mode !== 'refuse')
+        await new Promise<void>((resolve) => server.server.close(() => resolve()));
+      if (next !== 'refuse' && mode === 'refuse')
+        await new Promise<void>((resolve) => server.server.listen(port, '127.0.0.1', () => resolve()));
+      mode = next;
+    },
     waitFor(count, timeoutMs = 5000) {
       if (messages.length >= count) return Promise.resolve(messages);
       return new Promise((resolve, reject) => {
@@ -111,7 +128,8 @@ export async function startSmtpTestServer(options: SmtpTestServerOptions = {}): 
         waiters.add(wake);
       });
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      mode === 'refuse' ? Promise.resolve() : new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
 

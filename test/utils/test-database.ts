@@ -8,6 +8,7 @@ import { createPostgresPool } from '../../src/database/postgres-pool';
 import { snapshotPath, templateDatabaseName, withDatabase } from './snapshot';
 
 const TABLES = [
+  'workflow_effects',
   'workflow_runs',
   'workflows',
   'data_records',

@@ -57,6 +57,8 @@ export const workflowRuns = pgTable(
     leaseOwner: text('lease_owner'),
     leaseUntil: timestamp('lease_until', { withTimezone: true, mode: 'date' }),
     cancelRequested: boolean('cancel_requested').notNull().default(false),
+    /** How often the run was claimed from the queue; a run that fails to run every time ends after a bound. */
+    claims: integer('claims').notNull().default(0),
   },
   (table) => [
     index('workflow_runs_workflow_idx').on(table.workflowId, table.startedAt.desc()),

@@ -89,18 +89,46 @@ export class WorkflowResultDto {
   results: Record<string, unknown>;
 }
 
+export const EFFECT_STATES = ['pending', 'sent', 'failed'] as const;
+
+export class RunEffectErrorDto {
+  @ApiProperty() code: string;
+  @ApiProperty() message: string;
+}
+
+export class RunEffectDto {
+  @ApiProperty({ description: 'The step that asked for the effect' }) step: string;
+  @ApiProperty({ example: 'mail' }) kind: string;
+  @ApiProperty({ enum: EFFECT_STATES }) state: string;
+  @ApiProperty({ description: 'Delivery attempts so far' }) attempts: number;
+  @ApiProperty({ type: RunEffectErrorDto, nullable: true }) lastError: RunEffectErrorDto | null;
+}
+
 export class WorkflowRunDto {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ format: 'uuid' }) workflowId: string;
   @ApiProperty({ format: 'uuid', nullable: true, type: String }) userId: string | null;
   @ApiProperty({ format: 'uuid', nullable: true, type: String }) configId: string | null;
-  @ApiProperty({ format: 'uuid', nullable: true, type: String }) dataId: string | null;
+  @ApiProperty({
+    format: 'uuid',
+    nullable: true,
+    type: String,
+    description: 'The record the run created (kept when a rollback deactivated it)',
+  })
+  dataId: string | null;
+  @ApiProperty({ description: 'The record of dataId was deactivated by a rollback' })
+  dataCompensated: boolean;
   @ApiProperty({ enum: RUN_STATUSES }) status: string;
   @ApiProperty({ nullable: true, type: String }) message: string | null;
   @ApiProperty({ type: [StepLogDto] }) steps: unknown[];
   @ApiProperty() durationMs: number;
   @ApiProperty({ format: 'date-time' }) startedAt: string;
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) finishedAt: string | null;
+  @ApiProperty({
+    type: [RunEffectDto],
+    description: 'What the run committed to after its steps (mail) and how its delivery went',
+  })
+  effects: RunEffectDto[];
 }
 
 export class WorkflowRunPageDto {

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { FieldError } from '../../common/errors/app-error';
-import type { WorkflowConfigDto } from '../dto/workflow-definition.dto';
 import type { WorkflowRow } from '../workflows.repository';
 import { StepRegistry } from './step-registry.service';
+import { parseDefinition } from './stored-state';
 import { stringsOf } from './template';
 
 /** What the runner needs to know of a step that is the same at every run of one definition version. */
@@ -39,7 +39,7 @@ export class CompiledDefinitions {
       this.compiled.set(key, cached);
       return cached;
     }
-    const steps = (workflow.config as unknown as WorkflowConfigDto).steps.map((step) => {
+    const steps = parseDefinition(workflow.config).steps.map((step) => {
       const rawFields = new Set(this.registry.get(step.type)?.options.rawFields ?? []);
       const templated = stringsOf(step.config ?? {}).some(([, text]) => text.includes('{{'));
       return {

@@ -17,12 +17,16 @@ export const SCOPE_ROOTS = [
 
 const ROOTS: ReadonlySet<string> = new Set(SCOPE_ROOTS);
 const MAX_SEGMENTS = 12;
+const PROVIDED_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 
 /** Splits `savedData.data.city` into checked segments, or explains why it may not be read. */
 export function parseContextPath(path: string): { segments: string[] } | { problem: string } {
   const segments = path.split('.');
-  if (!ROOTS.has(segments[0]))
-    return { problem: `"${path.slice(0, 100)}" must start with one of ${SCOPE_ROOTS.join(', ')}` };
+  // Besides the built-in roots, a name a step provides (`StepOutcome.provides` is open to any name).
+  if (!ROOTS.has(segments[0]) && !PROVIDED_NAME.test(segments[0]))
+    return {
+      problem: `"${path.slice(0, 100)}" must start with one of ${SCOPE_ROOTS.join(', ')} or a name a step provides`,
+    };
   if (segments.length > MAX_SEGMENTS) return { problem: `"${path.slice(0, 100)}" is too deep` };
   if (!segments.every(isAllowedSegment))
     return { problem: `the path "${path.slice(0, 100)}" is not allowed` };

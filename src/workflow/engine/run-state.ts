@@ -1,57 +1,76 @@
-import type { StepStatus } from '../dto/workflow-response.dto';
-import type { OutgoingMail, WorkflowScope } from '../steps/step-handler';
-import type { StepFailure } from './step-failure';
+import { PROTECTED_SCOPE_ENTRIES, type WorkflowScope } from '../steps/step-handler';
+import type { HeldEffect, RunCheckpoint, RunRequest, StepLog } from './run-model';
 
-export interface AttemptLog {
-  attempt: number;
-  status: 'success' | 'failed';
-  delayMs: number;
-  durationMs: number;
-  error?: string;
-}
+export type { AttemptLog, PendingRetry, RunCheckpoint, StepLog } from './run-model';
 
-export interface StepLog {
-  name: string;
-  type: string;
-  status: StepStatus;
-  result: unknown;
-  error?: Omit<StepFailure, 'retryable' | 'retryAfterMs' | 'provides'>;
-  attempts: number;
-  durationMs: number;
-  attemptLog?: AttemptLog[];
-  compensation?: unknown;
-}
+/** Scope entries derived from the request and the workflow at every drive, so not checkpointed. */
+const DERIVED = new Set(['user', 'formTitle', 'workflowName']);
 
-/** A retry that waits in the queue (asynchronous runs): which step, which attempt comes next. */
-export interface PendingRetry {
-  index: number;
-  attempt: number;
-  /** The wait before that attempt, as the attempt log reports it. */
-  delayMs: number;
-  attemptLog: AttemptLog[];
-  stepStartedAt: number;
-}
-
-/** What a run carries from step to step; written as the checkpoint after every step. */
-export interface RunCheckpoint {
-  scope: Pick<WorkflowScope, 'input' | 'results' | 'savedData' | 'validationResult' | 'computedResults'>;
-  completed: { index: number; result: unknown; provided: string[] }[];
-  heldMail: { index: number; mail: OutgoingMail }[];
-  lastFailure: { name: string; failure: StepFailure } | null;
-  pendingRetry: PendingRetry | null;
-  startedAt: number;
-}
-
-/** What one run accumulates: the scope templates read, the step log, held mail, completed steps. */
+/** What one run accumulates: the scope templates read, the step log, held effects, completed steps. */
 export class RunState {
+  readonly scope: WorkflowScope;
+
   constructor(
-    readonly scope: WorkflowScope,
+    request: Pick<RunRequest, 'actor' | 'formTitle'>,
+    workflowName: string,
     readonly logs: StepLog[],
     readonly checkpoint: RunCheckpoint,
-  ) {}
+  ) {
+    const { actor } = request;
+    this.scope = {
+      ...checkpoint.scope,
+      user: { id: actor.userId, email: actor.email, role: actor.role },
+      formTitle: request.formTitle,
+      workflowName,
+    };
+  }
 
-  hold(stepIndex: number, mail: OutgoingMail): void {
-    this.checkpoint.heldMail.push({ index: stepIndex, mail });
+  /** A new run's state: nothing done yet. */
+  static fresh(
+    request: Pick<RunRequest, 'actor' | 'formTitle' | 'data'>,
+    workflowName: string,
+    startedAt: number,
+  ): RunState {
+    return new RunState(request, workflowName, [], {
+      version: 2,
+      scope: { input: request.data, results: {} },
+      completed: [],
+      effects: [],
+      lastFailure: null,
+      pendingRetry: null,
+      dataId: null,
+      startedAt,
+    });
+  }
+
+  /**
+   * Takes what a step produced into the scope, leaving the protected entries alone; returns the
+   * names it took. A saved record's id is remembered as the run's record (kept after a rollback).
+   */
+  provide(entries: Record<string, unknown> | undefined): string[] {
+    const taken = Object.keys(entries ?? {}).filter((key) => !PROTECTED_SCOPE_ENTRIES.has(key));
+    for (const key of taken) this.scope[key] = entries![key];
+    const saved = this.scope.savedData;
+    if (taken.includes('savedData') && typeof saved?._id === 'string') this.checkpoint.dataId = saved._id;
+    return taken;
+  }
+
+  /** Drops what an undone step provided (its saved record is no longer the run's outcome). */
+  withdraw(names: string[]): void {
+    for (const key of names) if (!PROTECTED_SCOPE_ENTRIES.has(key)) delete this.scope[key];
+  }
+
+  hold(effects: HeldEffect[]): void {
+    this.checkpoint.effects.push(...effects);
+  }
+
+  /** Drops held effects (of one step, or all): they will never be sent. Returns how many. */
+  dropEffects(stepIndex?: number): number {
+    const before = this.checkpoint.effects.length;
+    this.checkpoint.effects = this.checkpoint.effects.filter(
+      (effect) => stepIndex !== undefined && effect.index !== stepIndex,
+    );
+    return before - this.checkpoint.effects.length;
   }
 
   /** The scope as templates and conditions see it (roots only; env is resolved separately). */
@@ -61,7 +80,10 @@ export class RunState {
 
   /** The checkpoint with the scope as it is now. */
   snapshot(): RunCheckpoint {
-    const { input, results, savedData, validationResult, computedResults } = this.scope;
-    return { ...this.checkpoint, scope: { input, results, savedData, validationResult, computedResults } };
+    const scope = Object.fromEntries(Object.entries(this.scope).filter(([key]) => !DERIVED.has(key)));
+    return {
+      ...this.checkpoint,
+      scope: { ...scope, input: this.scope.input, results: this.scope.results },
+    };
   }
 }

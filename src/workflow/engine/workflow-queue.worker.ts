@@ -5,6 +5,7 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
+import { causeChain } from '../../common/errors/cause-chain';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { DatabaseClient } from '../../database/database-client';
 import { WorkflowRunsRepository } from '../workflow-runs.repository';
@@ -70,9 +71,7 @@ export class WorkflowQueueWorker implements OnApplicationBootstrap, OnApplicatio
         if (!run) break;
         const work = this.runner
           .resume(run)
-          .catch((error: unknown) =>
-            this.logger.error(`workflow run ${run.id} failed to run: ${String(error)}`),
-          )
+          .catch((error: unknown) => this.runner.recordDriveFailure(run, error))
           .finally(() => {
             this.inFlight.delete(work);
             if (!this.stopping) void this.poll();
@@ -80,7 +79,7 @@ export class WorkflowQueueWorker implements OnApplicationBootstrap, OnApplicatio
         this.inFlight.add(work);
       }
     } catch (error) {
-      this.logger.warn(`workflow queue poll failed: ${String(error)}`);
+      this.logger.warn(`workflow queue poll failed: ${causeChain(error)}`);
     } finally {
       this.polling = false;
     }
@@ -92,7 +91,7 @@ export class WorkflowQueueWorker implements OnApplicationBootstrap, OnApplicatio
       const removed = await this.runs.deleteFinishedBefore(cutoff);
       if (removed > 0) this.logger.log(`pruned ${removed} workflow runs older than ${cutoff.toISOString()}`);
     } catch (error) {
-      this.logger.warn(`workflow run pruning failed: ${String(error)}`);
+      this.logger.warn(`workflow run pruning failed: ${causeChain(error)}`);
     }
   }
 }

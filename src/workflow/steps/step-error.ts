@@ -9,15 +9,22 @@ export interface StepErrorOptions {
   details?: unknown;
   /** Context entries the failed step still produces (a failed `validate` sets `validationResult`). */
   provides?: Record<string, unknown>;
+  /** What the failed step still stores under `results.<step name>` (a failed `validate` its verdict). */
+  result?: unknown;
 }
 
-/** The error a step handler throws to fail its step; anything else thrown fails it as not retryable. */
+/**
+ * The error a step handler throws to fail its step; anything else thrown fails it as not retryable
+ * (code STEP_FAILED, the detail only in the log). Prefer the factories: `StepError.retryable(...)`
+ * for a failure another attempt may cure, `StepError.fatal(...)` for one it never will.
+ */
 export class StepError extends Error {
   readonly code: string;
   readonly retryable: boolean;
   readonly retryAfterMs?: number;
   readonly details?: unknown;
   readonly provides?: Record<string, unknown>;
+  readonly result?: unknown;
 
   constructor(message: string, options: StepErrorOptions = {}) {
     super(message);
@@ -27,5 +34,24 @@ export class StepError extends Error {
     this.retryAfterMs = options.retryAfterMs;
     this.details = options.details;
     this.provides = options.provides;
+    this.result = options.result;
+  }
+
+  /** A transient failure (a timeout, a 503): the runner tries again under the step's retry policy. */
+  static retryable(
+    code: string,
+    message: string,
+    options: Omit<StepErrorOptions, 'code' | 'retryable'> = {},
+  ): StepError {
+    return new StepError(message, { ...options, code, retryable: true });
+  }
+
+  /** A failure no further attempt can cure (bad input, a refused destination): never retried. */
+  static fatal(
+    code: string,
+    message: string,
+    options: Omit<StepErrorOptions, 'code' | 'retryable' | 'retryAfterMs'> = {},
+  ): StepError {
+    return new StepError(message, { ...options, code, retryable: false });
   }
 }

@@ -14,14 +14,35 @@ export interface WorkflowScope {
   user: { id: string; email: string; role: string } | null;
   formTitle: string | null;
   workflowName: string;
+  /** What other steps provide under their own names (see `StepOutcome.provides`). */
+  [entry: string]: unknown;
 }
 
-/** An e-mail a step hands to the run: sent when the run ends, dropped when it rolls back. */
-export interface OutgoingMail {
-  to: string;
-  subject: string;
-  html?: string;
-  text?: string;
+/** Scope entries no step may provide: the run's input, the results, the caller, the run's names, env. */
+export const PROTECTED_SCOPE_ENTRIES: ReadonlySet<string> = new Set([
+  'input',
+  'results',
+  'user',
+  'env',
+  'formTitle',
+  'workflowName',
+]);
+
+/** An effect a step asks for: `kind` names a registered effect sender (`mail` is built in). */
+export interface EffectRequest {
+  kind: string;
+  payload: Record<string, unknown>;
+}
+
+/**
+ * The outbox as a step sees it. An enqueued effect is held by the run and stored in the outbox by
+ * the run's final write: it is sent after that commit (retried with backoff, never twice under one
+ * key), and dropped when the run rolls back, is cancelled or ends fatally; effects of a failed
+ * attempt are dropped too (the next attempt asks again).
+ */
+export interface StepEffects {
+  /** Throws a StepError (UNKNOWN_EFFECT_KIND, INVALID_STEP_CONFIG) for a kind or payload that cannot be sent. */
+  enqueue(effect: EffectRequest): void;
 }
 
 export interface RenderOptions {
@@ -50,16 +71,20 @@ export interface StepContext {
   read(path: string): unknown;
   /** Renders a template with the run's resolver (never evaluates code). */
   render(template: string, options?: RenderOptions): string;
-  /** Queues an e-mail for the end of the run. */
-  holdMail(mail: OutgoingMail): void;
+  /** Effects for after the run commits (mail: `{kind: 'mail', payload: {to, subject, html?, text?}}`). */
+  readonly effects: StepEffects;
 }
 
 /** What a successful step gives back to the runner. */
 export interface StepOutcome<R = unknown> {
   /** Stored under the step's name in `results` and in the step log. */
   result: R;
-  /** Context entries the step produces for later steps and templates. */
-  provides?: Partial<Pick<WorkflowScope, 'savedData' | 'validationResult' | 'computedResults'>>;
+  /**
+   * Context entries the step produces for later steps and templates, under names of its own
+   * (`savedData`, `validationResult`, `computedResults`, or anything else); the protected entries
+   * (`input`, `results`, `user`, `env`, `formTitle`, `workflowName`) are never replaced.
+   */
+  provides?: Record<string, unknown>;
 }
 
 export interface CompensationOutcome {

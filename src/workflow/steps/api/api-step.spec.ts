@@ -1,9 +1,9 @@
 import { DiscoveryModule, DiscoveryService } from '@nestjs/core';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { startHttpServer, type HttpTestServer } from '../../../../test/utils/http-test-server';
-import type { RequestContext } from '../../../common/context/request-context';
 import { loadConfig } from '../../../config/app-config';
 import { AppConfigModule } from '../../../config/config.module';
+import { createStepTestContext } from '../../testing/step-test-kit';
 import type { StepContext } from '../step-handler';
 import { StepError } from '../step-error';
 import { WORKFLOW_STEP, type WorkflowStepOptions } from '../workflow-step.decorator';
@@ -11,32 +11,14 @@ import { ApiStep } from './api-step';
 import { ApiStepConfig } from './api-step.config';
 import { ApiStepModule } from './api-step.module';
 
-/** A hand-built context; `render` replaces `{{ path }}` from the scope plus `extra` (enough for these tests). */
+/** The engine's own StepContext (the step test kit) with `input.id` = 5. */
 function stepContext(signal = new AbortController().signal): StepContext {
-  const scope = { input: { id: 5 }, results: {}, user: null, formTitle: null, workflowName: 'wf' };
-  const readFrom = (root: Record<string, unknown>, path: string): unknown =>
-    path
-      .split('.')
-      .reduce<unknown>((value, key) => (value as Record<string, unknown> | undefined)?.[key], root);
-  return {
-    ctx: {} as RequestContext,
-    runId: 'run-1',
-    workflowId: 'wf-1',
-    workflowName: 'wf',
-    configId: null,
+  return createStepTestContext({
+    input: { id: 5 },
+    workflow: { id: 'wf-1', name: 'wf' },
     step: { name: 'call', type: 'api', index: 0 },
-    attempt: 1,
-    scope,
     signal,
-    read: (path) => readFrom(scope, path),
-    render: (template, options) =>
-      template.replace(/\{\{\s*([\w.]+)\s*\}\}/g, (_m, path: string) => {
-        const value = readFrom({ ...scope, ...options?.extra }, path);
-        if (value === undefined || value === null) return '';
-        return typeof value === 'string' ? value : JSON.stringify(value);
-      }),
-    holdMail: () => undefined,
-  };
+  });
 }
 
 function apiConfig(values: Partial<ApiStepConfig> & { url: string }): ApiStepConfig {

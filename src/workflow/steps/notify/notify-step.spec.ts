@@ -6,59 +6,33 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMailTestingModule, type MailTestingModule } from '../../../../test/utils/mail-testing';
 import { startSmtpTestServer, type SmtpTestServer } from '../../../../test/utils/smtp-test-server';
-import { MailService } from '../../../mail/mail.service';
-import { escapeHtml } from '../../../mail/mail-text';
+import { MailService, type OutgoingMail } from '../../../mail/mail.service';
 import { StepError } from '../step-error';
-import type { OutgoingMail, RenderOptions, StepContext, WorkflowScope } from '../step-handler';
+import { createStepTestContext, type StepTestContext } from '../../testing/step-test-kit';
 import { WORKFLOW_STEP } from '../workflow-step.decorator';
 import { NotifyStep } from './notify-step';
 import { NotifyStepConfig } from './notify-step.config';
 import { NotifyStepModule } from './notify-step.module';
 
-type TestContext = StepContext & { held: OutgoingMail[] };
+type TestContext = StepTestContext & { held: OutgoingMail[] };
 
-/** A hand-built StepContext; `render` replaces `{{path}}` placeholders, escaping them when asked. */
-function stepContext(scope: Partial<WorkflowScope> = {}): TestContext {
-  const held: OutgoingMail[] = [];
-  const fullScope: WorkflowScope = {
-    input: {},
-    results: {},
-    user: { id: 'u1', email: 'user@example.com', role: 'user' },
-    formTitle: 'Contact form',
-    workflowName: 'Contact workflow',
-    ...scope,
-  };
-  const read = (path: string): unknown =>
-    path
-      .split('.')
-      .reduce<unknown>(
-        (value, key) =>
-          value !== null && typeof value === 'object' && Object.hasOwn(value, key)
-            ? (value as Record<string, unknown>)[key]
-            : undefined,
-        fullScope,
-      );
-  const render = (template: string, options: RenderOptions = {}) =>
-    template.replace(/\{\{\s*([^{}]+?)\s*\}\}/g, (_, path: string) => {
-      const value = read(path);
-      const text = value == null ? '' : typeof value === 'string' ? value : JSON.stringify(value);
-      return options.escape === 'html' ? escapeHtml(text) : text;
-    });
-  return {
-    ctx: { requestId: 'req-1', user: null, siteId: null, locale: 'en' },
-    runId: 'run-1',
-    workflowId: 'wf-1',
-    workflowName: fullScope.workflowName,
-    configId: null,
+/** The engine's own StepContext (the step test kit); `held` lists the mails the step enqueued. */
+function stepContext(
+  scope: { input?: Record<string, unknown>; savedData?: unknown; formTitle?: string } = {},
+): TestContext {
+  const context = createStepTestContext({
+    input: scope.input,
+    provided: scope.savedData ? { savedData: scope.savedData } : {},
+    formTitle: scope.formTitle ?? 'Contact form',
+    workflow: { id: 'wf-1', name: 'Contact workflow' },
     step: { name: 'mail', type: 'notify', index: 2 },
-    attempt: 1,
-    scope: fullScope,
-    signal: new AbortController().signal,
-    read,
-    render,
-    holdMail: (mail) => held.push(mail),
-    held,
-  };
+  });
+  return Object.defineProperty(context, 'held', {
+    get: () =>
+      context.enqueued
+        .filter((effect) => effect.kind === 'mail')
+        .map((effect) => effect.payload as unknown as OutgoingMail),
+  }) as TestContext;
 }
 
 /** The config as the runner hands it over: validated against the config class. */
@@ -98,11 +72,11 @@ describe('NotifyStep', () => {
   });
   beforeEach(() => smtp.messages.splice(0));
 
-  it('is a @WorkflowStep provider of type notify, not replayable, leaving email.template raw', () => {
+  it('is a @WorkflowStep provider of type notify, replayable (its mail goes through the outbox), leaving email.template raw', () => {
     expect(Reflect.getMetadata(WORKFLOW_STEP, NotifyStep)).toMatchObject({
       type: 'notify',
       config: NotifyStepConfig,
-      replayable: false,
+      replayable: true,
       rawFields: ['email.template'],
     });
     expect(step).toBeInstanceOf(NotifyStep);
@@ -192,7 +166,9 @@ describe('NotifyStep', () => {
         template: '<h1>Hello {{input.name}}</h1><p>{{formTitle}}</p>',
       }),
     );
-    expect(context.held[0].html).toBe('<h1>Hello &lt;img src=x onerror=alert(1)&gt;</h1><p>Contact form</p>');
+    expect(context.held[0].html).toBe(
+      '<h1>Hello &#60;img src=x onerror=alert(1)&#62;</h1><p>Contact form</p>',
+    );
     expect(context.held[0].text).toBeUndefined();
   });
 
@@ -202,7 +178,7 @@ describe('NotifyStep', () => {
       context,
       config({ to: 'x@example.com', subject: 'T', format: 'template', templateName: 'submission-received' }),
     );
-    expect(context.held[0].html).toContain('<strong>Q&amp;A &lt;form&gt;</strong>');
+    expect(context.held[0].html).toContain('<strong>Q&#38;A &#60;form&#62;</strong>');
     expect(context.held[0].html).toContain('Record: rec-9');
     expect(context.held[0].html).toContain('Submitted by: user@example.com');
   });

@@ -2,7 +2,8 @@ import { readMailTemplate } from '../../../mail/mail-templates';
 import { headerText } from '../../../mail/mail-text';
 import { parseRecipients } from '../../../mail/recipients';
 import { StepError } from '../step-error';
-import type { OutgoingMail, StepContext, StepOutcome, WorkflowStepHandler } from '../step-handler';
+import type { OutgoingMail } from '../../../mail/mail.service';
+import type { StepContext, StepOutcome, WorkflowStepHandler } from '../step-handler';
 import { WorkflowStep } from '../workflow-step.decorator';
 import { fieldEntries, formatValue, htmlTable, plainText, submittedFields } from './notify-body';
 import { NotifyStepConfig, type NotifyEmailConfig } from './notify-step.config';
@@ -11,18 +12,21 @@ export interface NotifyStepResult {
   /** The recipients, normalized (`a@example.com, b@example.com`). */
   to: string;
   subject: string;
-  /** Always true: the message is held and sent when the run ends (dropped on rollback). */
+  /** Always true: the message goes to the run's outbox, sent once the run commits (dropped on rollback). */
   queued: true;
 }
 
 /**
- * `notify`: composes an e-mail and hands it to the run (`holdMail`); the runner sends held mail when
- * the run ends and drops it on rollback, so the step never sends and needs no `compensate`.
+ * `notify`: composes an e-mail and asks the run for a `mail` effect (`context.effects.enqueue`): the
+ * run's final write puts it into the outbox, which sends it after the commit (retrying while SMTP
+ * is down) and never for a rolled-back run, so the step never sends and needs no `compensate`.
  */
 @WorkflowStep({
   type: 'notify',
   config: NotifyStepConfig,
-  replayable: false,
+  // Replayable: the step only asks for a mail effect, which is sent once its run committed to it
+  // (keyed by run, step and index), so running the step again after a crash never mails twice.
+  replayable: true,
   rawFields: ['email.template'],
   description: 'Sends an e-mail (html-table, plain or template) when the run ends.',
 })
@@ -43,7 +47,7 @@ export class NotifyStep implements WorkflowStepHandler<NotifyStepConfig, NotifyS
     const to = recipients.addresses.join(', ');
     const subject = headerText(formatValue(email.subject));
     const mail: OutgoingMail = { to, subject, ...(await this.body(context, email)) };
-    context.holdMail(mail);
+    context.effects.enqueue({ kind: 'mail', payload: { ...mail } });
     return { result: { to, subject, queued: true } };
   }
 

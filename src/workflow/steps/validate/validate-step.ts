@@ -45,9 +45,10 @@ export class ValidateStep implements WorkflowStepHandler<ValidateStepConfig, Val
       computedResults: outcome.computedResults,
     };
     if (!outcome.valid)
-      throw new StepError('the data is not valid', {
-        code: 'DATA_VALIDATION_FAILED',
+      throw StepError.fatal('DATA_VALIDATION_FAILED', 'the data is not valid', {
         details: result,
+        // README: `results.<step>` holds `{valid, validationErrors, computedResults}` also when invalid.
+        result,
         provides: { validationResult: { valid: false, validationErrors: outcome.validationErrors } },
       });
     return {

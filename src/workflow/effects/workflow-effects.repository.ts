@@ -1,0 +1,123 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { DATABASE, type Database } from '../../database/database.types';
+import { rowsOf } from '../../database/raw-rows';
+import { workflowEffects } from '../../database/schema';
+
+export type WorkflowEffectRow = typeof workflowEffects.$inferSelect;
+export type EffectKeyOf = Pick<WorkflowEffectRow, 'runId' | 'stepIndex' | 'effectIndex'>;
+
+/** An effect as a run's final write commits it to the outbox. */
+export interface CommittedEffect {
+  stepIndex: number;
+  effectIndex: number;
+  stepName: string;
+  kind: string;
+  payload: Record<string, unknown>;
+}
+
+/** A claimed effect, with its age (since its run committed to it) for the retry bound. */
+export type ClaimedEffect = CommittedEffect & { runId: string; attempts: number; ageMs: number };
+
+/**
+ * The statement that puts a run's effects into the outbox, for the run's own write to carry (a
+ * data-modifying CTE, as the record's workflow log is): `runId` is a value or a subquery that is
+ * empty when the run's write did not happen, so no effect is stored without its run. A key stored
+ * already (the same final write made again after a crash) is kept as it is.
+ */
+export function insertEffects(runId: SQL, effects: CommittedEffect[]): SQL {
+  return sql`insert into ${workflowEffects} (run_id, step_index, effect_index, step_name, kind, payload)
+    select ${runId}, e.step_index, e.effect_index, e.step_name, e.kind, e.payload
+    from jsonb_to_recordset(${JSON.stringify(effects.map(asRecord))}::jsonb)
+      as e(step_index int, effect_index int, step_name text, kind text, payload jsonb)
+    where ${runId} is not null
+    on conflict do nothing`;
+}
+
+/** One effect under the column names `jsonb_to_recordset` reads. */
+function asRecord(effect: CommittedEffect) {
+  return {
+    step_index: effect.stepIndex,
+    effect_index: effect.effectIndex,
+    step_name: effect.stepName,
+    kind: effect.kind,
+    payload: effect.payload,
+  };
+}
+
+/**
+ * The outbox table. Any instance claims due effects (`FOR UPDATE SKIP LOCKED`); a claim pushes the
+ * effect's due time one lease ahead, so an effect whose sender died is claimed again afterwards.
+ */
+@Injectable()
+export class WorkflowEffectsRepository {
+  constructor(@Inject(DATABASE) private readonly db: Database) {}
+
+  /** Claims up to `limit` due effects (of one run only when `runId` is given) for `leaseMs`. */
+  async claimDue(limit: number, leaseMs: number, runId?: string): Promise<ClaimedEffect[]> {
+    const ofRun = runId ? sql`and run_id = ${runId}::uuid` : sql``;
+    const result = await this.db.execute(sql`
+      update ${workflowEffects} e
+      set attempts = e.attempts + 1, available_at = now() + ${`${leaseMs} milliseconds`}::interval
+      from (
+        select run_id, step_index, effect_index from ${workflowEffects}
+        where state = 'pending' and available_at <= now() ${ofRun}
+        order by available_at
+        limit ${limit}
+        for update skip locked
+      ) due
+      where e.run_id = due.run_id and e.step_index = due.step_index and e.effect_index = due.effect_index
+      returning e.run_id, e.step_index, e.effect_index, e.step_name, e.kind, e.payload, e.attempts,
+        (extract(epoch from now() - e.created_at) * 1000)::bigint as age_ms`);
+    return rowsOf(result).map((row) => ({
+      runId: String(row.run_id),
+      stepIndex: Number(row.step_index),
+      effectIndex: Number(row.effect_index),
+      stepName: String(row.step_name),
+      kind: String(row.kind),
+      payload: (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as Record<
+        string,
+        unknown
+      >,
+      attempts: Number(row.attempts),
+      ageMs: Number(row.age_ms),
+    }));
+  }
+
+  async markSent(key: EffectKeyOf): Promise<void> {
+    await this.db
+      .update(workflowEffects)
+      .set({ state: 'sent', sentAt: sql`now()`, lastError: null })
+      .where(this.keyOf(key));
+  }
+
+  /** Due again in `delayMs`, with the cause of this attempt's failure. */
+  async scheduleRetry(key: EffectKeyOf, delayMs: number, lastError: { code: string; message: string }) {
+    await this.db
+      .update(workflowEffects)
+      .set({ lastError, availableAt: sql`now() + ${`${delayMs} milliseconds`}::interval` })
+      .where(this.keyOf(key));
+  }
+
+  async markFailed(key: EffectKeyOf, lastError: { code: string; message: string }): Promise<void> {
+    await this.db.update(workflowEffects).set({ state: 'failed', lastError }).where(this.keyOf(key));
+  }
+
+  /** The effects of the given runs, in run, step and effect order (the runs' delivery state). */
+  async ofRuns(runIds: string[]): Promise<WorkflowEffectRow[]> {
+    if (runIds.length === 0) return [];
+    return this.db
+      .select()
+      .from(workflowEffects)
+      .where(inArray(workflowEffects.runId, runIds))
+      .orderBy(asc(workflowEffects.stepIndex), asc(workflowEffects.effectIndex));
+  }
+
+  private keyOf(key: EffectKeyOf): SQL {
+    return and(
+      eq(workflowEffects.runId, key.runId),
+      eq(workflowEffects.stepIndex, key.stepIndex),
+      eq(workflowEffects.effectIndex, key.effectIndex),
+    )!;
+  }
+}

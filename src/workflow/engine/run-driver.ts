@@ -1,0 +1,176 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { AdminNotifier } from '../../mail/admin-notifier.service';
+import { EffectDispatcher } from '../effects/effect-dispatcher.service';
+import { Compensator } from './compensator';
+import { conditionMet } from './condition';
+import { redact } from './redaction';
+import type { OnErrorStrategy, StepDefinition, StepLog } from './run-model';
+import { runEnding, type FailedStep, type FinalStatus, type RunResult } from './run-outcome';
+import type { RunSession, StepResult } from './run-session';
+import { StepExecutor } from './step-executor';
+import { engineFailure, type StepFailure } from './step-failure';
+import { failedLog, skippedLog } from './step-logs';
+import { StepRegistry } from './step-registry.service';
+import { WorkflowClock } from './workflow-clock';
+
+/**
+ * The step loop, the same for every run (inside the request, from the queue, resumed, dry): each
+ * step behind its condition and the crash rule for a step that was in flight, the caller's re-check
+ * and the cancellation check before a step with an effect (RunJournal), the step itself
+ * (StepExecutor), then `onError` (stop, continue, rollback through the Compensator). Every write
+ * goes through the session's journal, so a dry run (whose journal writes nothing) is this loop too.
+ */
+@Injectable()
+export class RunDriver {
+  private readonly logger = new Logger(RunDriver.name);
+
+  constructor(
+    private readonly registry: StepRegistry,
+    private readonly executor: StepExecutor,
+    private readonly compensator: Compensator,
+    private readonly dispatcher: EffectDispatcher,
+    private readonly adminNotifier: AdminNotifier,
+    private readonly clock: WorkflowClock,
+  ) {}
+
+  /** Runs from where the session starts to the end, or until a retry is queued (null). */
+  async drive(session: RunSession, secrets: ReadonlySet<string>): Promise<RunResult | null> {
+    try {
+      return await this.driveSteps(session, secrets);
+    } finally {
+      session.journal.close();
+    }
+  }
+
+  private async driveSteps(session: RunSession, secrets: ReadonlySet<string>): Promise<RunResult | null> {
+    const { definition, state, resumedAt } = session;
+    const end = (status: FinalStatus, failed: FailedStep) => this.end(session, status, failed, secrets);
+    if (!session.callerChecked) {
+      const refused = await this.executor.callerRefused(session);
+      const step = definition.steps[Math.min(resumedAt.nextStep, definition.steps.length - 1)];
+      if (refused) return this.endFatally(session, step, refused, failedLog(step, refused, [], 0), secrets);
+    }
+    for (let index = resumedAt.nextStep; index < definition.steps.length; index++) {
+      const step = definition.steps[index];
+      if (this.clock.now() >= session.deadline) {
+        const failure = this.executor.runTimeout(session);
+        return this.endFatally(session, step, failure, failedLog(step, failure, [], 0), secrets);
+      }
+      const result = await this.runStep(session, step, index);
+      if (result.kind === 'requeued') return null;
+      if (result.kind === 'cancelled') {
+        if (definition.errorHandling?.strategy === 'rollback') await this.compensator.compensate(session);
+        state.dropEffects();
+        return end('cancelled', null);
+      }
+      if (result.kind === 'fatal') return this.endFatally(session, step, result.failure, result.log, secrets);
+      state.logs.push(result.log);
+      // Nothing is written here: the progress goes into the next write the run needs anyway (before
+      // the next step with an effect, or its end). A crash before that re-runs only replayable steps
+      // and reports a non-replayable one as interrupted, so no effect is ever repeated.
+      if (result.kind === 'success') {
+        state.scope.results[step.name] = result.result;
+        const provided = state.provide(result.provides);
+        state.hold(result.effects);
+        state.checkpoint.completed.push({ index, result: result.result, provided });
+      } else if (result.kind === 'failure') {
+        if (result.failure.result !== undefined) state.scope.results[step.name] = result.failure.result;
+        state.provide(result.failure.provides);
+        state.checkpoint.lastFailure = { name: step.name, failure: result.failure };
+        const strategy: OnErrorStrategy = step.onError ?? definition.errorHandling?.strategy ?? 'stop';
+        if (strategy === 'rollback') {
+          await this.compensator.compensate(session);
+          return end('rolled_back', state.checkpoint.lastFailure);
+        }
+        // Effects held by earlier steps still happen when a run stops; only a rollback drops them.
+        if (strategy === 'stop') return end('failed', state.checkpoint.lastFailure);
+      }
+    }
+    return end('success', state.checkpoint.lastFailure);
+  }
+
+  /** One step: the crash rule for a step that was in flight, its condition, the checks before an effect. */
+  private async runStep(session: RunSession, step: StepDefinition, index: number): Promise<StepResult> {
+    const { state, resumedAt, journal } = session;
+    const registered = this.registry.get(step.type);
+    if (!registered) {
+      const failure = engineFailure('UNKNOWN_STEP_TYPE', session.translate, { params: { type: step.type } });
+      return { kind: 'failure', failure, log: failedLog(step, failure, [], 0) };
+    }
+    const pending = state.checkpoint.pendingRetry?.index === index ? state.checkpoint.pendingRetry : null;
+    const interrupted = !pending && resumedAt.stepInFlight === index && index === resumedAt.nextStep;
+    if (interrupted && !registered.options.replayable) {
+      // Its process died while it ran: it may have had its effect, so it is not silently repeated.
+      const failure = engineFailure('INTERRUPTED', session.translate);
+      return { kind: 'failure', failure, log: { ...failedLog(step, failure, [], 0), status: 'interrupted' } };
+    }
+    if (!pending && step.condition !== undefined && !this.conditionHolds(session, step)) {
+      return { kind: 'skipped', log: skippedLog(step) };
+    }
+    const hasEffect = !registered.options.pure && !session.dryRun;
+    if (hasEffect && !session.callerChecked) {
+      const refused = await this.executor.callerRefused(session);
+      if (refused) return { kind: 'fatal', failure: refused, log: failedLog(step, refused, [], 0) };
+    }
+    if (hasEffect && (await journal.cancelledBeforeEffect(index, registered.options.replayable)))
+      return { kind: 'cancelled' };
+    const result = await this.executor.execute(session, step, index, registered, pending);
+    journal.stepRan();
+    session.callerChecked = false;
+    return result;
+  }
+
+  /** Ends the run `failed` at `step`: held effects are dropped (nothing more happens for the run). */
+  private endFatally(
+    session: RunSession,
+    step: StepDefinition,
+    failure: StepFailure,
+    log: StepLog,
+    secrets: ReadonlySet<string>,
+  ): Promise<RunResult> {
+    session.state.logs.push(log);
+    session.state.dropEffects();
+    return this.end(session, 'failed', { name: step.name, failure }, secrets);
+  }
+
+  /**
+   * The run's final write (its effects go into the outbox in it), then its effects are sent, the
+   * failure logged and, when the workflow asks for it, the administrator told.
+   */
+  private async end(
+    session: RunSession,
+    status: FinalStatus,
+    failedStep: FailedStep,
+    secrets: ReadonlySet<string>,
+  ): Promise<RunResult> {
+    const ending = runEnding(session, status, failedStep, secrets, this.clock.now());
+    await session.journal.finish(ending.finish, ending.logEntry, ending.effects);
+    const runId = session.journal.runId;
+    if (runId === null) return ending.result;
+    if (ending.effects.length > 0) await this.dispatcher.deliverForRun(runId);
+    if (status === 'failed' || status === 'rolled_back') {
+      this.logger.warn(
+        `workflow ${session.workflow.id} run ${runId} ended ${status} at step ${failedStep?.name ?? '-'} (${failedStep?.failure.code ?? '-'})`,
+      );
+      if (session.definition.errorHandling?.notify)
+        await this.adminNotifier.notifyFailure({
+          workflowName: session.workflow.name,
+          workflowId: session.workflow.id,
+          runId,
+          stepName: failedStep?.name ?? null,
+          error: redact({ code: failedStep?.failure.code, message: failedStep?.failure.message }, secrets),
+        });
+    }
+    return ending.result;
+  }
+
+  /** A condition that cannot be evaluated (a rule over a limit) counts as not met. */
+  private conditionHolds(session: RunSession, step: StepDefinition): boolean {
+    try {
+      return conditionMet(step.condition!, session.state.templateScope());
+    } catch (error) {
+      this.logger.warn(`workflow condition could not be evaluated: ${(error as Error).message}`);
+      return false;
+    }
+  }
+}

@@ -1,0 +1,103 @@
+import type { AuthUser } from '../../common/context/request-context';
+import type { Locale } from '../../common/i18n/locale';
+import type { StepStatus } from '../dto/workflow-response.dto';
+import type { StepCondition } from './condition';
+import type { RetrySettings } from './retry-policy';
+import type { StepFailure } from './step-failure';
+
+/**
+ * The engine's own model of what it runs and stores. The HTTP DTOs describe what a client sends
+ * and gets; these types describe what the engine reads back from the database (parsed in
+ * stored-state.ts), so a change of the API's shape never silently changes a stored run.
+ */
+
+export type OnErrorStrategy = 'stop' | 'continue' | 'rollback';
+
+export interface StepDefinition {
+  name: string;
+  type: string;
+  config?: Record<string, unknown>;
+  condition?: StepCondition;
+  onError?: OnErrorStrategy;
+  retry?: RetrySettings;
+  timeoutMs?: number;
+}
+
+export interface WorkflowDefinition {
+  steps: StepDefinition[];
+  retry?: RetrySettings;
+  errorHandling?: { strategy?: OnErrorStrategy; notify?: boolean };
+  /** Longest time a whole run may take, ms. */
+  timeoutMs?: number;
+}
+
+/** What a run was started with; stored on the run record so any instance can drive it. */
+export interface RunRequest {
+  configId: string;
+  data: Record<string, unknown>;
+  formTitle: string | null;
+  actor: AuthUser;
+  siteId: string | null;
+  locale: Locale;
+  requestId: string;
+  mode: 'sync' | 'async';
+}
+
+export interface AttemptLog {
+  attempt: number;
+  status: 'success' | 'failed';
+  delayMs: number;
+  durationMs: number;
+  error?: string;
+}
+
+/** One step's entry in the run's step log (what the API answers and the run record keeps). */
+export interface StepLog {
+  name: string;
+  type: string;
+  status: StepStatus;
+  result: unknown;
+  error?: { code: string; message: string; details?: unknown };
+  attempts: number;
+  durationMs: number;
+  attemptLog?: AttemptLog[];
+  compensation?: unknown;
+}
+
+/** A retry that waits in the queue (asynchronous runs): which step, which attempt comes next. */
+export interface PendingRetry {
+  index: number;
+  attempt: number;
+  /** The wait before that attempt, as the attempt log reports it. */
+  delayMs: number;
+  attemptLog: AttemptLog[];
+  stepStartedAt: number;
+}
+
+/**
+ * An effect a step asked for (see StepEffects), held by the run until its final write commits it
+ * to the outbox; `index` is the step's, `seq` the effect's within that step.
+ */
+export interface HeldEffect {
+  index: number;
+  seq: number;
+  step: string;
+  kind: string;
+  payload: Record<string, unknown>;
+}
+
+export const CHECKPOINT_VERSION = 2;
+
+/** What a run carries from step to step; stored as the run's checkpoint. */
+export interface RunCheckpoint {
+  version: typeof CHECKPOINT_VERSION;
+  /** The scope without what is derived from the request (user, formTitle, workflowName). */
+  scope: Record<string, unknown> & { input: Record<string, unknown>; results: Record<string, unknown> };
+  completed: { index: number; result: unknown; provided: string[] }[];
+  effects: HeldEffect[];
+  lastFailure: { name: string; failure: StepFailure } | null;
+  pendingRetry: PendingRetry | null;
+  /** The record the run created (kept when a rollback deactivates it). */
+  dataId: string | null;
+  startedAt: number;
+}

@@ -1,0 +1,87 @@
+import type { RunStatus } from '../dto/workflow-response.dto';
+import type { CommittedEffect } from '../effects/workflow-effects.repository';
+import type { RunFinish } from '../workflow-runs.repository';
+import { redact } from './redaction';
+import type { StepLog } from './run-model';
+import type { RunSession } from './run-session';
+import type { StepFailure } from './step-failure';
+
+export type FinalStatus = Exclude<RunStatus, 'running' | 'queued'>;
+export type FailedStep = { name: string; failure: StepFailure } | null;
+
+/** What a run answers when it ends (the execute response, before the outbox is asked). */
+export interface RunResult {
+  success: boolean;
+  message: string;
+  workflowId: string;
+  workflowName: string;
+  runId: string | null;
+  status: FinalStatus;
+  steps: StepLog[];
+  data: unknown;
+  results: Record<string, unknown>;
+}
+
+export function messageOf(status: FinalStatus, failedStep: FailedStep, dryRun: boolean): string {
+  if (dryRun)
+    return status === 'success'
+      ? 'Dry run: nothing was stored, mailed or sent'
+      : 'Dry run: a step would fail';
+  if (status === 'cancelled') return 'Workflow cancelled';
+  if (status === 'success')
+    return failedStep
+      ? `Workflow completed; step "${failedStep.name}" failed and was continued past`
+      : 'Workflow completed';
+  const what = status === 'rolled_back' ? 'Workflow rolled back' : 'Workflow failed';
+  return `${what}: step "${failedStep?.name}" failed: ${failedStep?.failure.message}`;
+}
+
+/** The end of a run: its answer, its row's final values, the record's log entry and its effects. */
+export function runEnding(
+  session: RunSession,
+  status: FinalStatus,
+  failedStep: FailedStep,
+  secrets: ReadonlySet<string>,
+  now: number,
+): { result: RunResult; finish: RunFinish; logEntry: Record<string, unknown>; effects: CommittedEffect[] } {
+  const { state, workflow, journal, definition } = session;
+  // A dry run reports what would happen: a rollback of nothing done is just a failure.
+  const reported = session.dryRun && status === 'rolled_back' ? 'failed' : status;
+  const result = redact(
+    {
+      success: reported === 'success',
+      message: messageOf(reported, failedStep, session.dryRun),
+      workflowId: workflow.id,
+      workflowName: workflow.name,
+      runId: journal.runId,
+      status: reported,
+      steps: state.logs,
+      data: state.scope.savedData ?? null,
+      results: state.scope.results,
+    },
+    secrets,
+  );
+  const finish: RunFinish = {
+    status: reported,
+    message: result.message,
+    steps: result.steps,
+    dataId: state.checkpoint.dataId,
+    durationMs: Math.max(0, Math.round(now - state.checkpoint.startedAt)),
+  };
+  const logEntry = {
+    runId: journal.runId,
+    workflowId: workflow.id,
+    workflowName: workflow.name,
+    status: reported,
+    at: new Date().toISOString(),
+    steps: state.logs.map(({ name, type, status: stepStatus }) => ({ name, type, status: stepStatus })),
+  };
+  const effects = state.checkpoint.effects.map((effect) => ({
+    stepIndex: effect.index,
+    effectIndex: effect.seq,
+    stepName: effect.step || definition.steps[effect.index]?.name || '',
+    kind: effect.kind,
+    payload: effect.payload,
+  }));
+  return { result, finish, logEntry, effects };
+}

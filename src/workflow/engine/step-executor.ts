@@ -1,0 +1,191 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { plainToInstance } from 'class-transformer';
+import { AppError } from '../../common/errors/app-error';
+import { causeChain } from '../../common/errors/cause-chain';
+import { EffectRegistry } from '../effects/effect-registry.service';
+import { delayBeforeAttempt, retryPolicyOf } from './retry-policy';
+import type { AttemptLog, PendingRetry, StepDefinition } from './run-model';
+import { RunCaller } from './run-caller';
+import { DEFAULT_RUN_TIMEOUT_MS, type RunSession, type StepResult } from './run-session';
+import { attemptStep } from './step-attempt';
+import { EffectBuffer, buildStepContext } from './step-context';
+import { engineFailure, toStepFailure, type StepFailure } from './step-failure';
+import { failedLog, succeededLog } from './step-logs';
+import { StepRegistry, type RegisteredStep } from './step-registry.service';
+import { renderDeep } from './template';
+import { WorkflowClock } from './workflow-clock';
+
+const CANCEL_POLL_MS = 1000;
+
+/**
+ * Runs one step: renders its config (every string but the type's `rawFields`), checks it against
+ * the type's config class, then its attempts under the retry policy, each bounded by the step's
+ * `timeoutMs` and the run's deadline. A wait between attempts is slept in the request (watching for
+ * cancellation) or, for a queued run, kept in the queue. Before a later attempt of a step with an
+ * effect the caller is checked again.
+ */
+@Injectable()
+export class StepExecutor {
+  private readonly logger = new Logger(StepExecutor.name);
+
+  constructor(
+    private readonly registry: StepRegistry,
+    private readonly effects: EffectRegistry,
+    private readonly clock: WorkflowClock,
+    private readonly caller: RunCaller,
+  ) {}
+
+  async execute(
+    session: RunSession,
+    step: StepDefinition,
+    index: number,
+    registered: RegisteredStep,
+    pending: PendingRetry | null,
+  ): Promise<StepResult> {
+    const { state, env } = session;
+    const attemptLog: AttemptLog[] = pending?.attemptLog ?? [];
+    const stepStarted = pending?.stepStartedAt ?? this.clock.now();
+    const elapsed = () => this.clock.now() - stepStarted;
+    const { rawFields, fixedConfigProblems } = session.compiled[index];
+    const rendered = fixedConfigProblems
+      ? (step.config ?? {})
+      : renderDeep(step.config ?? {}, state.templateScope(), env, rawFields);
+    const problems = fixedConfigProblems ?? this.registry.configProblems(step.type, rendered, 'config');
+    if (problems.length > 0) {
+      const failure = engineFailure('INVALID_STEP_CONFIG', session.translate, {
+        details: { validationErrors: problems },
+      });
+      return { kind: 'failure', failure, log: failedLog(step, failure, attemptLog, elapsed()) };
+    }
+    if (session.dryRun && !registered.options.pure) {
+      const result = { dryRun: true, wouldRun: { type: step.type, config: rendered } };
+      return { kind: 'success', result, log: succeededLog(step, result, [], 0), effects: [] };
+    }
+    const config = plainToInstance(registered.options.config, rendered);
+    const policy = session.dryRun
+      ? { ...retryPolicyOf(undefined, undefined), maxAttempts: 1 }
+      : retryPolicyOf(session.definition.retry, step.retry);
+    let retryAfterMs: number | undefined;
+    for (let attempt = pending?.attempt ?? 1; attempt <= policy.maxAttempts; attempt++) {
+      const waitedInQueue = pending !== null && attempt === pending.attempt;
+      const delayMs = waitedInQueue ? pending.delayMs : delayBeforeAttempt(policy, attempt, retryAfterMs);
+      if (delayMs > 0 && !waitedInQueue) {
+        if (this.clock.now() + delayMs >= session.deadline) {
+          // The attempt after the wait would start past the run's deadline: the run ends now instead.
+          const failure = this.runTimeout(session);
+          return { kind: 'fatal', failure, log: failedLog(step, failure, attemptLog, elapsed()) };
+        }
+        if (session.request.mode === 'async') {
+          // The wait is kept in the queue, not in memory: a crash meanwhile loses nothing.
+          state.checkpoint.pendingRetry = { index, attempt, delayMs, attemptLog, stepStartedAt: stepStarted };
+          attemptLog.at(-1)!.error += ` (next attempt in ${delayMs} ms)`;
+          await session.journal.requeue(index, delayMs);
+          return { kind: 'requeued' };
+        }
+        if (!(await this.waitUnlessCancelled(session, delayMs))) return { kind: 'cancelled' };
+      }
+      if (attempt > 1 && (await session.journal.readCancelRequested())) return { kind: 'cancelled' };
+      if (attempt > 1 && !waitedInQueue && !registered.options.pure) {
+        // Time passed since the caller was checked (a wait, an attempt): they may have lost the right.
+        const refused = await this.callerRefused(session);
+        if (refused)
+          return { kind: 'fatal', failure: refused, log: failedLog(step, refused, attemptLog, elapsed()) };
+      }
+      state.checkpoint.pendingRetry = null;
+      const attemptStarted = this.clock.now();
+      const buffer = new EffectBuffer((kind) => this.effects.get(kind));
+      const outcome = await attemptStep({
+        context: buildStepContext({
+          ctx: session.ctx,
+          runId: session.journal.runId ?? 'dry-run',
+          workflow: session.workflow,
+          configId: session.request.configId,
+          step: { name: step.name, type: step.type, index },
+          attempt,
+          state,
+          env,
+          effects: buffer,
+          signal: new AbortController().signal,
+        }),
+        registered,
+        config,
+        stepTimeoutMs: step.timeoutMs,
+        runLeftMs: Math.max(0, session.deadline - this.clock.now()),
+        runTimeout: () => this.runTimeout(session),
+        translate: session.translate,
+        onUnexpected: (error) =>
+          this.logger.warn(
+            `workflow ${session.workflow.id} run ${session.journal.runId} step ${step.name} threw: ${causeChain(error)}`,
+          ),
+      });
+      const durationMs = this.clock.now() - attemptStarted;
+      if ('outcome' in outcome) {
+        attemptLog.push({ attempt, status: 'success', delayMs, durationMs });
+        const { result, provides } = outcome.outcome;
+        return {
+          kind: 'success',
+          result,
+          provides,
+          log: succeededLog(step, result, attemptLog, elapsed()),
+          effects: buffer.held({ name: step.name, index }),
+        };
+      }
+      const failure = outcome.failure;
+      attemptLog.push({
+        attempt,
+        status: 'failed',
+        delayMs,
+        durationMs,
+        error: `${failure.code}: ${failure.message}`,
+      });
+      if (outcome.runTimedOut)
+        return { kind: 'fatal', failure, log: failedLog(step, failure, attemptLog, elapsed()) };
+      if (!failure.retryable || attempt === policy.maxAttempts)
+        return { kind: 'failure', failure, log: failedLog(step, failure, attemptLog, elapsed()) };
+      retryAfterMs = failure.retryAfterMs;
+    }
+    throw new Error('unreachable: the attempt loop always returns');
+  }
+
+  /**
+   * Re-reads the caller (RunCaller) and takes the fresh context; the failure that ends the run when
+   * they may no longer run it. An unreachable database is not a refusal: it is thrown, and the run
+   * resumes once its lease expires.
+   */
+  async callerRefused(session: RunSession): Promise<StepFailure | null> {
+    try {
+      session.ctx = await this.caller.recheck(session.request, session.workflow.id);
+      session.callerChecked = true;
+      return null;
+    } catch (error) {
+      if (!(error instanceof AppError) || error.status >= 500) throw error;
+      return { ...toStepFailure(error, session.translate), retryable: false };
+    }
+  }
+
+  /** The run's `config.timeoutMs` is up. */
+  runTimeout(session: RunSession): StepFailure {
+    const timeoutMs = session.definition.timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS;
+    return engineFailure('WORKFLOW_TIMEOUT', session.translate, { params: { timeoutMs } });
+  }
+
+  /** Sleeps out a retry delay in the request; false when the run was cancelled meanwhile. */
+  private async waitUnlessCancelled(session: RunSession, delayMs: number): Promise<boolean> {
+    const controller = new AbortController();
+    const watch = setInterval(() => {
+      session.journal
+        .readCancelRequested()
+        .then((cancelled) => cancelled && controller.abort(new Error('cancelled')))
+        .catch(() => undefined);
+    }, CANCEL_POLL_MS);
+    watch.unref();
+    try {
+      await this.clock.sleep(delayMs, controller.signal);
+      return true;
+    } catch {
+      return false;
+    } finally {
+      clearInterval(watch);
+    }
+  }
+}

@@ -1,0 +1,104 @@
+import { createConfig } from '../factories/config.factory';
+import { adminToken, createUser, type TestUser } from '../factories/user.factory';
+import { startSmtpTestServer, type SmtpTestServer } from '../utils/smtp-test-server';
+import { createTestApp, type TestApp } from '../utils/test-app';
+import { createSteps, run } from '../utils/workflow-api';
+
+async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const value = await probe();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('workflow outbox: mail survives an SMTP outage and is sent exactly once', () => {
+  let smtp: SmtpTestServer;
+  let t: TestApp;
+  let admin: string;
+  let user: TestUser;
+  beforeAll(async () => {
+    smtp = await startSmtpTestServer();
+    t = await createTestApp({
+      env: {
+        SMTP_URL: smtp.url,
+        MAIL_FROM: 'forms@example.com',
+        OUTBOX_POLL_MS: '100',
+        OUTBOX_RETRY_BASE_MS: '100',
+      },
+    });
+    admin = await adminToken(t);
+    user = await createUser(t);
+  });
+  afterAll(async () => {
+    await t.close();
+    await smtp.close();
+  });
+
+  const runOf = async (runId: string) =>
+    (await t.request({ method: 'GET', url: `/api/workflow/runs/${runId}`, token: user.token })).json();
+
+  it('SMTP refuses connections, then answers 451, then accepts: every mail delivered once, with its run’s Message-ID', async () => {
+    const configId = await createConfig(t, admin, { preferences: { saveLimit: null } });
+    const workflowId = await createSteps(t, admin, [
+      { name: 'store', type: 'save' },
+      {
+        name: 'mail',
+        type: 'notify',
+        config: { email: { to: 'buyer@example.com', subject: 'Order {{input.name}}' } },
+      },
+    ]);
+    await smtp.behave('refuse');
+    const runIds: string[] = [];
+    for (const name of ['a', 'b', 'c']) {
+      const body = await run(t, user.token, workflowId, configId, { name, qty: 1 });
+      // The run committed to its mail: it succeeded although SMTP is down.
+      expect(body).toMatchObject({ success: true, status: 'success' });
+      runIds.push(body.runId);
+    }
+    for (const runId of runIds)
+      expect(await runOf(runId)).toMatchObject({
+        status: 'success',
+        effects: [
+          {
+            step: 'mail',
+            kind: 'mail',
+            state: 'pending',
+            lastError: {
+              code: 'MAIL_DELIVERY_FAILED',
+              message: expect.stringContaining('could not be reached'),
+            },
+          },
+        ],
+      });
+
+    await smtp.behave('tempfail');
+    await until(
+      () => runOf(runIds[0]),
+      (r) => /\(451\)/.test(r.effects[0].lastError?.message ?? ''),
+      'a 451 answer recorded',
+    );
+    expect(smtp.messages).toHaveLength(0);
+
+    await smtp.behave('accept');
+    await smtp.waitFor(3, 20_000);
+    for (const runId of runIds)
+      await until(
+        () => runOf(runId),
+        (r) => r.effects[0].state === 'sent',
+        `the mail of run ${runId} marked sent`,
+      );
+    // Given time to send anything twice, nothing more arrives.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(smtp.messages).toHaveLength(3);
+    expect(smtp.messages.map((m) => m.subject).sort()).toEqual(['Order a', 'Order b', 'Order c']);
+    expect(smtp.messages.map((m) => m.headers['message-id']).sort()).toEqual(
+      runIds.map((runId) => `<run.${runId}.1.0@example.com>`).sort(),
+    );
+    const after = await runOf(runIds[0]);
+    expect(after.effects[0]).toMatchObject({ state: 'sent', lastError: null });
+    expect(after.effects[0].attempts).toBeGreaterThanOrEqual(3);
+  }, 60_000);
+});
