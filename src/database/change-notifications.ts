@@ -11,7 +11,7 @@ export interface ChangeListener {
 
 const RECONNECT_MS = 1000;
 /** The channel of the self-check: each process sends itself a notice now and then. */
-const PROBE_CHANNEL = 'fdws_notification_probe';
+export const PROBE_CHANNEL = 'fdws_notification_probe';
 /** How often the self-check runs once notices arrive, and how long one may take to come back. */
 export const NOTIFICATION_PROBE = { intervalMs: 10_000, timeoutMs: 3_000 };
 /** The listening connection's name in pg_stat_activity. */

@@ -1,6 +1,11 @@
 import { Logger } from '@nestjs/common';
+import type { Client } from 'pg';
 import { AppCache } from '../../src/common/cache/app-cache.service';
-import { ChangeNotifications, NOTIFICATION_PROBE } from '../../src/database/change-notifications';
+import {
+  ChangeNotifications,
+  NOTIFICATION_PROBE,
+  PROBE_CHANNEL,
+} from '../../src/database/change-notifications';
 import { createTestApp } from '../utils/test-app';
 
 const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
@@ -8,7 +13,7 @@ const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
 /**
  * The self-check of change notifications: a notice to itself that does not come back in time
  * stops in-process keeping (one warning), and the next one that does starts it again (one line).
- * "In time" is made shorter than a round trip to have notices that do not arrive on a healthy link.
+ * The listening session UNLISTENs the self-check's channel to have notices that really do not arrive.
  */
 onPostgres('change notifications self-check (PostgreSQL)', () => {
   it('keeps nothing while its notices do not come back in time, and keeps again once they do', async () => {
@@ -27,10 +32,13 @@ onPostgres('change notifications self-check (PostgreSQL)', () => {
       await cache.getOrLoad('probe-k', 60, load);
       expect(await cache.getOrLoad('probe-k', 60, load)).toBe(1);
 
+      // The listening session stops hearing the self-check notices (as a pooled session would).
+      const internals = notifications as unknown as { client: Client; startProbing(): void };
+      await internals.client.query(`unlisten "${PROBE_CHANNEL}"`);
       NOTIFICATION_PROBE.intervalMs = 100;
-      NOTIFICATION_PROBE.timeoutMs = 0;
+      NOTIFICATION_PROBE.timeoutMs = 200;
       // The interval in force is the one set when listening started: restart it.
-      (notifications as unknown as { startProbing(): void }).startProbing();
+      internals.startProbing();
       await waitFor(() => !notifications.connected);
       expect(await cache.getOrLoad('probe-k', 60, load)).toBe(2);
       expect(await cache.getOrLoad('probe-k', 60, load)).toBe(3);
@@ -38,6 +46,7 @@ onPostgres('change notifications self-check (PostgreSQL)', () => {
       expect(count(warn, /change notifications do not arrive/)).toBe(1);
 
       NOTIFICATION_PROBE.timeoutMs = 2000;
+      await internals.client.query(`listen "${PROBE_CHANNEL}"`);
       await waitFor(() => notifications.connected);
       expect(await cache.getOrLoad('probe-k', 60, load)).toBe(4);
       expect(await cache.getOrLoad('probe-k', 60, load)).toBe(4);
