@@ -11,6 +11,7 @@ const TABLES = [
   'workflow_runs',
   'workflows',
   'data_records',
+  'record_history',
   'form_permissions',
   'form_configs',
   'revoked_tokens',

@@ -7,3 +7,4 @@ export * from './data-records.table';
 export * from './workflows.table';
 export * from './revoked-tokens.table';
 export * from './idempotency-keys.table';
+export * from './record-history.table';
