@@ -11,7 +11,7 @@ const FORM = 'application/x-www-form-urlencoded';
 const DAY = 86_400_000;
 
 /**
- * Issue 24, items 1 and 2: a deleted record goes to a trash (listed with `deleted=true`, restorable
+ * Record lifecycle: a deleted record goes to a trash (listed with `deleted=true`, restorable
  * until RECORD_TRASH_DAYS, then purged), and every change of a record appends to its history.
  */
 describe('record lifecycle: trash, restore, purge and history', () => {
@@ -368,6 +368,32 @@ describe('record lifecycle: trash, restore, purge and history', () => {
         total: 1,
         data: [{ action: 'created' }],
       });
+    });
+
+    it('a change whose entry cannot be written is not made (one statement)', async () => {
+      const dataId = await submit(alice);
+      const db = t.database.client.db;
+      await db.execute(
+        sql`alter table record_history add constraint test_no_updates check (action <> 'updated')`,
+      );
+      try {
+        const patch = await t.request({
+          method: 'PATCH',
+          url: `/api/data/${configId}/${dataId}`,
+          token: alice.token,
+          payload: { qty: 9 },
+        });
+        expect(patch.statusCode).toBe(500);
+      } finally {
+        await db.execute(sql`alter table record_history drop constraint test_no_updates`);
+      }
+      const stored = await t.request({
+        method: 'GET',
+        url: `/api/data/${configId}/${dataId}`,
+        token: alice.token,
+      });
+      expect(stored.json().data).toEqual(ORDER);
+      expect((await history(alice.token, dataId)).json().total).toBe(1);
     });
 
     it('a workflow save and its rollback name the run and the step', async () => {

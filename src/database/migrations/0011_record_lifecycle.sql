@@ -1,4 +1,4 @@
--- Record lifecycle (issue 24): a trash (deleted_at, restorable for RECORD_TRASH_DAYS, then purged)
+-- Record lifecycle: a trash (deleted_at, restorable for RECORD_TRASH_DAYS, then purged)
 -- and an append-only history of every create, update, delete and restore. History rows keep no
 -- foreign key to data_records: they outlive the record's purge.
 CREATE TABLE "record_history" (
