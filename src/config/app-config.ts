@@ -51,6 +51,8 @@ export interface AppConfig {
   /** Runs one instance works on at once (asynchronous and resumed runs). */
   workflowWorkers: number;
   workflowRunRetentionDays: number;
+  /** Days a deleted record stays restorable in the trash before it is purged. */
+  recordTrashDays: number;
   workflowMaxQueuedPerUser: number;
   /** Claims after which a run that fails to run every time (a poison run) ends `failed`. */
   workflowMaxClaims: number;
@@ -231,6 +233,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     workflowLeaseMs: int('WORKFLOW_LEASE_MS', 15000, 1000, 600000),
     workflowWorkers: int('WORKFLOW_WORKERS', 4, 0, 100),
     workflowRunRetentionDays: int('WORKFLOW_RUN_RETENTION_DAYS', 30, 1, 3650),
+    recordTrashDays: int('RECORD_TRASH_DAYS', 30, 1, 3650),
     workflowMaxQueuedPerUser: int('WORKFLOW_MAX_QUEUED_PER_USER', 100, 1, 1_000_000),
     workflowMaxClaims: int('WORKFLOW_MAX_CLAIMS', 5, 1, 1000),
     workflowDbRetryMs: int('WORKFLOW_DB_RETRY_MS', 30_000, 0, 600_000),

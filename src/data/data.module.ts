@@ -3,10 +3,14 @@ import { Module } from '@nestjs/common';
 import { PermissionsModule } from '../permissions/permissions.module';
 import { ValidationModule } from '../validation/validation.module';
 import { GridQueryService } from './grid/grid-query.service';
+import { RecordHistoryController } from './history/record-history.controller';
+import { RecordHistoryRepository } from './history/record-history.repository';
+import { RecordHistoryService } from './history/record-history.service';
 import { RecordCsvRepository } from './record-csv.repository';
 import { RecordCursorRepository } from './record-cursor.repository';
 import { RecordListService } from './record-list.service';
 import { RecordStatsRepository } from './record-stats.repository';
+import { RecordTrashPurge } from './record-trash-purge';
 import { RecordsController } from './records.controller';
 import { RecordsRepository } from './records.repository';
 import { RecordsService } from './records.service';
@@ -16,11 +20,13 @@ import { VisibleRecords } from './visible-records.service';
  * Records. Other modules use `RecordsService` (the route operations, each checking its own form
  * permission) and `VisibleRecords` (access-checked selections read in batches or counted); the
  * workflow module runs `appendToWorkflowLog` (record-workflow-log.ts) inside the statement that
- * ends a run.
+ * ends a run. Records deleted go to a trash (purged after RECORD_TRASH_DAYS by RecordTrashPurge);
+ * every change appends to the records' history (`history/`, table record_history) in the
+ * statement that makes it.
  */
 @Module({
   imports: [IdempotencyModule, PermissionsModule, ValidationModule],
-  controllers: [RecordsController],
+  controllers: [RecordsController, RecordHistoryController],
   providers: [
     RecordsService,
     RecordsRepository,
@@ -30,6 +36,9 @@ import { VisibleRecords } from './visible-records.service';
     RecordCsvRepository,
     RecordStatsRepository,
     VisibleRecords,
+    RecordHistoryService,
+    RecordHistoryRepository,
+    RecordTrashPurge,
   ],
   exports: [RecordsService, VisibleRecords],
 })

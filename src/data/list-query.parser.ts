@@ -49,6 +49,31 @@ function candidatesOfText(text: string): unknown[] {
   return candidates;
 }
 
+/** `deleted=true` lists the trash; absent, empty or `false` the active records; anything else is a 422. */
+export function parseDeletedFlag(query: RawQuery): boolean {
+  const raw = lastValue(query.deleted);
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw new AppError('VALIDATION_FAILED', {
+    validationErrors: [{ field: 'deleted', rule: 'isBoolean', message: 'deleted must be true or false' }],
+  });
+}
+
+/** `page` (from 1) and `limit` (1..maxLimit, 20 by default) of a paged list; bad ones are a 422. */
+export function parsePageQuery(query: RawQuery, maxLimit = 1000): { page: number; limit: number } {
+  const errors: FieldError[] = [];
+  const paging = pageOf(query, maxLimit, errors);
+  if (errors.length > 0) throw new AppError('VALIDATION_FAILED', { validationErrors: errors });
+  return paging;
+}
+
+function pageOf(query: RawQuery, maxLimit: number, errors: FieldError[]) {
+  return {
+    page: integer(lastValue(query.page), 1, 1, 10_000_000, 'page', errors),
+    limit: integer(lastValue(query.limit), Math.min(20, maxLimit), 1, maxLimit, 'limit', errors),
+  };
+}
+
 /**
  * Reads the paging form of the list (`page`, `limit` up to `maxLimit`, `sortBy`, `sortOrder`,
  * `filters` as a JSON object or as `filters[x]=v`). Unknown parameters are ignored; bad ones are a
@@ -56,8 +81,7 @@ function candidatesOfText(text: string): unknown[] {
  */
 export function parsePagingQuery(query: RawQuery, maxLimit = 1000): PagingQuery {
   const errors: FieldError[] = [];
-  const page = integer(lastValue(query.page), 1, 1, 10_000_000, 'page', errors);
-  const limit = integer(lastValue(query.limit), Math.min(20, maxLimit), 1, maxLimit, 'limit', errors);
+  const { page, limit } = pageOf(query, maxLimit, errors);
 
   const sortBy = lastValue(query.sortBy) || 'createdAt';
   let sort: SortKey = { kind: 'column', column: 'createdAt' };

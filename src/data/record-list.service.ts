@@ -6,10 +6,13 @@ import { parseGridLoadOptions } from './grid/grid-load-options';
 import { GridQueryService } from './grid/grid-query.service';
 import { isGridRequest } from './grid/grid-request';
 import { schemaOrderOf } from './record.mapper';
-import { recordScope, scopeCondition } from './record-selection';
+import { listScope, scopeCondition } from './record-selection';
 import { RecordsService } from './records.service';
 
-/** Routes a list request to the paging form or the grid-library form (docs/grid-protocol.md section 2). */
+/**
+ * Routes a list request to the paging form or the grid-library form (docs/grid-protocol.md section
+ * 2), of the active records or, with `deleted=true`, of the trash.
+ */
 @Injectable()
 export class RecordListService {
   constructor(
@@ -27,7 +30,7 @@ export class RecordListService {
     const access = await this.access.require(ctx, configId, 'viewOwnResults');
     const options = parseGridLoadOptions(query);
     return this.grid.run(
-      scopeCondition(recordScope(ctx, access, { owners: 'ownUnlessViewAll' })),
+      scopeCondition(listScope(ctx, access, query)),
       options,
       schemaOrderOf(access.config.schema),
     );

@@ -1,12 +1,13 @@
 import { and, eq, or, sql, type SQL } from 'drizzle-orm';
 import { requireUser, type RequestContext } from '../common/context/request-context';
+import { AppError } from '../common/errors/app-error';
 import { ownSiteScopeOf, siteCondition, type SiteScope } from '../common/context/site-scope';
 import { dataRecords } from '../database/schema';
 import type { ConfigRow } from '../form-configs/form-configs.repository';
 import type { FormAccess } from '../permissions/form-access.service';
 import { compileGridFilter } from './grid/grid-filter.compiler';
 import { parseGridLoadOptions, type GridFilter } from './grid/grid-load-options';
-import { containmentOf, parsePagingQuery, type EqualityFilter } from './list-query.parser';
+import { containmentOf, parseDeletedFlag, parsePagingQuery, type EqualityFilter } from './list-query.parser';
 
 /**
  * Who may see which records of a configuration: the records' site scope (exactly the caller's site,
@@ -16,6 +17,11 @@ export interface RecordScope {
   configId: string;
   site: SiteScope;
   ownerId: string | null;
+  /**
+   * Active records (the default, and all that lists, exports and statistics ever ask for), the
+   * trash (`deleted`), or either (`any`, a record's history).
+   */
+  state?: 'active' | 'deleted' | 'any';
 }
 
 /**
@@ -37,6 +43,45 @@ export function recordScope(
     site: ownSiteScopeOf(ctx),
     ownerId: options.owners === 'ownUnlessViewAll' && !seesAll ? user.userId : null,
   };
+}
+
+/**
+ * Whether the caller may open the trash of a configuration: admins, and owners holding
+ * deleteOwnResults on a form that allows deletion (they see their own deleted records only).
+ */
+export function mayOpenTrash(ctx: RequestContext, access: FormAccess): boolean {
+  if (requireUser(ctx).role === 'admin') return true;
+  return access.permissions.has('deleteOwnResults') && access.config.preferences.allowDelete;
+}
+
+/**
+ * The trash of a configuration, to whoever may delete there: an admin sees every deleted record of
+ * the scope, an owner only their own; anyone else is a 403. The site scope is the active records'.
+ */
+export function trashScope(ctx: RequestContext, access: FormAccess): RecordScope {
+  if (!mayOpenTrash(ctx, access)) {
+    throw access.permissions.has('deleteOwnResults')
+      ? new AppError('FORBIDDEN', { messageKey: 'data.deleteNotAllowed' })
+      : new AppError('FORBIDDEN');
+  }
+  const user = requireUser(ctx);
+  return {
+    configId: access.config.id,
+    site: ownSiteScopeOf(ctx),
+    ownerId: user.role === 'admin' ? null : user.userId,
+    state: 'deleted',
+  };
+}
+
+/** The scope of the list route: the trash with `deleted=true` (see trashScope), else recordScope's reads. */
+export function listScope(
+  ctx: RequestContext,
+  access: FormAccess,
+  query: Record<string, unknown>,
+): RecordScope {
+  return parseDeletedFlag(query)
+    ? trashScope(ctx, access)
+    : recordScope(ctx, access, { owners: 'ownUnlessViewAll' });
 }
 
 /** Filters of a query: the paging form's equality filters and the grid form's `filter`. */
@@ -61,11 +106,12 @@ export interface RecordSelection {
   readonly filters: RecordFilters;
 }
 
-/** The active records of the scope as a WHERE condition. */
+/** The records of the scope (active ones unless it says otherwise) as a WHERE condition. */
 export function scopeCondition(scope: RecordScope): SQL {
+  const state = scope.state ?? 'active';
   return and(
     eq(dataRecords.configId, scope.configId),
-    eq(dataRecords.isActive, true),
+    state === 'any' ? undefined : eq(dataRecords.isActive, state === 'active'),
     siteCondition(dataRecords.siteId, scope.site),
     scope.ownerId ? eq(dataRecords.userId, scope.ownerId) : undefined,
   )!;

@@ -18,6 +18,7 @@ import {
   ApiHeader,
   ApiBadRequestResponse,
   ApiBody,
+  ApiConflictResponse,
   ApiConsumes,
   ApiCreatedResponse,
   ApiExtraModels,
@@ -88,7 +89,17 @@ export class RecordsController {
       'Any of skip/take/filter/sort/group/totalSummary/groupSummary/requireTotalCount/requireGroupCount selects the grid form ' +
       '(docs/grid-protocol.md), answering `{data, totalCount?, groupCount?, summary?}`; `take` at most LIST_MAX_ROWS. ' +
       'An answer over LIST_MAX_ROWS records or LIST_MAX_BYTES of record data is a 422 LIST_TOO_LARGE. ' +
-      'Users holding only viewOwnResults see their own records.',
+      'Users holding only viewOwnResults see their own records. ' +
+      '`deleted=true` lists the trash instead (either form): records deleted less than RECORD_TRASH_DAYS ago, ' +
+      'restorable with POST /api/data/:configId/:dataId/restore; admins see all of them, an owner holding ' +
+      'deleteOwnResults on a form allowing deletion their own, anyone else gets a 403.',
+  })
+  @ApiQuery({
+    name: 'deleted',
+    required: false,
+    type: Boolean,
+    example: true,
+    description: 'true: the trash instead of the active records',
   })
   @ApiQuery({ name: 'page', required: false, type: Number, example: 1 })
   @ApiQuery({ name: 'limit', required: false, type: Number, example: 20 })
@@ -250,11 +261,34 @@ export class RecordsController {
     return this.records.update(ctx, configId, dataId, body);
   }
 
+  @Post(':configId/:dataId/restore')
+  @HttpCode(200)
+  @FormPermission('deleteOwnResults')
+  @ApiOperation({
+    summary: 'Restore a record from the trash (owner when the form allows deletion, or admin); returns it',
+    description:
+      'A deleted record stays in the trash for RECORD_TRASH_DAYS, then is purged (its history stays). ' +
+      "Restoring is refused with 409 DATA_RESTORE_LIMIT_REACHED when the owner's active records already fill " +
+      'the save limit; a record not in the trash (never deleted, already restored, purged) is a 404.',
+  })
+  @ApiOkResponse({ type: RecordDto })
+  @ApiNotFoundResponse({ description: 'No such record in the trash visible to the caller' })
+  @ApiConflictResponse({ description: 'DATA_RESTORE_LIMIT_REACHED' })
+  restore(
+    @Ctx() ctx: RequestContext,
+    @Param('configId') configId: string,
+    @Param('dataId') dataId: string,
+  ): Promise<RecordDto> {
+    return this.records.restore(ctx, configId, dataId);
+  }
+
   @Delete(':configId/:dataId')
   @HttpCode(200)
   @FormPermission('deleteOwnResults')
   @ApiOperation({
     summary: 'Soft-delete a record (owner when the form allows deletion, or admin); returns it',
+    description:
+      'The record goes to the trash (`deletedAt` set): listed with `deleted=true`, restorable for RECORD_TRASH_DAYS.',
   })
   @ApiOkResponse({ type: RecordDto })
   remove(

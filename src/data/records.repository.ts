@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { and, count, eq, sql, type SQL } from 'drizzle-orm';
+import type { ChangeOrigin } from '../common/context/request-context';
 import { sameSite } from '../common/context/site-scope';
 import { isUuid } from '../common/validation/is-uuid';
 import { DATABASE, type Database } from '../database/database.types';
@@ -11,6 +12,13 @@ import { rowsOf } from '../database/raw-rows';
 import { runningBytes, stoppedAtBytes, withinBytes } from './list-bounds';
 import { fromRawRecord, RAW_RECORD_COLUMNS, type ListedRecordRow, type RecordRow } from './record.mapper';
 import { equalityConditions, scopeCondition, type RecordScope } from './record-selection';
+import {
+  addedFields,
+  appendHistory,
+  fieldDiff,
+  NO_FIELD_CHANGES,
+  type HistoryEntry,
+} from './history/record-history.repository';
 
 export type NewRecord = Pick<
   typeof dataRecords.$inferInsert,
@@ -21,7 +29,7 @@ export type NewRecord = Pick<
 const RECORD_COLUMNS = sql.raw(
   'data_records.id, data_records.config_id, data_records.user_id, data_records.site_id, data_records.data, ' +
     'data_records.data_keys, data_records.computed_results, data_records.is_active, data_records.created_at, ' +
-    'data_records.updated_at',
+    'data_records.updated_at, data_records.deleted_at',
 );
 
 /**
@@ -45,47 +53,88 @@ function orderBy(query: PagingQuery): SQL[] {
   return query.sort.column === 'createdAt' ? ties : [sql`${column} ${dir}`, ...ties];
 }
 
+/** Who changes a record and through what: what the history entry of a change records. */
+export interface ChangeAuthor {
+  userId: string | null;
+  origin: ChangeOrigin | null;
+}
+
+const entryOf = (action: HistoryEntry['action'], author: ChangeAuthor): HistoryEntry => ({
+  action,
+  userId: author.userId,
+  origin: author.origin,
+});
+
 /**
- * The inserts of a submission without a save limit, the statements the create route and a
- * workflow's `save` step run most, prepared once: building them with the query builder on every
- * request cost more CPU than the rest of the insert. Two spellings each, because a placeholder in
- * a jsonb column would store JSON `null` where the record has no computed results (SQL NULL). The
- * keyed ones (a workflow step's idempotency key) let the unique key decide in the same statement.
+ * `change` (a data-modifying statement on data_records with RETURNING, named `changed` in a CTE),
+ * its history entry in the same statement, and the changed rows as the API reads them. One
+ * statement, so the change and its entry commit together without a transaction of their own.
  */
-function preparedInserts(db: Database) {
-  const common = {
-    configId: sql.placeholder('configId'),
-    userId: sql.placeholder('userId'),
-    siteId: sql.placeholder('siteId'),
-    data: sql.placeholder('data'),
-    dataKeys: sql.placeholder('dataKeys'),
-  };
-  const computed = { computedResults: sql.placeholder('computedResults') };
-  const keyed = { idempotencyKey: sql.placeholder('idempotencyKey') };
-  const onKey = {
-    target: dataRecords.idempotencyKey,
-    where: sql`${dataRecords.idempotencyKey} is not null`,
-  };
-  return {
-    withComputed: db
-      .insert(dataRecords)
-      .values({ ...common, ...computed })
-      .returning()
-      .prepare('insert_record_with_computed'),
-    withoutComputed: db.insert(dataRecords).values(common).returning().prepare('insert_record'),
-    keyedWithComputed: db
-      .insert(dataRecords)
-      .values({ ...common, ...computed, ...keyed })
-      .onConflictDoNothing(onKey)
-      .returning()
-      .prepare('insert_keyed_record_with_computed'),
-    keyedWithoutComputed: db
-      .insert(dataRecords)
-      .values({ ...common, ...keyed })
-      .onConflictDoNothing(onKey)
-      .returning()
-      .prepare('insert_keyed_record'),
-  };
+function withHistory(
+  change: SQL,
+  entry: HistoryEntry,
+  changes: SQL,
+  extra: { before?: SQL; join?: SQL } = {},
+) {
+  return sql`with ${extra.before ?? sql``} changed as (${change}),
+    entry as (${appendHistory(entry, changes, extra.join)})
+    select ${sql.raw(RAW_RECORD_COLUMNS)} from changed as data_records`;
+}
+
+/**
+ * The insert of a submission with its `created` entry. A keyed one (a workflow step's idempotency
+ * key) lets the unique key decide in the same statement: on a conflict nothing is inserted and no
+ * entry written. jsonb values go as JSON text, so a record without computed results stores SQL NULL.
+ */
+function insertStatement(record: NewRecord, author: ChangeAuthor): SQL {
+  const computed = record.computedResults ?? null;
+  const conflict = record.idempotencyKey
+    ? sql`on conflict (idempotency_key) where idempotency_key is not null do nothing`
+    : sql``;
+  return withHistory(
+    sql`insert into data_records (config_id, user_id, site_id, data, data_keys, computed_results, idempotency_key)
+      values (${record.configId}::uuid, ${record.userId ?? null}::uuid, ${record.siteId ?? null}::uuid,
+        ${JSON.stringify(record.data)}::jsonb, ${sql.param(record.dataKeys ?? null)}::text[],
+        ${computed === null ? null : JSON.stringify(computed)}::jsonb, ${record.idempotencyKey ?? null})
+      ${conflict} returning *`,
+    entryOf('created', author),
+    addedFields(sql`changed.data`),
+  );
+}
+
+async function firstRecord(db: Pick<Database, 'execute'>, statement: SQL): Promise<ListedRecordRow | null> {
+  const [row] = rowsOf(await db.execute(statement));
+  return row ? fromRawRecord(row) : null;
+}
+
+/**
+ * Serializes the save-limit decisions of one user on one configuration (creates and restores) for
+ * the rest of the transaction, so a count and the insert or restore after it cannot interleave.
+ */
+async function lockSaveLimit(tx: Pick<Database, 'execute'>, configId: string, userId: string) {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`${configId}:${userId}`}, 0))`);
+}
+
+/** Up to `limit` ids of the user's active records of the configuration and site, oldest first. */
+async function activeRecordIds(
+  tx: Pick<Database, 'select'>,
+  owner: { configId: string; userId: string; siteId: string | null },
+  limit: number,
+): Promise<string[]> {
+  const rows = await tx
+    .select({ id: dataRecords.id })
+    .from(dataRecords)
+    .where(
+      and(
+        eq(dataRecords.configId, owner.configId),
+        eq(dataRecords.userId, owner.userId),
+        eq(dataRecords.isActive, true),
+        sameSite(dataRecords.siteId, owner.siteId),
+      ),
+    )
+    .orderBy(dataRecords.createdAt)
+    .limit(limit);
+  return rows.map((row) => row.id);
 }
 
 async function recordByKey(db: Pick<Database, 'select'>, key: string): Promise<RecordRow | null> {
@@ -95,73 +144,43 @@ async function recordByKey(db: Pick<Database, 'select'>, key: string): Promise<R
 
 @Injectable()
 export class RecordsRepository {
-  private readonly inserts: ReturnType<typeof preparedInserts>;
-
-  constructor(@Inject(DATABASE) private readonly db: Database) {
-    this.inserts = preparedInserts(db);
-  }
+  constructor(@Inject(DATABASE) private readonly db: Database) {}
 
   /**
-   * Inserts unless the user already holds `saveLimit` active records of the record's site (on a
-   * shared form a user's submissions through another site's host are that site's). Concurrent creates by the same
-   * user for the same configuration are serialized by a transaction-scoped advisory lock, so the
-   * count and the insert cannot interleave. A record whose idempotency key is already stored is not
-   * inserted again: the stored one is the outcome (`existing`), whatever the limit says now.
+   * Inserts, with its `created` history entry, unless the user already holds `saveLimit` active
+   * records of the record's site (on a shared form a user's submissions through another site's host
+   * are that site's). Concurrent creates by the same user for the same configuration are serialized
+   * by a transaction-scoped advisory lock, so the count and the insert cannot interleave. A record
+   * whose idempotency key is already stored is not inserted again: the stored one is the outcome
+   * (`existing`), whatever the limit says now.
    */
   async insertWithinLimit(
     record: NewRecord,
     saveLimit: number | null,
+    author: ChangeAuthor,
   ): Promise<
-    { inserted: RecordRow } | { existing: RecordRow } | { limitReached: true; existingId: string | null }
+    | { inserted: ListedRecordRow }
+    | { existing: ListedRecordRow }
+    | { limitReached: true; existingId: string | null }
   > {
     if (saveLimit === null || !record.userId) {
-      const values = {
-        configId: record.configId,
-        userId: record.userId ?? null,
-        siteId: record.siteId ?? null,
-        data: record.data,
-        dataKeys: record.dataKeys,
-      };
-      const withoutComputed = record.computedResults === null || record.computedResults === undefined;
-      if (!record.idempotencyKey) {
-        const [inserted] = withoutComputed
-          ? await this.inserts.withoutComputed.execute(values)
-          : await this.inserts.withComputed.execute({ ...values, computedResults: record.computedResults });
-        return { inserted };
-      }
-      // The unique key decides in the same statement; the earlier record is read only when it exists.
-      const keyed = { ...values, idempotencyKey: record.idempotencyKey };
-      const [inserted] = withoutComputed
-        ? await this.inserts.keyedWithoutComputed.execute(keyed)
-        : await this.inserts.keyedWithComputed.execute({ ...keyed, computedResults: record.computedResults });
+      const inserted = await firstRecord(this.db, insertStatement(record, author));
       if (inserted) return { inserted };
-      const existing = await this.findByIdempotencyKey(record.idempotencyKey);
+      // Only a keyed insert inserts nothing: the earlier record is read only then.
+      const existing = record.idempotencyKey ? await this.findByIdempotencyKey(record.idempotencyKey) : null;
       if (!existing) throw new Error('a record conflicted on its idempotency key and is gone');
       return { existing };
     }
-    const userId = record.userId;
+    const owner = { configId: record.configId, userId: record.userId, siteId: record.siteId ?? null };
     return this.db.transaction(async (tx) => {
-      await tx.execute(
-        sql`select pg_advisory_xact_lock(hashtextextended(${`${record.configId}:${userId}`}, 0))`,
-      );
+      await lockSaveLimit(tx, owner.configId, owner.userId);
       const replayed = record.idempotencyKey ? await recordByKey(tx, record.idempotencyKey) : null;
       if (replayed) return { existing: replayed };
-      const existing = await tx
-        .select({ id: dataRecords.id })
-        .from(dataRecords)
-        .where(
-          and(
-            eq(dataRecords.configId, record.configId),
-            eq(dataRecords.userId, userId),
-            eq(dataRecords.isActive, true),
-            sameSite(dataRecords.siteId, record.siteId ?? null),
-          ),
-        )
-        .orderBy(dataRecords.createdAt)
-        .limit(saveLimit);
+      const existing = await activeRecordIds(tx, owner, saveLimit);
       if (existing.length >= saveLimit)
-        return { limitReached: true as const, existingId: existing[0]?.id ?? null };
-      const [inserted] = await tx.insert(dataRecords).values(record).returning();
+        return { limitReached: true as const, existingId: existing[0] ?? null };
+      const inserted = await firstRecord(tx, insertStatement(record, author));
+      if (!inserted) throw new Error('a record conflicted on its idempotency key under the lock');
       return { inserted };
     });
   }
@@ -171,7 +190,8 @@ export class RecordsRepository {
     return recordByKey(this.db, key);
   }
 
-  async findActive(id: string, scope: RecordScope): Promise<RecordRow | null> {
+  /** The record with this id in the scope (site and state; the owner is left to the caller). */
+  async findInScope(id: string, scope: RecordScope): Promise<RecordRow | null> {
     if (!isUuid(id)) return null;
     const [row] = await this.db
       .select()
@@ -181,26 +201,98 @@ export class RecordsRepository {
     return row ?? null;
   }
 
-  async replaceData(
+  /** Replaces an active record's data, with an `updated` entry of the fields that changed. */
+  replaceData(
     id: string,
     data: Record<string, unknown>,
     computedResults: Record<string, unknown> | null,
-  ): Promise<RecordRow | null> {
-    const [row] = await this.db
-      .update(dataRecords)
-      .set({ data, dataKeys: Object.keys(data), computedResults, updatedAt: new Date() })
-      .where(and(eq(dataRecords.id, id), eq(dataRecords.isActive, true)))
-      .returning();
-    return row ?? null;
+    author: ChangeAuthor,
+  ): Promise<ListedRecordRow | null> {
+    // The row is locked as it is read, so the diff is against exactly the data this update replaces.
+    const before = sql`before as (select id, data from data_records where id = ${id}::uuid and is_active for update),`;
+    return firstRecord(
+      this.db,
+      withHistory(
+        sql`update data_records set data = ${JSON.stringify(data)}::jsonb,
+            data_keys = ${sql.param(Object.keys(data))}::text[],
+            computed_results = ${computedResults === null ? null : JSON.stringify(computedResults)}::jsonb,
+            updated_at = ${new Date().toISOString()}::timestamptz
+          from before where data_records.id = before.id returning data_records.*`,
+        entryOf('updated', author),
+        fieldDiff(sql`before.data`, sql`changed.data`),
+        { before, join: sql`join before on before.id = changed.id` },
+      ),
+    );
   }
 
-  async deactivate(id: string): Promise<RecordRow | null> {
-    const [row] = await this.db
-      .update(dataRecords)
-      .set({ isActive: false, updatedAt: new Date() })
-      .where(and(eq(dataRecords.id, id), eq(dataRecords.isActive, true)))
-      .returning();
-    return row ?? null;
+  /** Moves an active record to the trash (inactive, `deleted_at` now), with a `deleted` entry. */
+  deactivate(id: string, author: ChangeAuthor): Promise<ListedRecordRow | null> {
+    const now = new Date().toISOString();
+    return firstRecord(
+      this.db,
+      withHistory(
+        sql`update data_records set is_active = false, deleted_at = ${now}::timestamptz, updated_at = ${now}::timestamptz
+          where id = ${id}::uuid and is_active returning *`,
+        entryOf('deleted', author),
+        NO_FIELD_CHANGES,
+      ),
+    );
+  }
+
+  /**
+   * Brings a record back from the trash, with a `restored` entry, unless its owner already holds
+   * `saveLimit` active records of its configuration and site (counted under the lock creates take).
+   * Null when the record is not in the trash (restored meanwhile, or purged).
+   */
+  async restoreWithinLimit(
+    record: Pick<ListedRecordRow, 'id' | 'configId' | 'userId' | 'siteId'>,
+    saveLimit: number | null,
+    author: ChangeAuthor,
+  ): Promise<{ restored: ListedRecordRow } | { limitReached: true } | null> {
+    const restore = (db: Pick<Database, 'execute'>) =>
+      firstRecord(
+        db,
+        withHistory(
+          sql`update data_records set is_active = true, deleted_at = null,
+              updated_at = ${new Date().toISOString()}::timestamptz
+            where id = ${record.id}::uuid and not is_active returning *`,
+          entryOf('restored', author),
+          NO_FIELD_CHANGES,
+        ),
+      );
+    const userId = record.userId;
+    if (saveLimit === null || !userId) {
+      const restored = await restore(this.db);
+      return restored ? { restored } : null;
+    }
+    return this.db.transaction(async (tx) => {
+      await lockSaveLimit(tx, record.configId, userId);
+      const owner = { configId: record.configId, userId, siteId: record.siteId };
+      if ((await activeRecordIds(tx, owner, saveLimit)).length >= saveLimit)
+        return { limitReached: true as const };
+      const restored = await restore(tx);
+      return restored ? { restored } : null;
+    });
+  }
+
+  /**
+   * Purges records in the trash since before `cutoff`, in batches; their history stays. Rows are
+   * taken with SKIP LOCKED and re-checked, so instances purging at once (or a restore racing a
+   * purge) each act on different rows and a second run finds nothing to do.
+   */
+  async purgeDeletedBefore(cutoff: Date, batchSize = 1000): Promise<number> {
+    const at = cutoff.toISOString();
+    let purged = 0;
+    for (;;) {
+      const rows = rowsOf(
+        await this.db.execute(sql`delete from data_records where id in (
+            select id from data_records where not is_active and deleted_at < ${at}::timestamptz
+            limit ${batchSize} for update skip locked)
+          and not is_active and deleted_at < ${at}::timestamptz returning id`),
+      );
+      purged += rows.length;
+      if (rows.length < batchSize) return purged;
+    }
   }
 
   /**

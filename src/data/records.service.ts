@@ -11,9 +11,15 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { listBoundsOf, listTooLarge } from './list-bounds';
 import { parsePagingQuery } from './list-query.parser';
 import { mergeFields } from './record-changes';
-import { orderedData, schemaOrderOf, toRecordResponse, type RecordRow } from './record.mapper';
-import { recordScope } from './record-selection';
-import { RecordsRepository } from './records.repository';
+import {
+  orderedData,
+  schemaOrderOf,
+  toRecordResponse,
+  type ListedRecordRow,
+  type RecordRow,
+} from './record.mapper';
+import { listScope, recordScope } from './record-selection';
+import { RecordsRepository, type ChangeAuthor } from './records.repository';
 
 export type SubmittedData = Record<string, unknown>;
 
@@ -63,6 +69,7 @@ export class RecordsService {
         idempotencyKey: options.idempotencyKey ?? null,
       },
       saveLimit,
+      authorOf(ctx),
     );
     // A replayed workflow step (its process died after the insert) gets the record it saved.
     if ('existing' in outcome) return this.savedResponse(config, outcome.existing, computedResults);
@@ -129,31 +136,38 @@ export class RecordsService {
       record.id,
       data,
       this.storedComputedResults(config, computedResults),
+      authorOf(ctx),
     );
     if (!updated) throw new AppError('RECORD_NOT_FOUND');
     return this.savedResponse(config, updated, computedResults);
   }
 
-  /** Soft delete: the owner (when the form allows deletion) or an admin; the record is kept, inactive. */
+  /**
+   * Soft delete into the trash: the owner (when the form allows deletion) or an admin; the record
+   * is kept, inactive, restorable until RECORD_TRASH_DAYS have passed.
+   */
   async remove(ctx: RequestContext, configId: string, dataId: string): Promise<RecordDto> {
     const access = await this.access.require(ctx, configId, 'deleteOwnResults');
-    const record = await this.records.findActive(dataId, recordScope(ctx, access, { owners: 'any' }));
+    const record = await this.records.findInScope(dataId, recordScope(ctx, access, { owners: 'any' }));
     if (!record) throw new AppError('RECORD_NOT_FOUND');
     assertOwnerMayChange(requireUser(ctx), record, {
       allowed: access.config.preferences.allowDelete,
       refusal: 'data.deleteNotAllowed',
     });
-    const deleted = await this.records.deactivate(record.id);
+    const deleted = await this.records.deactivate(record.id, authorOf(ctx));
     if (!deleted) throw new AppError('RECORD_NOT_FOUND');
     return toRecordResponse(deleted, { schemaOrder: schemaOrderOf(access.config.schema) });
   }
 
-  /** The paging form of the list: everyone's records with viewAllResults (or as admin), else the caller's. */
+  /**
+   * The paging form of the list: everyone's records with viewAllResults (or as admin), else the
+   * caller's; with `deleted=true` the trash (listScope).
+   */
   async list(ctx: RequestContext, configId: string, query: Record<string, unknown>): Promise<RecordPageDto> {
     const access = await this.access.require(ctx, configId, 'viewOwnResults');
+    const scope = listScope(ctx, access, query);
     const bounds = listBoundsOf(this.config);
     const paging = parsePagingQuery(query, bounds.maxRows);
-    const scope = recordScope(ctx, access, { owners: 'ownUnlessViewAll' });
     const { rows, total, tooLarge } = await this.records.listPage(scope, paging, bounds.maxBytes);
     if (tooLarge) throw listTooLarge(bounds);
     const schemaOrder = schemaOrderOf(access.config.schema);
@@ -166,24 +180,49 @@ export class RecordsService {
   }
 
   /**
+   * Brings a record back from the trash, with the rule of the delete (the owner when the form
+   * allows deletion, or an admin); 404 when it is not in the trash (never deleted, or purged), 409
+   * when its owner's active records already fill the form's save limit.
+   */
+  async restore(ctx: RequestContext, configId: string, dataId: string): Promise<RecordDto> {
+    const access = await this.access.require(ctx, configId, 'deleteOwnResults');
+    const scope = recordScope(ctx, access, { owners: 'any' });
+    const record = await this.records.findInScope(dataId, { ...scope, state: 'deleted' });
+    if (!record) throw new AppError('RECORD_NOT_FOUND');
+    assertOwnerMayChange(requireUser(ctx), record, {
+      allowed: access.config.preferences.allowDelete,
+      refusal: 'data.deleteNotAllowed',
+    });
+    const saveLimit = access.config.preferences.saveLimit ?? null;
+    const outcome = await this.records.restoreWithinLimit(record, saveLimit, authorOf(ctx));
+    if (!outcome) throw new AppError('RECORD_NOT_FOUND');
+    if ('limitReached' in outcome)
+      throw new AppError('DATA_RESTORE_LIMIT_REACHED', {
+        params: { limit: saveLimit },
+        details: { limit: saveLimit },
+      });
+    return toRecordResponse(outcome.restored, { schemaOrder: schemaOrderOf(access.config.schema) });
+  }
+
+  /**
    * Undoes a record a workflow run created (rollback): deactivates it whatever the form's
    * `allowDelete`, because the run, not the user, is taking back its own write.
    */
   async revokeCreatedByRun(ctx: RequestContext, configId: string, dataId: string) {
     const user = requireUser(ctx);
-    const record = await this.records.findActive(dataId, {
+    const record = await this.records.findInScope(dataId, {
       configId,
       site: ownSiteScopeOf(ctx),
       ownerId: user.userId,
     });
     if (!record) return null;
-    const deleted = await this.records.deactivate(record.id);
+    const deleted = await this.records.deactivate(record.id, authorOf(ctx));
     return deleted ? toRecordResponse(deleted) : null;
   }
 
   private async requireReadable(ctx: RequestContext, access: FormAccess, dataId: string): Promise<RecordRow> {
     const scope = recordScope(ctx, access, { owners: 'ownUnlessViewAll' });
-    const record = await this.records.findActive(dataId, scope);
+    const record = await this.records.findInScope(dataId, scope);
     // Someone else's record is a 404 to a user who may see only their own: its existence is not revealed.
     if (!record || (scope.ownerId !== null && record.userId !== scope.ownerId))
       throw new AppError('RECORD_NOT_FOUND');
@@ -202,7 +241,7 @@ export class RecordsService {
 
   private savedResponse(
     config: ConfigRow,
-    row: RecordRow,
+    row: ListedRecordRow,
     computedResults: Record<string, unknown>,
   ): SavedRecordDto {
     return {
@@ -214,10 +253,15 @@ export class RecordsService {
   }
 }
 
+/** Who makes a change and through which route or run, for the record's history. */
+function authorOf(ctx: RequestContext): ChangeAuthor {
+  return { userId: ctx.user?.userId ?? null, origin: ctx.origin ?? null };
+}
+
 /** Only the owner changes a record, and only when the form allows it; admins always may. */
 function assertOwnerMayChange(
   user: AuthUser,
-  record: RecordRow,
+  record: Pick<RecordRow, 'userId'>,
   rule: { allowed: boolean; refusal: 'data.editNotAllowed' | 'data.deleteNotAllowed' },
 ): void {
   if (user.role === 'admin') return;

@@ -113,6 +113,8 @@ export function formOpenApiDocument(config: ConfigResponseDto): Json {
             isActive: { type: 'boolean' },
             createdAt: DATE_TIME,
             updatedAt: DATE_TIME,
+            // Records in the trash only (the answer of a delete, the trash listing).
+            deletedAt: DATE_TIME,
             workflow: { type: 'array', items: FREE_OBJECT },
           },
         },

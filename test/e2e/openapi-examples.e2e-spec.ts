@@ -30,6 +30,7 @@ const ORDER = [
   'PUT /api/data/{configId}/{dataId}',
   'PUT /api/data/{configId}',
   'GET /api/data/{configId}',
+  'GET /api/data/{configId}/{dataId}/history',
   'GET /api/data/{configId}/stats',
   'GET /api/data/{configId}/export',
   'POST /api/workflow',

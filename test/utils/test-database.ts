@@ -12,6 +12,7 @@ const TABLES = [
   'workflow_runs',
   'workflows',
   'data_records',
+  'record_history',
   'form_permissions',
   'form_configs',
   'revoked_tokens',

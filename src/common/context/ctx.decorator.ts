@@ -17,6 +17,10 @@ export function requestContextOf(request: FastifyRequest): RequestContext {
     siteId,
     locale: request.locale,
     requestId: String(request.id),
+    // The route pattern, not the URL: ids and query strings stay out of a record's history.
+    ...(request.routeOptions.url
+      ? { origin: { kind: 'route', route: `${request.method} ${request.routeOptions.url}` } as const }
+      : {}),
   });
   return request.requestContext;
 }

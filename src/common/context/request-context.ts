@@ -12,6 +12,13 @@ export interface AuthUser {
 }
 
 /**
+ * Through which route or workflow run a change is made, as a record's history states it: the HTTP
+ * route (method and route pattern) or the run and step of a workflow.
+ */
+export type ChangeOrigin =
+  { kind: 'route'; route: string } | { kind: 'workflow'; runId: string; step: string };
+
+/**
  * Passed first to every service call: who, for which tenant, in which language. It carries no
  * authorization decision: a service that needs one asks for it (`FormAccessService.require`).
  */
@@ -21,6 +28,8 @@ export interface RequestContext {
   /** The site chosen by the Host header; null when the host matches no site. */
   readonly siteId: string | null;
   readonly locale: Locale;
+  /** Where the work comes from (for records' history); absent for work of unknown origin. */
+  readonly origin?: ChangeOrigin;
 }
 
 /**
@@ -32,12 +41,14 @@ export function buildRequestContext(input: {
   siteId: string | null;
   locale?: Locale;
   requestId?: string;
+  origin?: ChangeOrigin;
 }): RequestContext {
   return {
     requestId: input.requestId ?? randomUUID(),
     user: input.user,
     siteId: input.siteId,
     locale: input.locale ?? 'en',
+    ...(input.origin ? { origin: input.origin } : {}),
   };
 }
 

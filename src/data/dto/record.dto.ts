@@ -18,6 +18,11 @@ export class RecordDto {
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time' }) updatedAt: string;
   @ApiPropertyOptional({
+    format: 'date-time',
+    description: 'When the record went to the trash (records of the trash only)',
+  })
+  deletedAt?: string;
+  @ApiPropertyOptional({
     type: 'array',
     items: FREE_OBJECT,
     description: 'Workflow log (single-record read only)',

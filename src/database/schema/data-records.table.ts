@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { boolean, index, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, primaryId, updatedAt } from './columns';
 import { formConfigs } from './form-configs.table';
 import { sites } from './sites.table';
@@ -21,6 +21,11 @@ export const dataRecords = pgTable(
     /** Set by a workflow's save step (`run:<runId>:<step>`): a replayed step finds its record instead of saving twice. */
     idempotencyKey: text('idempotency_key'),
     isActive: boolean('is_active').notNull().default(true),
+    /**
+     * When the record went to the trash (is_active false): restorable until RECORD_TRASH_DAYS after
+     * this, then purged. Null while active.
+     */
+    deletedAt: timestamp('deleted_at', { withTimezone: true, mode: 'date' }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -31,6 +36,10 @@ export const dataRecords = pgTable(
     index('data_records_config_user_idx')
       .on(table.configId, table.userId)
       .where(sql`${table.isActive}`),
+    // The trash: listed per configuration, purged by age; only inactive rows are indexed.
+    index('data_records_trash_idx')
+      .on(table.configId, table.deletedAt)
+      .where(sql`not ${table.isActive}`),
     index('data_records_data_gin_idx').using('gin', sql`${table.data} jsonb_path_ops`),
     uniqueIndex('data_records_idempotency_key_idx')
       .on(table.idempotencyKey)

@@ -8,3 +8,4 @@ export * from './workflows.table';
 export * from './revoked-tokens.table';
 export * from './idempotency-keys.table';
 export * from './workflow-effects.table';
+export * from './record-history.table';

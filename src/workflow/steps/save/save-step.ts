@@ -1,3 +1,4 @@
+import type { RequestContext } from '../../../common/context/request-context';
 import { RecordsService } from '../../../data/records.service';
 import type { CompensationOutcome, StepContext, StepOutcome, WorkflowStepHandler } from '../step-handler';
 import { readSourceObject } from '../source-path';
@@ -25,7 +26,7 @@ export class SaveStep implements WorkflowStepHandler<SaveStepConfig, SaveStepRes
   async execute(context: StepContext, config: SaveStepConfig): Promise<StepOutcome<SaveStepResult>> {
     const configId = config.configId ?? context.configId ?? '';
     const data = readSourceObject(context, config.source);
-    const ctx = config.locale ? { ...context.ctx, locale: config.locale } : context.ctx;
+    const ctx = { ...changeContext(context), ...(config.locale ? { locale: config.locale } : {}) };
     // One record per run and step, even when the step runs again after a crash.
     const saved = await this.records.create(ctx, configId, data, {
       idempotencyKey: `run:${context.runId}:${context.step.name}`,
@@ -44,7 +45,11 @@ export class SaveStep implements WorkflowStepHandler<SaveStepConfig, SaveStepRes
     _config: SaveStepConfig,
     result: SaveStepResult,
   ): Promise<CompensationOutcome> {
-    const revoked = await this.records.revokeCreatedByRun(context.ctx, result.configId, result.dataId);
+    const revoked = await this.records.revokeCreatedByRun(
+      changeContext(context),
+      result.configId,
+      result.dataId,
+    );
     return revoked
       ? { status: 'compensated', detail: { dataId: result.dataId, isActive: false } }
       : {
@@ -52,4 +57,9 @@ export class SaveStep implements WorkflowStepHandler<SaveStepConfig, SaveStepRes
           detail: { dataId: result.dataId, reason: 'the record is no longer active' },
         };
   }
+}
+
+/** The run's context naming the run and step as the origin of the record's history entry. */
+function changeContext(context: StepContext): RequestContext {
+  return { ...context.ctx, origin: { kind: 'workflow', runId: context.runId, step: context.step.name } };
 }

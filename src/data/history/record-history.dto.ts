@@ -1,0 +1,60 @@
+import { ApiProperty } from '@nestjs/swagger';
+import type { ChangeOrigin } from '../../common/context/request-context';
+import { JSON_VALUE } from '../../common/http/openapi-schemas';
+import type { HistoryAction } from './record-history.repository';
+
+const FIELD_CHANGE = {
+  type: 'object' as const,
+  description: '`before` is absent for an added field, `after` for a removed one',
+  properties: { before: JSON_VALUE, after: JSON_VALUE },
+};
+
+export class RecordHistoryEntryDto {
+  @ApiProperty({ example: 42, description: 'Increases with every entry written' }) id: number;
+  @ApiProperty({ format: 'uuid' }) recordId: string;
+  @ApiProperty({ format: 'uuid' }) configId: string;
+  @ApiProperty({ enum: ['created', 'updated', 'deleted', 'restored'], example: 'updated' })
+  action: HistoryAction;
+  @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'Who made the change' })
+  userId: string | null;
+  @ApiProperty({
+    nullable: true,
+    description: 'The route (method and pattern) or the workflow run and step the change came through',
+    oneOf: [
+      {
+        type: 'object',
+        required: ['kind', 'route'],
+        properties: { kind: { type: 'string', enum: ['route'] }, route: { type: 'string' } },
+      },
+      {
+        type: 'object',
+        required: ['kind', 'runId', 'step'],
+        properties: {
+          kind: { type: 'string', enum: ['workflow'] },
+          runId: { type: 'string', format: 'uuid' },
+          step: { type: 'string' },
+        },
+      },
+    ],
+    example: { kind: 'route', route: 'PATCH /api/data/:configId/:dataId' },
+  })
+  origin: ChangeOrigin | null;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: FIELD_CHANGE,
+    description:
+      'Per-field diff of `data` (top-level fields; a changed object or array is shown whole): every field of a ' +
+      'created record as `after`; `{}` for a delete or a restore',
+    example: { qty: { before: 3, after: 4 } },
+  })
+  changes: Record<string, { before?: unknown; after?: unknown }>;
+  @ApiProperty({ format: 'date-time' }) at: string;
+}
+
+export class RecordHistoryPageDto {
+  @ApiProperty({ type: [RecordHistoryEntryDto], description: 'Newest first' })
+  data: RecordHistoryEntryDto[];
+  @ApiProperty({ example: 3 }) total: number;
+  @ApiProperty({ example: 1 }) page: number;
+  @ApiProperty({ example: 1, description: 'ceil(total / limit)' }) pages: number;
+}

@@ -1,0 +1,82 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { and, count, desc, eq, sql, type SQL } from 'drizzle-orm';
+import type { ChangeOrigin } from '../../common/context/request-context';
+import { DATABASE, type Database } from '../../database/database.types';
+import { recordHistory } from '../../database/schema';
+
+export type HistoryAction = 'created' | 'updated' | 'deleted' | 'restored';
+
+/** Who made a change and through what; the change itself is computed in the statement. */
+export interface HistoryEntry {
+  action: HistoryAction;
+  userId: string | null;
+  origin: ChangeOrigin | null;
+}
+
+export type HistoryRow = typeof recordHistory.$inferSelect;
+
+/**
+ * The statement that appends one history entry per row of the data-modifying CTE named `changed`
+ * (rows of data_records, as RETURNING gives them). The records repository runs it as a CTE of the
+ * statement that makes the change, so the change and its entry are one write: both or neither.
+ * `changes` is an expression over `changed` (and whatever `join` adds), e.g. `fieldDiff`.
+ */
+export function appendHistory(entry: HistoryEntry, changes: SQL, join: SQL = sql``): SQL {
+  const origin = entry.origin ? JSON.stringify(entry.origin) : null;
+  return sql`insert into ${recordHistory} (record_id, config_id, site_id, action, user_id, origin, changes)
+    select changed.id, changed.config_id, changed.site_id, ${entry.action}, ${entry.userId}::uuid,
+      ${origin}::jsonb, ${changes}
+    from changed ${join}`;
+}
+
+/**
+ * The per-field diff of two `data` documents (jsonb expressions): `{field: {before, after}}` for
+ * every top-level field whose value differs (compared as JSON, so key order inside objects does not
+ * count); `before` is absent for an added field, `after` for a removed one. `{}` when equal.
+ */
+export function fieldDiff(before: SQL, after: SQL): SQL {
+  return sql`(select coalesce(jsonb_object_agg(k.key, case
+        when not (${before} ? k.key) then jsonb_build_object('after', ${after} -> k.key)
+        when not (${after} ? k.key) then jsonb_build_object('before', ${before} -> k.key)
+        else jsonb_build_object('before', ${before} -> k.key, 'after', ${after} -> k.key) end), '{}'::jsonb)
+    from (select jsonb_object_keys(${before}) union select jsonb_object_keys(${after})) as k(key)
+    where (${before} -> k.key) is distinct from (${after} -> k.key))`;
+}
+
+/** fieldDiff from nothing: every field of `after` as added (cheaper than the general diff). */
+export function addedFields(after: SQL): SQL {
+  return sql`(select coalesce(jsonb_object_agg(key, jsonb_build_object('after', value)), '{}'::jsonb)
+    from jsonb_each(${after}))`;
+}
+
+/** No change of `data` (a delete or a restore). */
+export const NO_FIELD_CHANGES = sql`'{}'::jsonb`;
+
+/**
+ * Reads the history of records. Append-only by construction: there is no update or delete here, and
+ * the trash purge removes records, never their entries.
+ */
+@Injectable()
+export class RecordHistoryRepository {
+  constructor(@Inject(DATABASE) private readonly db: Database) {}
+
+  /** One page of a record's entries of one configuration, newest first, and how many there are. */
+  async page(
+    recordId: string,
+    configId: string,
+    paging: { page: number; limit: number },
+  ): Promise<{ rows: HistoryRow[]; total: number }> {
+    const where = and(eq(recordHistory.recordId, recordId), eq(recordHistory.configId, configId));
+    const [rows, [{ total }]] = await Promise.all([
+      this.db
+        .select()
+        .from(recordHistory)
+        .where(where)
+        .orderBy(desc(recordHistory.id))
+        .limit(paging.limit)
+        .offset((paging.page - 1) * paging.limit),
+      this.db.select({ total: count() }).from(recordHistory).where(where),
+    ]);
+    return { rows, total: Number(total) };
+  }
+}
