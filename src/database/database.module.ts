@@ -1,6 +1,7 @@
 import { DynamicModule, Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { DatabaseClient } from './database-client';
+import { DatabaseHealth } from './database-health';
 import { DatabaseMetrics } from './database-metrics';
 import { DATABASE } from './database.types';
 
@@ -46,8 +47,9 @@ export class DatabaseModule {
         { provide: DATABASE, inject: [DatabaseClient], useFactory: (client: DatabaseClient) => client.db },
         DatabaseLifecycle,
         DatabaseMetrics,
+        DatabaseHealth,
       ],
-      exports: [DatabaseClient, DATABASE, DatabaseMetrics],
+      exports: [DatabaseClient, DATABASE, DatabaseMetrics, DatabaseHealth],
     };
   }
 }

@@ -5,6 +5,7 @@ import { Public } from '../common/auth/auth-decision.decorators';
 import { SkipSiteResolution } from '../common/context/skip-site.decorator';
 import { AppError } from '../common/errors/app-error';
 import { DatabaseClient } from '../database/database-client';
+import { DatabaseHealth } from '../database/database-health';
 import { HealthDto } from './health.dto';
 
 /**
@@ -16,7 +17,10 @@ import { HealthDto } from './health.dto';
 @SkipSiteResolution()
 @Controller('health')
 export class HealthController {
-  constructor(private readonly database: DatabaseClient) {}
+  constructor(
+    private readonly database: DatabaseClient,
+    private readonly health: DatabaseHealth,
+  ) {}
 
   @Get()
   @Public()
@@ -34,9 +38,11 @@ export class HealthController {
   async ready(): Promise<HealthDto> {
     try {
       await this.database.ping();
-    } catch {
+    } catch (error) {
+      this.health.unavailable(error);
       throw new AppError('DATABASE_UNAVAILABLE');
     }
+    this.health.answered();
     return { status: 'ok', database: this.database.driver };
   }
 }

@@ -22,6 +22,13 @@ export interface NewRun {
   startedAt: Date;
 }
 
+export interface QueueState {
+  queued: number;
+  due: number;
+  running: number;
+  oldestDueSeconds: number;
+}
+
 export interface RunProgress {
   nextStep: number;
   stepInFlight: number | null;
@@ -202,6 +209,32 @@ export class WorkflowRunsRepository {
       )
       .returning();
     return row ?? null;
+  }
+
+  /**
+   * The queue at a glance (metrics): runs queued (due or waiting for a retry delay), due (a worker
+   * may take them now: queued and available, or orphaned by an expired lease), running under a live
+   * lease, and how long the oldest due run has waited. One statement over the active runs only (the
+   * partial queue index), however many finished runs the table holds.
+   */
+  async queueState(): Promise<QueueState> {
+    const result = await this.db.execute(sql`
+      select
+        count(*) filter (where status = 'queued') as queued,
+        count(*) filter (where (status = 'queued' and available_at <= now()) or (status = 'running' and lease_until < now())) as due,
+        count(*) filter (where status = 'running' and lease_until >= now()) as running,
+        coalesce(extract(epoch from now() - min(case when status = 'queued' then available_at else lease_until end)
+          filter (where (status = 'queued' and available_at <= now()) or (status = 'running' and lease_until < now()))), 0)
+          as oldest_due_seconds
+      from ${workflowRuns}
+      where status in ('queued', 'running')`);
+    const row = rowsOf(result)[0] ?? {};
+    return {
+      queued: Number(row.queued ?? 0),
+      due: Number(row.due ?? 0),
+      running: Number(row.running ?? 0),
+      oldestDueSeconds: Number(row.oldest_due_seconds ?? 0),
+    };
   }
 
   /** Running runs of this data directory's previous process, which is known to be gone (PGlite). */

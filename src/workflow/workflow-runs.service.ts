@@ -4,10 +4,13 @@ import { isVisibleInScope, ownSiteScopeOf } from '../common/context/site-scope';
 import { AppError } from '../common/errors/app-error';
 import type { RunHistoryQueryDto } from './dto/run-history-query.dto';
 import type { WorkflowRunDto, WorkflowRunPageDto } from './dto/workflow-response.dto';
+import { WorkflowMetrics } from './workflow-metrics';
 import { toRunResponse } from './workflow.mapper';
 import { WorkflowEffectsRepository } from './effects/workflow-effects.repository';
-import { WorkflowRunsRepository } from './workflow-runs.repository';
+import { WorkflowRunsRepository, type QueueState } from './workflow-runs.repository';
 import { WorkflowsService } from './workflows.service';
+
+export type OutboxState = 'pending' | 'sent' | 'failed';
 
 /**
  * Run history: admins see every run; a user sees the runs they started, of their site only (runs,
@@ -19,6 +22,7 @@ export class WorkflowRunsService {
     private readonly runs: WorkflowRunsRepository,
     private readonly workflows: WorkflowsService,
     private readonly effects: WorkflowEffectsRepository,
+    private readonly metrics: WorkflowMetrics,
   ) {}
 
   async history(
@@ -60,7 +64,24 @@ export class WorkflowRunsService {
     const run = await this.requireVisible(ctx, runId);
     if (!['queued', 'running'].includes(run.status)) throw new AppError('WORKFLOW_RUN_FINISHED');
     const updated = await this.runs.requestCancel(run.id);
+    // A queued run that never started ends here; any other ends in its drive, which counts it.
+    if (run.status === 'queued' && updated?.status === 'cancelled')
+      this.metrics.runFinished(run.workflowId, 'cancelled');
     return toRunResponse(updated ?? run, await this.effects.ofRuns([run.id]));
+  }
+
+  /**
+   * The queue's depth and the age of its oldest due run, for the metrics scrape (no caller: an
+   * operator's view of the whole instance group, never on a request's path).
+   */
+  queueState(): Promise<QueueState> {
+    return this.runs.queueState();
+  }
+
+  /** The outbox's effects by state (`pending`, `sent`, `failed`), for the metrics scrape. */
+  async outboxState(): Promise<Record<OutboxState, number>> {
+    const counts = await this.effects.countByState();
+    return { pending: counts.pending ?? 0, sent: counts.sent ?? 0, failed: counts.failed ?? 0 };
   }
 
   private async requireVisible(ctx: RequestContext, runId: string) {

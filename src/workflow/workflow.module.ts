@@ -29,6 +29,8 @@ import { SaveStepModule } from './steps/save/save-step.module';
 import { TransformStepModule } from './steps/transform/transform-step.module';
 import { ValidateStepModule } from './steps/validate/validate-step.module';
 import { WorkflowDefinitionValidator } from './workflow-definition.validator';
+import { WorkflowGauges } from './workflow-gauges';
+import { WorkflowMetrics } from './workflow-metrics';
 import { WorkflowRunsRepository } from './workflow-runs.repository';
 import { WorkflowRunsService } from './workflow-runs.service';
 import { WorkflowsController } from './workflows.controller';
@@ -79,7 +81,9 @@ export const BUILT_IN_STEP_MODULES = [
     WorkflowRunsRepository,
     WorkflowsService,
     WorkflowRunsService,
+    WorkflowMetrics,
+    WorkflowGauges,
   ],
-  exports: [WorkflowRunner, WorkflowsService, StepRegistry, EffectRegistry],
+  exports: [WorkflowRunner, WorkflowsService, WorkflowRunsService, StepRegistry, EffectRegistry],
 })
 export class WorkflowModule {}

@@ -2,6 +2,7 @@ import { MetricsServer } from '../../src/common/metrics/metrics-server';
 import { adminToken } from '../factories/user.factory';
 import { createConfig } from '../factories/config.factory';
 import { createTestApp, type TestApp } from '../utils/test-app';
+import { createSteps, execute, run } from '../utils/workflow-api';
 
 /** The value of one sample line (`name{labels} value`) whose name and labels contain every part. */
 function sample(text: string, ...parts: string[]): number | undefined {
@@ -11,13 +12,15 @@ function sample(text: string, ...parts: string[]): number | undefined {
 
 describe('GET /metrics', () => {
   let t: TestApp;
+  let token: string;
   beforeAll(async () => {
-    t = await createTestApp({ env: { THROTTLE_AUTH_LIMIT: '2' } });
+    // No queue workers: a queued run stays queued, so the queue gauges have something to show.
+    t = await createTestApp({ env: { THROTTLE_AUTH_LIMIT: '2', WORKFLOW_WORKERS: '0' } });
+    token = await adminToken(t);
   });
   afterAll(() => t.close());
 
   it('serves Prometheus text with live request, database, rate-limit and process families, without a token', async () => {
-    const token = await adminToken(t);
     const configId = await createConfig(t, token);
     const created = await t.request({
       method: 'POST',
@@ -57,6 +60,67 @@ describe('GET /metrics', () => {
     if (t.config.redisUrl) expect(sample(text, 'fdws_redis_up')).toBe(1);
     // The scrape itself is not rate limited and never counted under a URL with ids in it.
     expect(text).not.toContain(configId);
+  });
+
+  it('shows workflow runs, step durations, the queue and the outbox with live values', async () => {
+    const configId = await createConfig(t, token);
+    const workflowId = await createSteps(t, token, [
+      { name: 'store', type: 'save' },
+      {
+        name: 'mail',
+        type: 'notify',
+        config: { email: { to: 'ops@example.com', subject: 'New {{input.name}}' } },
+      },
+    ]);
+    expect(await run(t, token, workflowId, configId, { name: 'B', qty: 1, price: 2 })).toMatchObject({
+      status: 'success',
+    });
+    const queued = await execute(
+      t,
+      token,
+      workflowId,
+      configId,
+      { name: 'C', qty: 1, price: 2 },
+      {
+        prefer: 'respond-async',
+      },
+    );
+    expect(queued.statusCode).toBe(202);
+    const created = await t.request({
+      method: 'POST',
+      url: `/api/data/${configId}`,
+      token,
+      payload: { name: 'D', qty: 1, price: 2 },
+    });
+    expect(created.statusCode).toBe(201);
+
+    const text = (await t.request({ method: 'GET', url: '/metrics' })).body;
+    const workflow = `workflow="${workflowId}"`;
+    expect(sample(text, 'fdws_workflow_runs_started_total{', workflow, 'mode="sync"')).toBe(1);
+    expect(sample(text, 'fdws_workflow_runs_started_total{', workflow, 'mode="async"')).toBe(1);
+    expect(sample(text, 'fdws_workflow_runs_finished_total{', workflow, 'status="success"')).toBe(1);
+    for (const type of ['save', 'notify'])
+      expect(
+        sample(text, 'fdws_workflow_step_duration_seconds_count{', `type="${type}"`, 'status="success"'),
+      ).toBe(1);
+    expect(sample(text, 'fdws_workflow_queue_runs{', 'state="queued"')).toBe(1);
+    expect(sample(text, 'fdws_workflow_queue_runs{', 'state="due"')).toBe(1);
+    expect(sample(text, 'fdws_workflow_queue_runs{', 'state="running"')).toBe(0);
+    expect(sample(text, 'fdws_workflow_queue_oldest_due_seconds ')).toBeGreaterThanOrEqual(0);
+    expect(sample(text, 'fdws_workflow_queue_oldest_due_seconds ')).toBeLessThan(60);
+    // The notify step's mail, committed by the run and sent at once (no SMTP: a file in DATA_DIR/outbox).
+    expect(sample(text, 'fdws_workflow_outbox_effects{', 'state="sent"')).toBe(1);
+    expect(sample(text, 'fdws_workflow_outbox_effects{', 'state="pending"')).toBe(0);
+    expect(sample(text, 'fdws_workflow_outbox_effects{', 'state="failed"')).toBe(0);
+    expect(
+      sample(
+        text,
+        'fdws_http_request_duration_seconds_count{',
+        'method="POST"',
+        'route="/api/data/:configId"',
+        'status="201"',
+      ),
+    ).toBeGreaterThanOrEqual(1);
   });
 });
 

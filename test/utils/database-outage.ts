@@ -10,6 +10,8 @@ import { createTestDatabase, type TestDatabase } from './test-database';
 export async function databaseThatCanGoAway(): Promise<{
   database: TestDatabase;
   takeAway(): Promise<void>;
+  /** PostgreSQL only (a closed PGlite cannot reopen under the same client): the relay listens again. */
+  bringBack: (() => Promise<void>) | null;
   dispose(): Promise<void>;
 }> {
   const real = await createTestDatabase();
@@ -17,6 +19,7 @@ export async function databaseThatCanGoAway(): Promise<{
     return {
       database: real,
       takeAway: async () => real.client.pglite?.close(),
+      bringBack: null,
       dispose: () => real.close(),
     };
   }
@@ -32,9 +35,10 @@ export async function databaseThatCanGoAway(): Promise<{
     incoming.pipe(outgoing).pipe(incoming);
   });
   await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+  const relayPort = (relay.address() as { port: number }).port;
   const relayed = new URL(real.url);
   relayed.hostname = '127.0.0.1';
-  relayed.port = String((relay.address() as { port: number }).port);
+  relayed.port = String(relayPort);
   const pool = new Pool({ connectionString: relayed.toString(), max: 4 });
   pool.on('error', () => undefined);
   const database: TestDatabase = {
@@ -50,6 +54,7 @@ export async function databaseThatCanGoAway(): Promise<{
         for (const socket of sockets) socket.destroy();
       });
     },
+    bringBack: () => new Promise<void>((resolve) => relay.listen(relayPort, '127.0.0.1', resolve)),
     dispose: async () => {
       await pool.end().catch(() => undefined);
       await real.close();

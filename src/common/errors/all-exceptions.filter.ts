@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { Translator } from '../i18n/translator.service';
 import { AppError } from './app-error';
+import { DatabaseHealth } from '../../database/database-health';
 import { DatabaseMetrics } from '../../database/database-metrics';
 import { isDatabaseError, isDatabaseUnavailable } from './database-unavailable';
 import type { ErrorBody } from './error-body';
@@ -81,6 +82,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly translator: Translator,
     private readonly databaseMetrics: DatabaseMetrics,
+    private readonly databaseHealth: DatabaseHealth,
   ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
@@ -89,6 +91,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const reply = http.getResponse<FastifyReply>();
     const error = toAppError(exception);
     if (error.status >= 500 && isDatabaseError(exception)) this.databaseMetrics.countQueryError();
+    if (error.code === 'DATABASE_UNAVAILABLE' && !(exception instanceof AppError))
+      this.databaseHealth.unavailable(exception);
     // Resolved once for the request in its onRequest hook.
     const locale = request.locale ?? this.config.defaultLocale;
 

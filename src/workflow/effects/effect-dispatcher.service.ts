@@ -6,7 +6,9 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { causeChain } from '../../common/errors/cause-chain';
+import { isDatabaseUnavailable } from '../../common/errors/database-unavailable';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { DatabaseHealth } from '../../database/database-health';
 import { EffectError } from './effect-sender';
 import { EffectRegistry } from './effect-registry.service';
 import { WorkflowEffectsRepository, type ClaimedEffect } from './workflow-effects.repository';
@@ -31,10 +33,13 @@ export class EffectDispatcher implements OnApplicationBootstrap, OnApplicationSh
   private timer?: NodeJS.Timeout;
   private polling: Promise<void> | null = null;
   private stopping = false;
+  /** Effect kinds whose receiver failed with a retryable error and has not accepted one since. */
+  private readonly failingKinds = new Set<string>();
 
   constructor(
     private readonly effects: WorkflowEffectsRepository,
     private readonly registry: EffectRegistry,
+    private readonly databaseHealth: DatabaseHealth,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -70,7 +75,9 @@ export class EffectDispatcher implements OnApplicationBootstrap, OnApplicationSh
           if (claimed.length < BATCH || this.stopping) break;
         }
       } catch (error) {
-        this.logger.warn(`workflow outbox poll failed: ${causeChain(error)}`);
+        // An unreachable database is one line (DatabaseHealth), not one per poll.
+        if (isDatabaseUnavailable(error)) this.databaseHealth.unavailable(error);
+        else this.logger.warn(`workflow outbox poll failed: ${causeChain(error)}`);
       } finally {
         this.polling = null;
       }
@@ -91,6 +98,7 @@ export class EffectDispatcher implements OnApplicationBootstrap, OnApplicationSh
     } catch (error) {
       return this.recordFailure(effect, error);
     }
+    this.receiverAnswered(effect.kind);
     await this.effects.markSent(effect);
   }
 
@@ -100,15 +108,59 @@ export class EffectDispatcher implements OnApplicationBootstrap, OnApplicationSh
         ? { code: error.code, message: error.message }
         : { code: 'EFFECT_FAILED', message: 'the effect could not be carried out' };
     const where = `workflow run ${effect.runId}, step ${effect.stepName}, ${effect.kind} effect ${effect.effectIndex}`;
+    const ids = {
+      runId: effect.runId,
+      step: effect.stepName,
+      kind: effect.kind,
+      effect: effect.effectIndex,
+      attempt: effect.attempts,
+      code: cause.code,
+    };
     const delayMs = Math.min(this.config.outboxRetryBaseMs * 2 ** (effect.attempts - 1), MAX_BACKOFF_MS);
     const retryable = error instanceof EffectError && error.retryable;
+    if (retryable) this.receiverFailing(effect.kind, cause);
     if (retryable && effect.ageMs + delayMs <= this.config.outboxRetryMaxMs) {
-      this.logger.warn(`${where}: attempt ${effect.attempts} failed (${cause.code}), next in ${delayMs} ms`);
+      this.logger.warn({
+        msg: `${where}: attempt ${effect.attempts} failed (${cause.code}), next in ${delayMs} ms`,
+        ...ids,
+        retryInMs: delayMs,
+      });
       return this.effects.scheduleRetry(effect, delayMs, cause);
     }
-    this.logger.warn(
-      `${where} failed for good (${cause.code}): ${error instanceof EffectError ? cause.message : causeChain(error)}`,
-    );
+    this.logger.error({
+      msg: `${where} undelivered, given up (${cause.code}): ${error instanceof EffectError ? cause.message : causeChain(error)}`,
+      ...ids,
+    });
     await this.effects.markFailed(effect, cause);
   }
+
+  /**
+   * A failure another attempt may cure (the receiver unreachable, a 4xx answer) means the receiver
+   * of that kind is degraded (SMTP for mail): one line when that starts, not one per effect.
+   */
+  private receiverFailing(kind: string, cause: { code: string; message: string }): void {
+    if (this.failingKinds.has(kind)) return;
+    this.failingKinds.add(kind);
+    this.logger.warn({
+      msg: `${receiverOf(kind)} is failing (${cause.message}): ${kind} effects wait in the outbox and are retried`,
+      kind,
+      code: cause.code,
+      dependency: receiverOf(kind),
+    });
+  }
+
+  /** The receiver of that kind accepted an effect again: one line if it was failing. */
+  private receiverAnswered(kind: string): void {
+    if (!this.failingKinds.delete(kind)) return;
+    this.logger.log({
+      msg: `${receiverOf(kind)} accepts ${kind} effects again: the outbox sends what waited`,
+      kind,
+      dependency: receiverOf(kind),
+    });
+  }
+}
+
+/** Who receives effects of a kind, as an operator knows it. */
+function receiverOf(kind: string): string {
+  return kind === 'mail' ? 'SMTP' : `the ${kind} receiver`;
 }

@@ -103,6 +103,14 @@ export class WorkflowEffectsRepository {
     await this.db.update(workflowEffects).set({ state: 'failed', lastError }).where(this.keyOf(key));
   }
 
+  /** How many effects are in each state (metrics); the sent ones go with their runs' retention. */
+  async countByState(): Promise<Record<string, number>> {
+    const result = await this.db.execute(
+      sql`select state, count(*) as count from ${workflowEffects} group by state`,
+    );
+    return Object.fromEntries(rowsOf(result).map((row) => [String(row.state), Number(row.count)]));
+  }
+
   /** The effects of the given runs, in run, step and effect order (the runs' delivery state). */
   async ofRuns(runIds: string[]): Promise<WorkflowEffectRow[]> {
     if (runIds.length === 0) return [];

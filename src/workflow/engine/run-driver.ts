@@ -11,6 +11,8 @@ import { StepExecutor } from './step-executor';
 import { engineFailure, type StepFailure } from './step-failure';
 import { failedLog, skippedLog } from './step-logs';
 import { StepRegistry } from './step-registry.service';
+import { WorkflowMetrics } from '../workflow-metrics';
+import { inSpan, markFailed, RUN_ATTRIBUTES } from './run-tracing';
 import { WorkflowClock } from './workflow-clock';
 
 /**
@@ -31,15 +33,38 @@ export class RunDriver {
     private readonly dispatcher: EffectDispatcher,
     private readonly adminNotifier: AdminNotifier,
     private readonly clock: WorkflowClock,
+    private readonly metrics: WorkflowMetrics,
   ) {}
 
-  /** Runs from where the session starts to the end, or until a retry is queued (null). */
-  async drive(session: RunSession, secrets: ReadonlySet<string>): Promise<RunResult | null> {
-    try {
-      return await this.driveSteps(session, secrets);
-    } finally {
-      session.journal.close();
-    }
+  /**
+   * Runs from where the session starts to the end, or until a retry is queued (null). The drive is
+   * one span: inside the request, a child of the request's span; `claimed` from the queue, the root
+   * of its own trace, linked to the request that queued the run.
+   */
+  async drive(session: RunSession, secrets: ReadonlySet<string>, claimed = false): Promise<RunResult | null> {
+    const attributes = {
+      [RUN_ATTRIBUTES.runId]: session.journal.runId ?? 'dry-run',
+      [RUN_ATTRIBUTES.workflowId]: session.workflow.id,
+      [RUN_ATTRIBUTES.mode]: session.dryRun ? 'dry' : session.request.mode,
+      [RUN_ATTRIBUTES.requestId]: session.request.requestId,
+    };
+    const link = { root: claimed, linkTo: claimed ? session.request.traceparent : undefined };
+    return inSpan(
+      'workflow.run',
+      attributes,
+      async (span) => {
+        try {
+          const result = await this.driveSteps(session, secrets);
+          span.setAttribute(RUN_ATTRIBUTES.status, result?.status ?? 'queued');
+          if (result && (result.status === 'failed' || result.status === 'rolled_back'))
+            markFailed(span, [...result.steps].reverse().find((log) => log.error)?.error?.code);
+          return result;
+        } finally {
+          session.journal.close();
+        }
+      },
+      link,
+    );
   }
 
   private async driveSteps(session: RunSession, secrets: ReadonlySet<string>): Promise<RunResult | null> {
@@ -56,7 +81,7 @@ export class RunDriver {
         const failure = this.executor.runTimeout(session);
         return this.endFatally(session, step, failure, failedLog(step, failure, [], 0), secrets);
       }
-      const result = await this.runStep(session, step, index);
+      const result = await this.tracedStep(session, step, index);
       if (result.kind === 'requeued') return null;
       if (result.kind === 'cancelled') {
         if (definition.errorHandling?.strategy === 'rollback') await this.compensator.compensate(session);
@@ -87,6 +112,27 @@ export class RunDriver {
       }
     }
     return end('success', state.checkpoint.lastFailure);
+  }
+
+  /** One step in its span (its attempts' spans inside), counted in the step-duration histogram. */
+  private tracedStep(session: RunSession, step: StepDefinition, index: number): Promise<StepResult> {
+    const attributes = {
+      [RUN_ATTRIBUTES.runId]: session.journal.runId ?? 'dry-run',
+      [RUN_ATTRIBUTES.workflowId]: session.workflow.id,
+      [RUN_ATTRIBUTES.step]: step.name,
+      [RUN_ATTRIBUTES.stepType]: step.type,
+      [RUN_ATTRIBUTES.requestId]: session.request.requestId,
+    };
+    return inSpan('workflow.step', attributes, async (span) => {
+      const result = await this.runStep(session, step, index);
+      if ('log' in result) {
+        span.setAttribute(RUN_ATTRIBUTES.status, result.log.status);
+        if (!session.dryRun && result.log.status !== 'skipped')
+          this.metrics.stepFinished(step.type, result.log.status, result.log.durationMs);
+      } else span.setAttribute(RUN_ATTRIBUTES.status, result.kind);
+      if (result.kind === 'failure' || result.kind === 'fatal') markFailed(span, result.failure.code);
+      return result;
+    });
   }
 
   /** One step: the crash rule for a step that was in flight, its condition, the checks before an effect. */
@@ -147,11 +193,18 @@ export class RunDriver {
     await session.journal.finish(ending.finish, ending.logEntry, ending.effects);
     const runId = session.journal.runId;
     if (runId === null) return ending.result;
+    this.metrics.runFinished(session.workflow.id, status);
     if (ending.effects.length > 0) await this.dispatcher.deliverForRun(runId);
     if (status === 'failed' || status === 'rolled_back') {
-      this.logger.warn(
-        `workflow ${session.workflow.id} run ${runId} ended ${status} at step ${failedStep?.name ?? '-'} (${failedStep?.failure.code ?? '-'})`,
-      );
+      this.logger.warn({
+        msg: `workflow ${session.workflow.id} run ${runId} ended ${status} at step ${failedStep?.name ?? '-'} (${failedStep?.failure.code ?? '-'})`,
+        workflowId: session.workflow.id,
+        runId,
+        status,
+        step: failedStep?.name ?? null,
+        code: failedStep?.failure.code ?? null,
+        requestId: session.request.requestId,
+      });
       if (session.definition.errorHandling?.notify)
         await this.adminNotifier.notifyFailure({
           workflowName: session.workflow.name,

@@ -7,6 +7,7 @@ import type { NewRun } from '../workflow-runs.repository';
 import { WorkflowsService } from '../workflows.service';
 import type { WorkflowRow } from '../workflows.repository';
 import type { RunRequest } from './run-model';
+import { activeTraceparent } from './run-tracing';
 import { WorkflowClock } from './workflow-clock';
 
 /** What an execute request names: the form and the data. */
@@ -53,6 +54,8 @@ export class RunLauncher {
       locale: ctx.locale,
       requestId: ctx.requestId,
       mode,
+      // Read when the run is claimed, maybe by another instance: its trace links to this request's.
+      ...(mode === 'async' ? { traceparent: activeTraceparent() } : {}),
     };
     const startedAt = this.clock.now();
     const run: NewRun = {

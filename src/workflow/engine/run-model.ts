@@ -41,6 +41,8 @@ export interface RunRequest {
   locale: Locale;
   requestId: string;
   mode: 'sync' | 'async';
+  /** A queued run: the W3C traceparent of the request that queued it (its drives link to that trace). */
+  traceparent?: string;
 }
 
 export interface AttemptLog {

@@ -7,7 +7,8 @@ import { delayBeforeAttempt, retryPolicyOf } from './retry-policy';
 import type { AttemptLog, PendingRetry, StepDefinition } from './run-model';
 import { RunCaller } from './run-caller';
 import { DEFAULT_RUN_TIMEOUT_MS, type RunSession, type StepResult } from './run-session';
-import { attemptStep } from './step-attempt';
+import { inSpan, markFailed, RUN_ATTRIBUTES } from './run-tracing';
+import { attemptStep, type AttemptOutcome } from './step-attempt';
 import { EffectBuffer, buildStepContext } from './step-context';
 import { engineFailure, toStepFailure, type StepFailure } from './step-failure';
 import { failedLog, succeededLog } from './step-logs';
@@ -94,30 +95,32 @@ export class StepExecutor {
       state.checkpoint.pendingRetry = null;
       const attemptStarted = this.clock.now();
       const buffer = new EffectBuffer((kind) => this.effects.get(kind));
-      const outcome = await attemptStep({
-        context: buildStepContext({
-          ctx: session.ctx,
-          runId: session.journal.runId ?? 'dry-run',
-          workflow: session.workflow,
-          configId: session.request.configId,
-          step: { name: step.name, type: step.type, index },
-          attempt,
-          state,
-          env,
-          effects: buffer,
-          signal: new AbortController().signal,
+      const outcome = await this.tracedAttempt(session, step, attempt, () =>
+        attemptStep({
+          context: buildStepContext({
+            ctx: session.ctx,
+            runId: session.journal.runId ?? 'dry-run',
+            workflow: session.workflow,
+            configId: session.request.configId,
+            step: { name: step.name, type: step.type, index },
+            attempt,
+            state,
+            env,
+            effects: buffer,
+            signal: new AbortController().signal,
+          }),
+          registered,
+          config,
+          stepTimeoutMs: step.timeoutMs,
+          runLeftMs: Math.max(0, session.deadline - this.clock.now()),
+          runTimeout: () => this.runTimeout(session),
+          translate: session.translate,
+          onUnexpected: (error) =>
+            this.logger.warn(
+              `workflow ${session.workflow.id} run ${session.journal.runId} step ${step.name} threw: ${causeChain(error)}`,
+            ),
         }),
-        registered,
-        config,
-        stepTimeoutMs: step.timeoutMs,
-        runLeftMs: Math.max(0, session.deadline - this.clock.now()),
-        runTimeout: () => this.runTimeout(session),
-        translate: session.translate,
-        onUnexpected: (error) =>
-          this.logger.warn(
-            `workflow ${session.workflow.id} run ${session.journal.runId} step ${step.name} threw: ${causeChain(error)}`,
-          ),
-      });
+      );
       const durationMs = this.clock.now() - attemptStarted;
       if ('outcome' in outcome) {
         attemptLog.push({ attempt, status: 'success', delayMs, durationMs });
@@ -145,6 +148,28 @@ export class StepExecutor {
       retryAfterMs = failure.retryAfterMs;
     }
     throw new Error('unreachable: the attempt loop always returns');
+  }
+
+  /** One attempt in its span (a child of the step's): the spans of what the handler does nest in it. */
+  private tracedAttempt(
+    session: RunSession,
+    step: StepDefinition,
+    attempt: number,
+    work: () => Promise<AttemptOutcome>,
+  ): Promise<AttemptOutcome> {
+    const attributes = {
+      [RUN_ATTRIBUTES.runId]: session.journal.runId ?? 'dry-run',
+      [RUN_ATTRIBUTES.workflowId]: session.workflow.id,
+      [RUN_ATTRIBUTES.step]: step.name,
+      [RUN_ATTRIBUTES.stepType]: step.type,
+      [RUN_ATTRIBUTES.attempt]: attempt,
+      [RUN_ATTRIBUTES.requestId]: session.request.requestId,
+    };
+    return inSpan('workflow.attempt', attributes, async (span) => {
+      const outcome = await work();
+      if ('failure' in outcome) markFailed(span, outcome.failure.code);
+      return outcome;
+    });
   }
 
   /**

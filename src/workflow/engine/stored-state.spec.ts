@@ -36,4 +36,16 @@ describe('stored state parsers', () => {
     ]);
     expect(code(() => parseRunRequest({ configId: 'c' }))).toEqual(['WORKFLOW_STATE_INVALID', 'run request']);
   });
+
+  it('a queued run request keeps the traceparent of the request that queued it; one without it reads as before', () => {
+    const stored = {
+      configId: 'c',
+      data: {},
+      actor: { userId: 'u' },
+      mode: 'async',
+      traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+    };
+    expect(parseRunRequest(stored).traceparent).toBe(stored.traceparent);
+    expect(parseRunRequest({ ...stored, traceparent: undefined })).not.toHaveProperty('traceparent');
+  });
 });

@@ -60,6 +60,7 @@ export function parseRunRequest(value: unknown): RunRequest {
     locale: value.locale === 'hu' ? 'hu' : 'en',
     requestId: typeof value.requestId === 'string' ? value.requestId : '',
     mode: value.mode === 'sync' ? 'sync' : 'async',
+    ...(typeof value.traceparent === 'string' ? { traceparent: value.traceparent } : {}),
   };
 }
 

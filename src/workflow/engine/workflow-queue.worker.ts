@@ -8,6 +8,8 @@ import {
 import { causeChain } from '../../common/errors/cause-chain';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { DatabaseClient } from '../../database/database-client';
+import { DatabaseHealth } from '../../database/database-health';
+import { isDatabaseUnavailable } from '../../common/errors/database-unavailable';
 import { WorkflowRunsRepository } from '../workflow-runs.repository';
 import { WORKFLOW_INSTANCE } from './workflow-instance';
 import { WorkflowRunner } from './workflow-runner.service';
@@ -33,6 +35,7 @@ export class WorkflowQueueWorker implements OnApplicationBootstrap, OnApplicatio
     private readonly runs: WorkflowRunsRepository,
     private readonly runner: WorkflowRunner,
     private readonly database: DatabaseClient,
+    private readonly databaseHealth: DatabaseHealth,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(WORKFLOW_INSTANCE) private readonly instance: string,
   ) {}
@@ -79,7 +82,9 @@ export class WorkflowQueueWorker implements OnApplicationBootstrap, OnApplicatio
         this.inFlight.add(work);
       }
     } catch (error) {
-      this.logger.warn(`workflow queue poll failed: ${causeChain(error)}`);
+      // An unreachable database is one line (DatabaseHealth), not one per poll.
+      if (isDatabaseUnavailable(error)) this.databaseHealth.unavailable(error);
+      else this.logger.warn(`workflow queue poll failed: ${causeChain(error)}`);
     } finally {
       this.polling = false;
     }

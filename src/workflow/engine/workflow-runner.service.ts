@@ -6,6 +6,7 @@ import { Translator } from '../../common/i18n/translator.service';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import type { QueuedRunDto, WorkflowResultDto } from '../dto/workflow-response.dto';
 import { WorkflowRunsRepository, type WorkflowRunRow } from '../workflow-runs.repository';
+import { WorkflowMetrics } from '../workflow-metrics';
 import { WorkflowsService } from '../workflows.service';
 import type { WorkflowRow } from '../workflows.repository';
 import { CompiledDefinitions } from './compiled-definitions';
@@ -43,6 +44,7 @@ export class WorkflowRunner {
     private readonly translator: Translator,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(WORKFLOW_INSTANCE) private readonly instance: string,
+    private readonly metrics: WorkflowMetrics,
   ) {
     this.envAllowlist = new Set(config.workflowEnvAllowlist);
   }
@@ -50,6 +52,7 @@ export class WorkflowRunner {
   /** Runs inside the request: 404/403/422 when it cannot start, else the result whether it succeeded or not. */
   async execute(ctx: RequestContext, workflowId: string, body: ExecuteBody): Promise<WorkflowResultDto> {
     const { run, request, workflow, startedAt } = await this.launcher.launch(ctx, workflowId, body, 'sync');
+    this.metrics.runStarted(workflow.id, 'sync');
     const state = RunState.fresh(request, workflow.name, startedAt);
     const journal = this.journal(run.id, state, { unwritten: run });
     // The caller's own context: what the request already looked up (its form access) is not read again.
@@ -64,6 +67,7 @@ export class WorkflowRunner {
     const max = this.config.workflowMaxQueuedPerUser;
     if (!(await this.runs.enqueueWithinBound(run, checkpoint, max)))
       throw new AppError('WORKFLOW_QUEUE_FULL', { details: { maxQueuedPerUser: max } });
+    this.metrics.runStarted(workflow.id, 'async');
     return { runId: run.id, status: 'queued' };
   }
 
@@ -90,7 +94,8 @@ export class WorkflowRunner {
       requestId: request.requestId,
     });
     const resumedAt = { nextStep: row.nextStep, stepInFlight: row.stepInFlight };
-    await this.driver.drive(this.session(workflow, request, state, ctx, journal, resumedAt), this.secrets());
+    const session = this.session(workflow, request, state, ctx, journal, resumedAt);
+    await this.driver.drive(session, this.secrets(), true);
   }
 
   /**
@@ -113,7 +118,11 @@ export class WorkflowRunner {
    * the run, for the day it is given up. The run resumes when its lease expires.
    */
   async recordDriveFailure(row: WorkflowRunRow, error: unknown): Promise<void> {
-    this.logger.error(`workflow ${row.workflowId} run ${row.id} failed to run: ${causeChain(error)}`);
+    this.logger.error({
+      msg: `workflow ${row.workflowId} run ${row.id} failed to run: ${causeChain(error)}`,
+      workflowId: row.workflowId,
+      runId: row.id,
+    });
     const failure = toStepFailure(error, (appError) =>
       this.translator.translate(appError.messageKey, 'en', appError.params),
     );
@@ -126,9 +135,13 @@ export class WorkflowRunner {
     const translate = (error: AppError) => this.translator.translate(error.messageKey, 'en', error.params);
     const failure = engineFailure('WORKFLOW_RUN_CRASHED', translate, { params: { claims: row.claims - 1 } });
     const cause = row.message ? ` Last cause: ${row.message}` : '';
-    this.logger.warn(
-      `workflow ${row.workflowId} run ${row.id} given up after ${row.claims - 1} claims (${failure.code})${cause}`,
-    );
+    this.logger.warn({
+      msg: `workflow ${row.workflowId} run ${row.id} given up after ${row.claims - 1} claims (${failure.code})${cause}`,
+      workflowId: row.workflowId,
+      runId: row.id,
+      status: 'failed',
+      code: failure.code,
+    });
     const finished = await this.runs.finish(
       row.id,
       this.instance,
@@ -141,7 +154,8 @@ export class WorkflowRunner {
       },
       { runId: row.id, workflowId: row.workflowId, status: 'failed', at: new Date().toISOString() },
     );
-    if (!finished) this.logger.warn(`workflow run ${row.id}: lost its lease while it was given up`);
+    if (finished) this.metrics.runFinished(row.workflowId, 'failed');
+    else this.logger.warn(`workflow run ${row.id}: lost its lease while it was given up`);
   }
 
   private journal(
