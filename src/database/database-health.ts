@@ -15,6 +15,8 @@ const PROBE_EVERY_MS = 1000;
 export class DatabaseHealth implements BeforeApplicationShutdown {
   private readonly logger = new Logger('Database');
   private unavailableSince: number | null = null;
+  /** When the database last answered again after being away; null if it never was away. */
+  private backAt: number | null = null;
   private probe?: NodeJS.Timeout;
   private confirming = false;
   private stopping = false;
@@ -25,6 +27,11 @@ export class DatabaseHealth implements BeforeApplicationShutdown {
 
   get available(): boolean {
     return this.unavailableSince === null;
+  }
+
+  /** Available, and for at least `ms` since it last came back from being away. */
+  settledFor(ms: number, now = Date.now()): boolean {
+    return this.available && (this.backAt === null || now - this.backAt >= ms);
   }
 
   /** A query failed because the database cannot be reached. */
@@ -44,7 +51,8 @@ export class DatabaseHealth implements BeforeApplicationShutdown {
   /** A query succeeded: one line if the database was away. */
   answered(): void {
     if (this.unavailableSince === null) return;
-    const downForMs = Date.now() - this.unavailableSince;
+    this.backAt = Date.now();
+    const downForMs = this.backAt - this.unavailableSince;
     this.unavailableSince = null;
     clearInterval(this.probe);
     this.logger.log({

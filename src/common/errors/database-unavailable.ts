@@ -8,24 +8,30 @@ const CONNECTION_ERROR_CODES = new Set([
   '57P01', // admin_shutdown
   '57P02', // crash_shutdown
   '57P03', // cannot_connect_now
-  '08000',
-  '08001',
-  '08003',
-  '08004',
-  '08006',
   '53300', // too_many_connections
 ]);
+/**
+ * Class 08 (connection exception), which includes 08P01: PgBouncer answers its own failures with it
+ * ("server login has been failing", "server conn crashed?", "query_wait_timeout") while PostgreSQL
+ * restarts behind it.
+ */
+const CONNECTION_ERROR_CLASS = /^08[0-9A-Z]{3}$/;
 const CONNECTION_ERROR_MESSAGES = [
   /Connection terminated/i,
   /PGlite is closed/i,
   /Client has encountered a connection error/i,
+  /server closed the connection unexpectedly/i,
 ];
 
 /** True when the error (or one it wraps) says the database cannot be reached, which is a 503, not a bug. */
 export function isDatabaseUnavailable(error: unknown): boolean {
   let current: any = error;
   for (let depth = 0; current && depth < 5; depth++) {
-    if (typeof current.code === 'string' && CONNECTION_ERROR_CODES.has(current.code)) return true;
+    if (
+      typeof current.code === 'string' &&
+      (CONNECTION_ERROR_CODES.has(current.code) || CONNECTION_ERROR_CLASS.test(current.code))
+    )
+      return true;
     if (
       typeof current.message === 'string' &&
       CONNECTION_ERROR_MESSAGES.some((re) => re.test(current.message))

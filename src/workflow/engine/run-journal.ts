@@ -6,6 +6,11 @@ import { redact } from './redaction';
 import type { RunState } from './run-state';
 import { retryWhileUnavailable } from './transient-retry';
 
+/** How often a run's driver renews its lease: three times per lease. */
+export function heartbeatEveryMs(leaseMs: number): number {
+  return Math.max(500, Math.floor(leaseMs / 3));
+}
+
 /** Every write a drive makes of its run, and the lease it holds on it. */
 export interface RunJournal {
   /** The run's id; null for a dry run, which is never stored. */
@@ -65,13 +70,10 @@ export class DatabaseRunJournal implements RunJournal {
     this.unwritten = 'unwritten' in stored ? stored.unwritten : null;
     this.markedInFlight = 'unwritten' in stored ? false : stored.stepInFlight !== null;
     this.cancelFlag = 'unwritten' in stored ? false : stored.cancelRequested;
-    this.heartbeat = setInterval(
-      () => {
-        if (this.unwritten) return;
-        this.runs.extendLease(runId, settings.owner, settings.leaseMs).catch(() => undefined);
-      },
-      Math.max(500, Math.floor(settings.leaseMs / 3)),
-    );
+    this.heartbeat = setInterval(() => {
+      if (this.unwritten) return;
+      this.runs.extendLease(runId, settings.owner, settings.leaseMs).catch(() => undefined);
+    }, heartbeatEveryMs(settings.leaseMs));
     this.heartbeat.unref();
   }
 

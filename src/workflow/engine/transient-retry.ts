@@ -1,7 +1,7 @@
 import { isDatabaseUnavailable } from '../../common/errors/database-unavailable';
 
 const FIRST_WAIT_MS = 100;
-const LONGEST_WAIT_MS = 2000;
+export const LONGEST_WAIT_MS = 2000;
 
 /**
  * Runs one write of a run again while the database is unreachable (connection refused or reset,

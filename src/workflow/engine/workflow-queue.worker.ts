@@ -12,6 +12,8 @@ import { DatabaseHealth } from '../../database/database-health';
 import { isDatabaseUnavailable } from '../../common/errors/database-unavailable';
 import { WorkflowRunsRepository } from '../workflow-runs.repository';
 import { WORKFLOW_INSTANCE } from './workflow-instance';
+import { heartbeatEveryMs } from './run-journal';
+import { LONGEST_WAIT_MS } from './transient-retry';
 import { WorkflowRunner } from './workflow-runner.service';
 
 const RETENTION_EVERY_MS = 60 * 60_000;
@@ -67,6 +69,9 @@ export class WorkflowQueueWorker implements OnApplicationBootstrap, OnApplicatio
   /** Claims due runs while there are free workers. */
   async poll(): Promise<void> {
     if (this.polling || this.stopping) return;
+    // After an outage, leases have run out while nobody could renew them: the instances driving
+    // those runs renew them (a heartbeat, or a retried write) before anyone takes them over.
+    if (!this.databaseHealth.settledFor(claimSettleMs(this.config.workflowLeaseMs))) return;
     this.polling = true;
     try {
       while (!this.stopping && this.inFlight.size < this.config.workflowWorkers) {
@@ -99,4 +104,13 @@ export class WorkflowQueueWorker implements OnApplicationBootstrap, OnApplicatio
       this.logger.warn(`workflow run pruning failed: ${causeChain(error)}`);
     }
   }
+}
+
+/**
+ * How long after the database is back before runs are claimed again: one lease heartbeat and the
+ * longest wait between retried writes of a run, plus a second. While the database was away no lease
+ * could be renewed, so a run still being driven looks orphaned until its driver writes again.
+ */
+export function claimSettleMs(leaseMs: number): number {
+  return heartbeatEveryMs(leaseMs) + LONGEST_WAIT_MS + 1000;
 }
