@@ -20,6 +20,10 @@ export interface NewRun {
   configId: string | null;
   request: Record<string, unknown>;
   startedAt: Date;
+  /** A copy of the definition the run runs with, and its version. */
+  definition: Record<string, unknown>;
+  definitionVersion: number;
+  rerunOf: string | null;
 }
 
 export interface RunProgress {
@@ -31,11 +35,13 @@ export interface RunProgress {
 }
 
 export interface RunFinish {
-  status: Exclude<RunStatus, 'running' | 'queued'>;
+  status: Exclude<RunStatus, 'running' | 'queued' | 'waiting'>;
   message: string;
   steps: unknown[];
   dataId: string | null;
   durationMs: number;
+  /** What a re-run reuses: the completed steps with their results and what they provided. */
+  checkpoint: Record<string, unknown>;
 }
 
 const leaseUntil = (leaseMs: number) => sql`now() + ${interval(leaseMs)}::interval`;
@@ -73,6 +79,9 @@ export class WorkflowRunsRepository {
         configId: placeholder('configId'),
         request: placeholder('request'),
         startedAt: placeholder('startedAt'),
+        definition: placeholder('definition'),
+        definitionVersion: placeholder('definitionVersion'),
+        rerunOf: placeholder('rerunOf'),
         nextStep: placeholder('nextStep'),
         stepInFlight: placeholder('stepInFlight'),
         checkpoint: placeholder('checkpoint'),
@@ -116,7 +125,7 @@ export class WorkflowRunsRepository {
    */
   async enqueueWithinBound(
     run: NewRun,
-    checkpoint: Record<string, unknown>,
+    progress: Pick<RunProgress, 'checkpoint' | 'nextStep' | 'steps' | 'dataId'>,
     maxPerUser: number,
   ): Promise<boolean> {
     return this.db.transaction(async (tx) => {
@@ -130,7 +139,9 @@ export class WorkflowRunsRepository {
           and(eq(workflowRuns.userId, run.userId!), inArray(workflowRuns.status, ['queued', 'running'])),
         );
       if (Number(active) >= maxPerUser) return false;
-      await tx.insert(workflowRuns).values({ ...run, checkpoint, status: 'queued', availableAt: sql`now()` });
+      await tx
+        .insert(workflowRuns)
+        .values({ ...run, ...progress, status: 'queued', availableAt: sql`now()` });
       return true;
     });
   }
@@ -262,8 +273,8 @@ export class WorkflowRunsRepository {
    * Ends a run this instance holds (`owner`, still running), in one statement: the run's outcome,
    * its entry in the workflow log of the record it saved, and the effects it committed to (into the
    * outbox). False, and nothing written, when the lease was lost: another instance drives the run.
-   * A finished run is never resumed: its checkpoint (a second copy of input, results and held
-   * effects) goes.
+   * A finished run is never resumed: its checkpoint keeps only what a re-run reuses (see
+   * runEnding).
    */
   async finish(
     id: string,
@@ -282,7 +293,7 @@ export class WorkflowRunsRepository {
         update ${workflowRuns}
         set status = ${outcome.status}, message = ${outcome.message}, steps = ${JSON.stringify(outcome.steps)}::jsonb,
           data_id = ${outcome.dataId}::uuid, duration_ms = ${outcome.durationMs}, finished_at = now(),
-          checkpoint = null, lease_owner = null, lease_until = null, step_in_flight = null
+          checkpoint = ${JSON.stringify(outcome.checkpoint)}::jsonb, lease_owner = null, lease_until = null, step_in_flight = null
         where id = ${id}::uuid and lease_owner = ${owner} and status = 'running'
         returning id
       )${logged}${outboxed}

@@ -6,7 +6,7 @@ import type { RunHistoryQueryDto } from './dto/run-history-query.dto';
 import type { WorkflowRunDto, WorkflowRunPageDto } from './dto/workflow-response.dto';
 import { toRunResponse } from './workflow.mapper';
 import { WorkflowEffectsRepository } from './effects/workflow-effects.repository';
-import { WorkflowRunsRepository } from './workflow-runs.repository';
+import { WorkflowRunsRepository, type WorkflowRunRow } from './workflow-runs.repository';
 import { WorkflowsService } from './workflows.service';
 
 /**
@@ -63,7 +63,8 @@ export class WorkflowRunsService {
     return toRunResponse(updated ?? run, await this.effects.ofRuns([run.id]));
   }
 
-  private async requireVisible(ctx: RequestContext, runId: string) {
+  /** A run the caller may read (admins: any in the site scope; others: their own), else a 404. */
+  async requireVisible(ctx: RequestContext, runId: string): Promise<WorkflowRunRow> {
     const user = requireUser(ctx);
     const run = await this.runs.findById(runId);
     if (

@@ -15,6 +15,7 @@ export function toWorkflowResponse(row: WorkflowRow): WorkflowResponseDto {
     tags: row.tags,
     siteId: row.siteId,
     isActive: row.isActive,
+    version: row.version,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
@@ -34,6 +35,8 @@ export function toRunResponse(row: WorkflowRunRow, effects: WorkflowEffectRow[] 
     durationMs: row.durationMs,
     startedAt: row.startedAt.toISOString(),
     finishedAt: row.finishedAt?.toISOString() ?? null,
+    definitionVersion: row.definitionVersion,
+    rerunOf: row.rerunOf,
     effects: effects.map((effect) => ({
       step: effect.stepName,
       kind: effect.kind,

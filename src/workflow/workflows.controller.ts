@@ -45,6 +45,7 @@ import {
   WorkflowRunPageDto,
 } from './dto/workflow-response.dto';
 import { ExecuteQueryDto } from './dto/execute-query.dto';
+import { RerunDto } from './dto/rerun.dto';
 import { RunHistoryQueryDto } from './dto/run-history-query.dto';
 import { WorkflowRunner } from './engine/workflow-runner.service';
 import { WorkflowRunsService } from './workflow-runs.service';
@@ -174,6 +175,50 @@ export class WorkflowsController {
       }
       return this.runner.execute(ctx, workflowId, body);
     });
+  }
+
+  @Post('runs/:runId/rerun')
+  @HttpCode(200)
+  @RequirePermission('workflows', 'execute')
+  @ApiOperation({
+    summary:
+      'Re-run a finished run as a new run (`rerunOf`), from the start, its failed step or a named step',
+    description:
+      'The same input, checked as executing is (the caller must be allowed to run the workflow and execute ' +
+      'workflows on the form). The steps before `from` are taken over from the run: their results and what ' +
+      'they provided (`savedData`), never run again, so no save or mail before that point is repeated. ' +
+      '200 with the result as execute answers it, or 202 `{runId, status: "queued"}` with `Prefer: respond-async`.',
+  })
+  @ApiHeader({ name: 'Prefer', required: false, description: '`respond-async` queues the re-run' })
+  @ApiOkResponse({ type: WorkflowResultDto })
+  @ApiAcceptedResponse({ type: QueuedRunDto, description: 'Queued (Prefer: respond-async)' })
+  @ApiNotFoundResponse({ description: 'No such run visible to the caller' })
+  @ApiConflictResponse({
+    description:
+      'WORKFLOW_RUN_NOT_FINISHED (queued, running or waiting); WORKFLOW_RERUN_NO_FAILED_STEP (`from: "failed"`)',
+  })
+  @ApiUnprocessableEntityResponse({
+    description:
+      'WORKFLOW_RERUN_STEP_UNKNOWN, WORKFLOW_RERUN_STEP_NOT_REUSABLE (a step before the point did not run or was ' +
+      'rolled back), WORKFLOW_DEFINITION_NOT_KEPT (a run older than definition versions, `definition: "original"`)',
+  })
+  async rerun(
+    @Ctx() ctx: RequestContext,
+    @Param('runId') runId: string,
+    @Body() body: RerunDto,
+    @Headers('prefer') prefer: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<WorkflowResultDto | QueuedRunDto> {
+    const async = prefersAsync(prefer);
+    const answer = await this.runner.rerun(
+      ctx,
+      runId,
+      { from: body.from, definition: body.definition ?? 'original' },
+      async,
+    );
+    if (async && 'runId' in answer)
+      reply.status(202).header('location', `/api/workflow/runs/${answer.runId}`);
+    return answer;
   }
 
   @Post('runs/:runId/cancel')

@@ -36,6 +36,7 @@ const ORDER = [
   'PUT /api/workflow/{workflowId}',
   'GET /api/workflow',
   'POST /api/workflow/{workflowId}/execute',
+  'POST /api/workflow/runs/{runId}/rerun',
   'GET /api/workflow/{workflowId}/runs',
   'POST /api/ai/configs/generate',
   'DELETE /api/data/{configId}',
@@ -50,6 +51,7 @@ const CREATES: Record<string, [string, (body: any) => string]> = {
   'POST /api/configs': ['configId', (body) => body.id],
   'POST /api/data/{configId}': ['dataId', (body) => body.dataId],
   'POST /api/workflow': ['workflowId', (body) => body.id],
+  'POST /api/workflow/{workflowId}/execute': ['runId', (body) => body.runId],
 };
 
 /** Body fields a reader fills with an id, as they fill the path: the field, and whose id. */

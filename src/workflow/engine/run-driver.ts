@@ -72,7 +72,8 @@ export class RunDriver {
         state.scope.results[step.name] = result.result;
         const provided = state.provide(result.provides);
         state.hold(result.effects);
-        state.checkpoint.completed.push({ index, result: result.result, provided });
+        const values = Object.fromEntries(provided.map((key) => [key, state.scope[key]]));
+        state.checkpoint.completed.push({ index, name: step.name, result: result.result, provided, values });
       } else if (result.kind === 'failure') {
         if (result.failure.result !== undefined) state.scope.results[step.name] = result.failure.result;
         state.provide(result.failure.provides);

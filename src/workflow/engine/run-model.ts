@@ -62,6 +62,8 @@ export interface StepLog {
   durationMs: number;
   attemptLog?: AttemptLog[];
   compensation?: unknown;
+  /** Taken from the run a re-run repeats, not run again. */
+  reused?: boolean;
 }
 
 /** A retry that waits in the queue (asynchronous runs): which step, which attempt comes next. */
@@ -88,12 +90,24 @@ export interface HeldEffect {
 
 export const CHECKPOINT_VERSION = 2;
 
+/** A step that succeeded: its result and what it provided, for a rollback and for a re-run. */
+export interface CompletedStep {
+  index: number;
+  /** The step's name (absent in checkpoints written before re-runs). */
+  name?: string;
+  result: unknown;
+  /** The scope entries it provided... */
+  provided: string[];
+  /** ... and their values as it provided them (a re-run provides them again). */
+  values?: Record<string, unknown>;
+}
+
 /** What a run carries from step to step; stored as the run's checkpoint. */
 export interface RunCheckpoint {
   version: typeof CHECKPOINT_VERSION;
   /** The scope without what is derived from the request (user, formTitle, workflowName). */
   scope: Record<string, unknown> & { input: Record<string, unknown>; results: Record<string, unknown> };
-  completed: { index: number; result: unknown; provided: string[] }[];
+  completed: CompletedStep[];
   effects: HeldEffect[];
   lastFailure: { name: string; failure: StepFailure } | null;
   pendingRetry: PendingRetry | null;

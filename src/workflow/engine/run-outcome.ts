@@ -6,7 +6,7 @@ import type { StepLog } from './run-model';
 import type { RunSession } from './run-session';
 import type { StepFailure } from './step-failure';
 
-export type FinalStatus = Exclude<RunStatus, 'running' | 'queued'>;
+export type FinalStatus = Exclude<RunStatus, 'running' | 'queued' | 'waiting'>;
 export type FailedStep = { name: string; failure: StepFailure } | null;
 
 /** What a run answers when it ends (the execute response, before the outbox is asked). */
@@ -67,6 +67,17 @@ export function runEnding(
     steps: result.steps,
     dataId: state.checkpoint.dataId,
     durationMs: Math.max(0, Math.round(now - state.checkpoint.startedAt)),
+    // Kept for a re-run: the completed steps (results, what they provided); the scope and the held
+    // effects go (the input is in the run request, the effects in the outbox).
+    checkpoint: redact(
+      {
+        ...state.checkpoint,
+        scope: { input: {}, results: {} },
+        effects: [],
+        pendingRetry: null,
+      },
+      secrets,
+    ),
   };
   const logEntry = {
     runId: journal.runId,
