@@ -198,7 +198,7 @@ export class WorkflowRunsRepository {
           )
           select r.id from workflow_runs r join workflows w on w.id = r.workflow_id
           left join running on running.user_id = r.user_id
-          where ((r.status = 'queued' and r.available_at <= now()) or (r.status = 'running' and r.lease_until < now()))
+          where ((r.status in ('queued', 'waiting') and r.available_at <= now()) or (r.status = 'running' and r.lease_until < now()))
             -- at most config.concurrency runs of one workflow at once; the rest wait queued
             and (
               w.config ->> 'concurrency' is null
@@ -260,6 +260,62 @@ export class WorkflowRunsRepository {
     return rows.length === 1;
   }
 
+  /**
+   * Stores a run this instance holds as `waiting` (see RunJournal.pause) in one statement with the
+   * waiting step's effects; taken again by the queue at `until`, or at once after a decision.
+   */
+  async pause(
+    id: string,
+    owner: string,
+    progress: RunProgress,
+    until: Date | null,
+    effects: CommittedEffect[],
+  ): Promise<boolean> {
+    const pausedId = sql`(select id from paused)`;
+    const outboxed = effects.length > 0 ? sql`, outboxed as (${insertEffects(pausedId, effects)})` : sql``;
+    const result = await this.db.execute(sql`
+      with paused as (
+        update ${workflowRuns}
+        set status = 'waiting', next_step = ${progress.nextStep}, step_in_flight = null,
+          checkpoint = ${JSON.stringify(progress.checkpoint)}::jsonb, steps = ${JSON.stringify(progress.steps)}::jsonb,
+          data_id = ${progress.dataId}::uuid, lease_owner = null, lease_until = null, claims = 0,
+          available_at = ${until?.toISOString() ?? null}::timestamptz
+        where id = ${id}::uuid and lease_owner = ${owner} and status = 'running'
+        returning id
+      )${outboxed}
+      select count(*)::int as paused from paused`);
+    return Number(rowsOf(result)[0]?.paused) === 1;
+  }
+
+  /**
+   * Resumes a run waiting at `step` with a decision (kept in its checkpoint for the step): queued,
+   * due now. Null when the run is not waiting there, or was decided (or timed out) meanwhile.
+   */
+  async signalWaiting(
+    id: string,
+    step: string,
+    signal: Record<string, unknown>,
+  ): Promise<WorkflowRunRow | null> {
+    if (!isUuid(id)) return null;
+    const [row] = await this.db
+      .update(workflowRuns)
+      .set({
+        checkpoint: sql`jsonb_set(${workflowRuns.checkpoint}, '{signal}', ${JSON.stringify(signal)}::jsonb)`,
+        status: 'queued',
+        availableAt: sql`now()`,
+      })
+      .where(
+        and(
+          eq(workflowRuns.id, id),
+          eq(workflowRuns.status, 'waiting'),
+          sql`${workflowRuns.checkpoint} -> 'waiting' ->> 'step' = ${step}`,
+          sql`coalesce(${workflowRuns.checkpoint} -> 'signal', 'null'::jsonb) = 'null'::jsonb`,
+        ),
+      )
+      .returning();
+    return row ?? null;
+  }
+
   async extendLease(id: string, owner: string, leaseMs: number): Promise<boolean> {
     const rows = await this.db
       .update(workflowRuns)
@@ -312,13 +368,21 @@ export class WorkflowRunsRepository {
       .where(and(eq(workflowRuns.id, id), eq(workflowRuns.leaseOwner, owner)));
   }
 
-  /** Marks a run for cancellation; a queued run is cancelled at once. Returns the run after the change. */
+  /**
+   * Marks a run for cancellation; a queued run is cancelled at once; a waiting one is queued, due
+   * now, so a worker ends it (compensating first when its strategy is rollback). Returns the run
+   * after the change.
+   */
   async requestCancel(id: string): Promise<WorkflowRunRow | null> {
     if (!isUuid(id)) return null;
     await this.db
       .update(workflowRuns)
       .set({ status: 'cancelled', finishedAt: new Date(), message: 'Workflow cancelled before it started' })
       .where(and(eq(workflowRuns.id, id), eq(workflowRuns.status, 'queued'), eq(workflowRuns.nextStep, 0)));
+    await this.db
+      .update(workflowRuns)
+      .set({ status: 'queued', cancelRequested: true, availableAt: sql`now()` })
+      .where(and(eq(workflowRuns.id, id), eq(workflowRuns.status, 'waiting')));
     await this.db
       .update(workflowRuns)
       .set({ cancelRequested: true })
@@ -337,15 +401,19 @@ export class WorkflowRunsRepository {
     return row ?? null;
   }
 
-  /** A page of a workflow's runs, newest first, in the site scope; only `userId`'s when given. */
+  /**
+   * A page of runs (of one workflow, or of all), newest first, in the site scope; only `userId`'s
+   * when given; only those in `status` when given.
+   */
   async pageOfWorkflow(
-    workflowId: string,
+    workflowId: string | null,
     visible: { userId: string | null; site: SiteScope },
-    page: { offset: number; limit: number },
+    page: { offset: number; limit: number; status?: string },
   ): Promise<{ rows: WorkflowRunRow[]; total: number }> {
     const conditions: (SQL | undefined)[] = [
-      eq(workflowRuns.workflowId, workflowId),
+      workflowId ? eq(workflowRuns.workflowId, workflowId) : undefined,
       siteCondition(workflowRuns.siteId, visible.site),
+      page.status ? eq(workflowRuns.status, page.status) : undefined,
     ];
     if (visible.userId) conditions.push(eq(workflowRuns.userId, visible.userId));
     const where = and(...conditions);

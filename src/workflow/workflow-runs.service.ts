@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { requireUser, type RequestContext } from '../common/context/request-context';
 import { isVisibleInScope, ownSiteScopeOf } from '../common/context/site-scope';
 import { AppError } from '../common/errors/app-error';
-import type { RunHistoryQueryDto } from './dto/run-history-query.dto';
+import type { RunHistoryQueryDto, RunListQueryDto } from './dto/run-history-query.dto';
 import type { WorkflowRunDto, WorkflowRunPageDto } from './dto/workflow-response.dto';
 import { toRunResponse } from './workflow.mapper';
 import { WorkflowEffectsRepository } from './effects/workflow-effects.repository';
@@ -26,14 +26,27 @@ export class WorkflowRunsService {
     workflowId: string,
     query: RunHistoryQueryDto,
   ): Promise<WorkflowRunPageDto> {
-    const user = requireUser(ctx);
     const workflow = await this.workflows.requireVisible(ctx, workflowId);
+    return this.page(ctx, workflow.id, query);
+  }
+
+  /** Runs of every workflow (`?status=waiting`: those waiting for a decision), by the same rules. */
+  list(ctx: RequestContext, query: RunListQueryDto): Promise<WorkflowRunPageDto> {
+    return this.page(ctx, null, query);
+  }
+
+  private async page(
+    ctx: RequestContext,
+    workflowId: string | null,
+    query: RunListQueryDto,
+  ): Promise<WorkflowRunPageDto> {
+    const user = requireUser(ctx);
     const page = query.page ?? 1;
     const limit = query.limit ?? 20;
     const { rows, total } = await this.runs.pageOfWorkflow(
-      workflow.id,
+      workflowId,
       { userId: user.role === 'admin' ? null : user.userId, site: ownSiteScopeOf(ctx) },
-      { offset: (page - 1) * limit, limit },
+      { offset: (page - 1) * limit, limit, status: query.status },
     );
     const effects = await this.effects.ofRuns(rows.map((row) => row.id));
     const data = rows.map((row) =>
@@ -58,7 +71,7 @@ export class WorkflowRunsService {
    */
   async cancel(ctx: RequestContext, runId: string): Promise<WorkflowRunDto> {
     const run = await this.requireVisible(ctx, runId);
-    if (!['queued', 'running'].includes(run.status)) throw new AppError('WORKFLOW_RUN_FINISHED');
+    if (!['queued', 'running', 'waiting'].includes(run.status)) throw new AppError('WORKFLOW_RUN_FINISHED');
     const updated = await this.runs.requestCancel(run.id);
     return toRunResponse(updated ?? run, await this.effects.ofRuns([run.id]));
   }

@@ -23,6 +23,7 @@ import { newInstanceName, WORKFLOW_INSTANCE } from './engine/workflow-instance';
 import { WorkflowQueueWorker } from './engine/workflow-queue.worker';
 import { WorkflowRunner } from './engine/workflow-runner.service';
 import { ApiStepModule } from './steps/api/api-step.module';
+import { ApprovalStepModule } from './steps/approval/approval-step.module';
 import { ConditionalStepModule } from './steps/conditional/conditional-step.module';
 import { NotifyStepModule } from './steps/notify/notify-step.module';
 import { SaveStepModule } from './steps/save/save-step.module';
@@ -30,6 +31,7 @@ import { TransformStepModule } from './steps/transform/transform-step.module';
 import { ValidateStepModule } from './steps/validate/validate-step.module';
 import { WorkflowDefinitionValidator } from './workflow-definition.validator';
 import { WorkflowRunsRepository } from './workflow-runs.repository';
+import { RunDecisionsService } from './run-decisions.service';
 import { WorkflowRunsService } from './workflow-runs.service';
 import { WorkflowsController } from './workflows.controller';
 import { WorkflowsRepository } from './workflows.repository';
@@ -43,6 +45,7 @@ export const BUILT_IN_STEP_MODULES = [
   ApiStepModule,
   TransformStepModule,
   ConditionalStepModule,
+  ApprovalStepModule,
 ];
 
 @Module({
@@ -79,6 +82,7 @@ export const BUILT_IN_STEP_MODULES = [
     WorkflowRunsRepository,
     WorkflowsService,
     WorkflowRunsService,
+    RunDecisionsService,
   ],
   exports: [WorkflowRunner, WorkflowsService, StepRegistry, EffectRegistry],
 })

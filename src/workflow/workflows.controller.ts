@@ -46,7 +46,9 @@ import {
 } from './dto/workflow-response.dto';
 import { ExecuteQueryDto } from './dto/execute-query.dto';
 import { RerunDto } from './dto/rerun.dto';
-import { RunHistoryQueryDto } from './dto/run-history-query.dto';
+import { DecisionDto } from './dto/decision.dto';
+import { RunHistoryQueryDto, RunListQueryDto } from './dto/run-history-query.dto';
+import { RunDecisionsService } from './run-decisions.service';
 import { WorkflowRunner } from './engine/workflow-runner.service';
 import { WorkflowRunsService } from './workflow-runs.service';
 import { WorkflowsService } from './workflows.service';
@@ -59,6 +61,7 @@ export class WorkflowsController {
     private readonly runner: WorkflowRunner,
     private readonly runs: WorkflowRunsService,
     private readonly idempotent: IdempotentRequests,
+    private readonly decisions: RunDecisionsService,
   ) {}
 
   @Get()
@@ -67,6 +70,46 @@ export class WorkflowsController {
   @ApiOkResponse({ type: WorkflowListDto })
   list(@Ctx() ctx: RequestContext, @Query() query: ListWorkflowsQueryDto): Promise<WorkflowListDto> {
     return this.workflows.list(ctx, query);
+  }
+
+  @Get('runs')
+  @RequirePermission('workflows', 'read')
+  @ApiOperation({
+    summary: 'Runs of every workflow, newest first (admins: all runs on this site; others: their own)',
+    description:
+      '`?status=waiting` lists the runs waiting for a decision (an approval step): see `waitingFor`.',
+  })
+  @ApiQuery({ name: 'page', required: false, example: 1 })
+  @ApiQuery({ name: 'limit', required: false, example: 20 })
+  @ApiOkResponse({ type: WorkflowRunPageDto })
+  listRuns(@Ctx() ctx: RequestContext, @Query() query: RunListQueryDto): Promise<WorkflowRunPageDto> {
+    return this.runs.list(ctx, query);
+  }
+
+  @Post('runs/:runId/steps/:stepName/decision')
+  @HttpCode(200)
+  @RequirePermission('workflows', 'read')
+  @ApiOperation({
+    summary: 'Decide on a run waiting at an approval step: approve or reject; the run resumes',
+    description:
+      'By a user the step names (`approvers.roles`, `approvers.users`) or an admin. The decision, who and when ' +
+      'become the step’s result (`{approved, decidedBy, decidedAt, comment}`); a rejection fails the step ' +
+      '(its `onError` applies). The run is queued at once and goes on in the background: the answer is the ' +
+      'run after the decision (`queued`).',
+  })
+  @ApiOkResponse({ type: WorkflowRunDto })
+  @ApiNotFoundResponse({ description: 'No such run on the caller’s site' })
+  @ApiConflictResponse({
+    description:
+      'WORKFLOW_RUN_NOT_WAITING (not waiting at this step); WORKFLOW_APPROVAL_DECIDED (decided already)',
+  })
+  decide(
+    @Ctx() ctx: RequestContext,
+    @Param('runId') runId: string,
+    @Param('stepName') stepName: string,
+    @Body() body: DecisionDto,
+  ): Promise<WorkflowRunDto> {
+    return this.decisions.decide(ctx, runId, stepName, body);
   }
 
   @Get('runs/:runId')
@@ -225,7 +268,8 @@ export class WorkflowsController {
   @HttpCode(200)
   @RequirePermission('workflows', 'execute')
   @ApiOperation({
-    summary: 'Cancel a run: a queued run never starts, a running one stops before its next step or retry',
+    summary:
+      'Cancel a run: a queued run never starts, a running one stops before its next step or retry, a waiting one ends',
   })
   @ApiOkResponse({ type: WorkflowRunDto })
   @ApiNotFoundResponse({ description: 'No such run visible to the caller' })

@@ -121,6 +121,12 @@ export class RunEffectDto {
   @ApiProperty({ type: RunEffectErrorDto, nullable: true }) lastError: RunEffectErrorDto | null;
 }
 
+export class WaitingForDto {
+  @ApiProperty({ example: 'approve' }) step: string;
+  @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'When the timeout decides' })
+  until: string | null;
+}
+
 export class WorkflowRunDto {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ format: 'uuid' }) workflowId: string;
@@ -149,6 +155,12 @@ export class WorkflowRunDto {
   definitionVersion: number | null;
   @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'The run this one re-runs' })
   rerunOf: string | null;
+  @ApiProperty({
+    type: WaitingForDto,
+    nullable: true,
+    description: 'Where a `waiting` run waits for a decision (null for any other status)',
+  })
+  waitingFor: WaitingForDto | null;
   @ApiProperty({
     type: [RunEffectDto],
     description: 'What the run committed to after its steps (mail) and how its delivery went',

@@ -1,6 +1,7 @@
 import type { AuthUser } from '../../common/context/request-context';
 import type { Locale } from '../../common/i18n/locale';
 import type { StepStatus } from '../dto/workflow-response.dto';
+import type { StepSignal, StepWait } from '../steps/step-handler';
 import type { StepCondition } from './condition';
 import type { RetrySettings } from './retry-policy';
 import type { StepFailure } from './step-failure';
@@ -114,4 +115,16 @@ export interface RunCheckpoint {
   /** The record the run created (kept when a rollback deactivates it). */
   dataId: string | null;
   startedAt: number;
+  /** Where the run waits (status `waiting`): the step, who may decide, until when, since when. */
+  waiting?: WaitingAt | null;
+  /** The decision (or the deadline) that resumes the waiting step, until that step has run. */
+  signal?: (StepSignal & { index: number }) | null;
+  /** Time spent waiting so far (not counted against the run's `timeoutMs`). */
+  pausedMs?: number;
+}
+
+export interface WaitingAt extends StepWait {
+  index: number;
+  step: string;
+  since: number;
 }

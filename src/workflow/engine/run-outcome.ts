@@ -16,7 +16,7 @@ export interface RunResult {
   workflowId: string;
   workflowName: string;
   runId: string | null;
-  status: FinalStatus;
+  status: FinalStatus | 'waiting';
   steps: StepLog[];
   data: unknown;
   results: Record<string, unknown>;
@@ -95,4 +95,27 @@ export function runEnding(
     payload: effect.payload,
   }));
   return { result, finish, logEntry, effects };
+}
+
+/** What a run answers when it paused at a step (a run inside its request answers this at once). */
+export function waitingResult(
+  session: RunSession,
+  stepName: string,
+  secrets: ReadonlySet<string>,
+): RunResult {
+  const { state, workflow, journal } = session;
+  return redact(
+    {
+      success: false,
+      message: `Workflow waiting for a decision at step "${stepName}"`,
+      workflowId: workflow.id,
+      workflowName: workflow.name,
+      runId: journal.runId,
+      status: 'waiting',
+      steps: state.logs,
+      data: state.scope.savedData ?? null,
+      results: state.scope.results,
+    },
+    secrets,
+  );
 }

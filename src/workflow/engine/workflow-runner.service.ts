@@ -225,6 +225,9 @@ export class WorkflowRunner {
     resumedAt: RunSession['resumedAt'],
   ): RunSession {
     const definition = parseDefinition(source.config);
+    // Time spent waiting for a decision (so far, and in the wait that ends now) is not the run's own.
+    const { pausedMs = 0, waiting } = state.checkpoint;
+    const paused = pausedMs + (waiting ? Math.max(0, Date.now() - waiting.since) : 0);
     return {
       journal,
       workflow: { id: workflow.id, name: workflow.name },
@@ -234,7 +237,7 @@ export class WorkflowRunner {
       ctx,
       // A claimed or resumed run is checked again before it does anything.
       callerChecked: false,
-      deadline: state.checkpoint.startedAt + (definition.timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS),
+      deadline: state.checkpoint.startedAt + paused + (definition.timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS),
       resumedAt,
       state,
       env: { allowlist: this.envAllowlist, values: process.env, resolved: new Set() },
