@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { and, count, desc, eq, inArray, lt, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, gte, inArray, lt, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { siteCondition, type SiteScope } from '../common/context/site-scope';
 import { isUuid } from '../common/validation/is-uuid';
 import { appendToWorkflowLog } from '../data/record-workflow-log';
@@ -32,6 +32,14 @@ export interface RunProgress {
   checkpoint: Record<string, unknown>;
   steps: unknown[];
   dataId: string | null;
+}
+
+/** Which runs a bulk operation takes: statuses, started in [from, to), of one user. */
+export interface RunFilter {
+  statuses: string[];
+  from?: Date;
+  to?: Date;
+  userId?: string;
 }
 
 export interface RunFinish {
@@ -428,6 +436,34 @@ export class WorkflowRunsRepository {
       this.db.select({ total: count() }).from(workflowRuns).where(where),
     ]);
     return { rows, total: Number(total) };
+  }
+
+  /**
+   * The ids of a workflow's runs in the site scope matching a bulk operation's filter, oldest first,
+   * at most `limit` (a caller passes its bound + 1 to tell that the bound is exceeded).
+   */
+  async idsMatching(
+    workflowId: string,
+    site: SiteScope,
+    filter: RunFilter,
+    limit: number,
+  ): Promise<string[]> {
+    const rows = await this.db
+      .select({ id: workflowRuns.id })
+      .from(workflowRuns)
+      .where(
+        and(
+          eq(workflowRuns.workflowId, workflowId),
+          siteCondition(workflowRuns.siteId, site),
+          inArray(workflowRuns.status, filter.statuses),
+          filter.from ? gte(workflowRuns.startedAt, filter.from) : undefined,
+          filter.to ? lt(workflowRuns.startedAt, filter.to) : undefined,
+          filter.userId ? eq(workflowRuns.userId, filter.userId) : undefined,
+        ),
+      )
+      .orderBy(workflowRuns.startedAt, workflowRuns.id)
+      .limit(limit);
+    return rows.map((row) => row.id);
   }
 
   /** Retention: finished runs older than the cut-off. */

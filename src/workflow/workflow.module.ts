@@ -31,6 +31,10 @@ import { TransformStepModule } from './steps/transform/transform-step.module';
 import { ValidateStepModule } from './steps/validate/validate-step.module';
 import { WorkflowDefinitionValidator } from './workflow-definition.validator';
 import { WorkflowRunsRepository } from './workflow-runs.repository';
+import { RunOperationProcessor } from './operations/run-operation.processor';
+import { RunOperationsController } from './operations/run-operations.controller';
+import { RunOperationsRepository } from './operations/run-operations.repository';
+import { RunOperationsService } from './operations/run-operations.service';
 import { RunDecisionsService } from './run-decisions.service';
 import { WorkflowRunsService } from './workflow-runs.service';
 import { WorkflowsController } from './workflows.controller';
@@ -60,7 +64,7 @@ export const BUILT_IN_STEP_MODULES = [
     UsersModule,
     ...BUILT_IN_STEP_MODULES,
   ],
-  controllers: [WorkflowsController],
+  controllers: [WorkflowsController, RunOperationsController],
   providers: [
     StepRegistry,
     CompiledDefinitions,
@@ -83,6 +87,9 @@ export const BUILT_IN_STEP_MODULES = [
     WorkflowsService,
     WorkflowRunsService,
     RunDecisionsService,
+    RunOperationsRepository,
+    RunOperationsService,
+    RunOperationProcessor,
   ],
   exports: [WorkflowRunner, WorkflowsService, StepRegistry, EffectRegistry],
 })

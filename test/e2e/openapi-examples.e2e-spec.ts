@@ -40,6 +40,8 @@ const ORDER = [
   'GET /api/workflow/{workflowId}/runs',
   'GET /api/workflow/runs',
   'POST /api/workflow/runs/{runId}/steps/{stepName}/decision',
+  'POST /api/workflow/{workflowId}/runs/cancel',
+  'POST /api/workflow/{workflowId}/runs/rerun',
   'POST /api/ai/configs/generate',
   'DELETE /api/data/{configId}',
   'POST /auth/change-password',

@@ -90,6 +90,8 @@ export class RunLauncher {
     runId: string,
     body: RerunBody,
     mode: RunRequest['mode'],
+    /** The new run's id (a bulk operation's own, so a repeat after a crash is recognised). */
+    newRunId?: string,
   ): Promise<LaunchedRun> {
     const earlier = await this.runs.requireVisible(ctx, runId);
     if (!FINISHED.includes(earlier.status))
@@ -112,7 +114,8 @@ export class RunLauncher {
       logs,
       earlier.checkpoint ? parseCheckpoint(earlier.checkpoint) : null,
     );
-    const run = { ...launched.run, definition, definitionVersion, rerunOf: earlier.id };
+    const id = newRunId ?? launched.run.id;
+    const run = { ...launched.run, id, definition, definitionVersion, rerunOf: earlier.id };
     return { ...launched, run, seed };
   }
 }

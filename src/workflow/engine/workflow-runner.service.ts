@@ -73,8 +73,9 @@ export class WorkflowRunner {
     runId: string,
     body: RerunBody,
     async: boolean,
+    newRunId?: string,
   ): Promise<WorkflowResultDto | QueuedRunDto> {
-    const launched = await this.launcher.relaunch(ctx, runId, body, async ? 'async' : 'sync');
+    const launched = await this.launcher.relaunch(ctx, runId, body, async ? 'async' : 'sync', newRunId);
     return async ? this.queueLaunched(launched) : this.driveLaunched(ctx, launched);
   }
 
