@@ -1,3 +1,6 @@
+import { buildRequestContext } from '../../src/common/context/request-context';
+import { WorkflowRunner } from '../../src/workflow/engine/workflow-runner.service';
+import { operationRunId } from '../../src/workflow/operations/operation-run-id';
 import { RunOperationsRepository } from '../../src/workflow/operations/run-operations.repository';
 import { WorkflowRunsRepository } from '../../src/workflow/workflow-runs.repository';
 import { createConfig } from '../factories/config.factory';
@@ -6,6 +9,7 @@ import { startHttpServer, type HttpTestServer } from '../utils/http-test-server'
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { activeRecords, createSteps, execute, run } from '../utils/workflow-api';
 import { GateStep, GateStepModule } from '../utils/workflow-gate-step';
+import { sql } from 'drizzle-orm';
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
   const deadline = Date.now() + 20_000;
@@ -277,5 +281,61 @@ describe('bulk operations on runs: cancel and re-run by filter, progress, bounds
         (r) => r.status === 'cancelled',
         'cancelled',
       );
+  });
+
+  it('a re-run the dead instance queued before it counted it is not queued again by the take-over', async () => {
+    const workflowId = await createSteps(t, admin, [{ name: 'store', type: 'save' }]);
+    const runIds = [];
+    for (const name of ['a', 'b'])
+      runIds.push((await run(t, user.token, workflowId, configId, { name, qty: 1 })).runId);
+    const me = (await t.request({ method: 'GET', url: '/auth/me', token: admin })).json();
+    const actor = { userId: me.id, email: me.email, role: 'admin', siteId: null };
+    const request = {
+      actor,
+      siteId: null,
+      locale: 'en',
+      requestId: 'dead',
+      filter: {},
+      rerun: { from: 'start', definition: 'original' },
+    };
+    const operation = await t.app
+      .get(RunOperationsRepository)
+      .insert(
+        { workflowId, kind: 'rerun', request, runIds, matched: 2, userId: me.id },
+        'a-dead-instance',
+        60_000,
+      );
+    // The dead instance queued the first re-run, then died before it counted it.
+    const ctx = buildRequestContext({ user: actor, siteId: null, locale: 'en', requestId: 'dead' });
+    await t.app
+      .get(WorkflowRunner)
+      .rerun(
+        ctx,
+        runIds[0],
+        { from: 'start', definition: 'original' },
+        true,
+        operationRunId(operation.id, runIds[0]),
+      );
+    await t.database.client.db.execute(
+      sql`update workflow_operations set lease_until = now() - interval '1 second' where id = ${operation.id}::uuid`,
+    );
+    expect(
+      await until(
+        () => operationOf(operation.id),
+        (o) => o.status === 'done',
+        'the take-over',
+      ),
+    ).toMatchObject({ matched: 2, done: 2, failed: 0 });
+    const history = async () =>
+      (
+        await t.request({ method: 'GET', url: `/api/workflow/${workflowId}/runs?limit=100`, token: admin })
+      ).json();
+    const page = await until(history, (p) => p.data.every((r: any) => r.status === 'success'), 'the re-runs');
+    expect(
+      page.data
+        .filter((r: any) => r.rerunOf)
+        .map((r: any) => r.rerunOf)
+        .sort(),
+    ).toEqual([...runIds].sort());
   });
 });

@@ -61,7 +61,7 @@ export class RunOperationsService {
     );
     if (runIds.length > MAX_OPERATION_RUNS)
       throw new AppError('WORKFLOW_OPERATION_TOO_LARGE', {
-        params: { matched: `more than ${MAX_OPERATION_RUNS}`, max: MAX_OPERATION_RUNS },
+        params: { max: MAX_OPERATION_RUNS },
         details: { max: MAX_OPERATION_RUNS },
       });
     const request: OperationRequest = {
