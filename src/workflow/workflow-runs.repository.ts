@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { and, count, desc, eq, inArray, lt, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, gte, inArray, lt, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { siteCondition, type SiteScope } from '../common/context/site-scope';
 import { isUuid } from '../common/validation/is-uuid';
 import { appendToWorkflowLog } from '../data/record-workflow-log';
@@ -20,6 +20,10 @@ export interface NewRun {
   configId: string | null;
   request: Record<string, unknown>;
   startedAt: Date;
+  /** A copy of the definition the run runs with, and its version. */
+  definition: Record<string, unknown>;
+  definitionVersion: number;
+  rerunOf: string | null;
 }
 
 export interface QueueState {
@@ -37,12 +41,22 @@ export interface RunProgress {
   dataId: string | null;
 }
 
+/** Which runs a bulk operation takes: statuses, started in [from, to), of one user. */
+export interface RunFilter {
+  statuses: string[];
+  from?: Date;
+  to?: Date;
+  userId?: string;
+}
+
 export interface RunFinish {
-  status: Exclude<RunStatus, 'running' | 'queued'>;
+  status: Exclude<RunStatus, 'running' | 'queued' | 'waiting'>;
   message: string;
   steps: unknown[];
   dataId: string | null;
   durationMs: number;
+  /** What a re-run reuses: the completed steps with their results and what they provided. */
+  checkpoint: Record<string, unknown>;
 }
 
 const leaseUntil = (leaseMs: number) => sql`now() + ${interval(leaseMs)}::interval`;
@@ -80,6 +94,9 @@ export class WorkflowRunsRepository {
         configId: placeholder('configId'),
         request: placeholder('request'),
         startedAt: placeholder('startedAt'),
+        definition: placeholder('definition'),
+        definitionVersion: placeholder('definitionVersion'),
+        rerunOf: placeholder('rerunOf'),
         nextStep: placeholder('nextStep'),
         stepInFlight: placeholder('stepInFlight'),
         checkpoint: placeholder('checkpoint'),
@@ -123,7 +140,7 @@ export class WorkflowRunsRepository {
    */
   async enqueueWithinBound(
     run: NewRun,
-    checkpoint: Record<string, unknown>,
+    progress: Pick<RunProgress, 'checkpoint' | 'nextStep' | 'steps' | 'dataId'>,
     maxPerUser: number,
   ): Promise<boolean> {
     return this.db.transaction(async (tx) => {
@@ -137,7 +154,9 @@ export class WorkflowRunsRepository {
           and(eq(workflowRuns.userId, run.userId!), inArray(workflowRuns.status, ['queued', 'running'])),
         );
       if (Number(active) >= maxPerUser) return false;
-      await tx.insert(workflowRuns).values({ ...run, checkpoint, status: 'queued', availableAt: sql`now()` });
+      await tx
+        .insert(workflowRuns)
+        .values({ ...run, ...progress, status: 'queued', availableAt: sql`now()` });
       return true;
     });
   }
@@ -194,7 +213,7 @@ export class WorkflowRunsRepository {
           )
           select r.id from workflow_runs r join workflows w on w.id = r.workflow_id
           left join running on running.user_id = r.user_id
-          where ((r.status = 'queued' and r.available_at <= now()) or (r.status = 'running' and r.lease_until < now()))
+          where ((r.status in ('queued', 'waiting') and r.available_at <= now()) or (r.status = 'running' and r.lease_until < now()))
             -- at most config.concurrency runs of one workflow at once; the rest wait queued
             and (
               w.config ->> 'concurrency' is null
@@ -282,6 +301,62 @@ export class WorkflowRunsRepository {
     return rows.length === 1;
   }
 
+  /**
+   * Stores a run this instance holds as `waiting` (see RunJournal.pause) in one statement with the
+   * waiting step's effects; taken again by the queue at `until`, or at once after a decision.
+   */
+  async pause(
+    id: string,
+    owner: string,
+    progress: RunProgress,
+    until: Date | null,
+    effects: CommittedEffect[],
+  ): Promise<boolean> {
+    const pausedId = sql`(select id from paused)`;
+    const outboxed = effects.length > 0 ? sql`, outboxed as (${insertEffects(pausedId, effects)})` : sql``;
+    const result = await this.db.execute(sql`
+      with paused as (
+        update ${workflowRuns}
+        set status = 'waiting', next_step = ${progress.nextStep}, step_in_flight = null,
+          checkpoint = ${JSON.stringify(progress.checkpoint)}::jsonb, steps = ${JSON.stringify(progress.steps)}::jsonb,
+          data_id = ${progress.dataId}::uuid, lease_owner = null, lease_until = null, claims = 0,
+          available_at = ${until?.toISOString() ?? null}::timestamptz
+        where id = ${id}::uuid and lease_owner = ${owner} and status = 'running'
+        returning id
+      )${outboxed}
+      select count(*)::int as paused from paused`);
+    return Number(rowsOf(result)[0]?.paused) === 1;
+  }
+
+  /**
+   * Resumes a run waiting at `step` with a decision (kept in its checkpoint for the step): queued,
+   * due now. Null when the run is not waiting there, or was decided (or timed out) meanwhile.
+   */
+  async signalWaiting(
+    id: string,
+    step: string,
+    signal: Record<string, unknown>,
+  ): Promise<WorkflowRunRow | null> {
+    if (!isUuid(id)) return null;
+    const [row] = await this.db
+      .update(workflowRuns)
+      .set({
+        checkpoint: sql`jsonb_set(${workflowRuns.checkpoint}, '{signal}', ${JSON.stringify(signal)}::jsonb)`,
+        status: 'queued',
+        availableAt: sql`now()`,
+      })
+      .where(
+        and(
+          eq(workflowRuns.id, id),
+          eq(workflowRuns.status, 'waiting'),
+          sql`${workflowRuns.checkpoint} -> 'waiting' ->> 'step' = ${step}`,
+          sql`coalesce(${workflowRuns.checkpoint} -> 'signal', 'null'::jsonb) = 'null'::jsonb`,
+        ),
+      )
+      .returning();
+    return row ?? null;
+  }
+
   async extendLease(id: string, owner: string, leaseMs: number): Promise<boolean> {
     const rows = await this.db
       .update(workflowRuns)
@@ -295,8 +370,8 @@ export class WorkflowRunsRepository {
    * Ends a run this instance holds (`owner`, still running), in one statement: the run's outcome,
    * its entry in the workflow log of the record it saved, and the effects it committed to (into the
    * outbox). False, and nothing written, when the lease was lost: another instance drives the run.
-   * A finished run is never resumed: its checkpoint (a second copy of input, results and held
-   * effects) goes.
+   * A finished run is never resumed: its checkpoint keeps only what a re-run reuses (see
+   * runEnding).
    */
   async finish(
     id: string,
@@ -315,7 +390,7 @@ export class WorkflowRunsRepository {
         update ${workflowRuns}
         set status = ${outcome.status}, message = ${outcome.message}, steps = ${JSON.stringify(outcome.steps)}::jsonb,
           data_id = ${outcome.dataId}::uuid, duration_ms = ${outcome.durationMs}, finished_at = now(),
-          checkpoint = null, lease_owner = null, lease_until = null, step_in_flight = null
+          checkpoint = ${JSON.stringify(outcome.checkpoint)}::jsonb, lease_owner = null, lease_until = null, step_in_flight = null
         where id = ${id}::uuid and lease_owner = ${owner} and status = 'running'
         returning id
       )${logged}${outboxed}
@@ -334,13 +409,21 @@ export class WorkflowRunsRepository {
       .where(and(eq(workflowRuns.id, id), eq(workflowRuns.leaseOwner, owner)));
   }
 
-  /** Marks a run for cancellation; a queued run is cancelled at once. Returns the run after the change. */
+  /**
+   * Marks a run for cancellation; a queued run is cancelled at once; a waiting one is queued, due
+   * now, so a worker ends it (compensating first when its strategy is rollback). Returns the run
+   * after the change.
+   */
   async requestCancel(id: string): Promise<WorkflowRunRow | null> {
     if (!isUuid(id)) return null;
     await this.db
       .update(workflowRuns)
       .set({ status: 'cancelled', finishedAt: new Date(), message: 'Workflow cancelled before it started' })
       .where(and(eq(workflowRuns.id, id), eq(workflowRuns.status, 'queued'), eq(workflowRuns.nextStep, 0)));
+    await this.db
+      .update(workflowRuns)
+      .set({ status: 'queued', cancelRequested: true, availableAt: sql`now()` })
+      .where(and(eq(workflowRuns.id, id), eq(workflowRuns.status, 'waiting')));
     await this.db
       .update(workflowRuns)
       .set({ cancelRequested: true })
@@ -359,15 +442,19 @@ export class WorkflowRunsRepository {
     return row ?? null;
   }
 
-  /** A page of a workflow's runs, newest first, in the site scope; only `userId`'s when given. */
+  /**
+   * A page of runs (of one workflow, or of all), newest first, in the site scope; only `userId`'s
+   * when given; only those in `status` when given.
+   */
   async pageOfWorkflow(
-    workflowId: string,
+    workflowId: string | null,
     visible: { userId: string | null; site: SiteScope },
-    page: { offset: number; limit: number },
+    page: { offset: number; limit: number; status?: string },
   ): Promise<{ rows: WorkflowRunRow[]; total: number }> {
     const conditions: (SQL | undefined)[] = [
-      eq(workflowRuns.workflowId, workflowId),
+      workflowId ? eq(workflowRuns.workflowId, workflowId) : undefined,
       siteCondition(workflowRuns.siteId, visible.site),
+      page.status ? eq(workflowRuns.status, page.status) : undefined,
     ];
     if (visible.userId) conditions.push(eq(workflowRuns.userId, visible.userId));
     const where = and(...conditions);
@@ -382,6 +469,34 @@ export class WorkflowRunsRepository {
       this.db.select({ total: count() }).from(workflowRuns).where(where),
     ]);
     return { rows, total: Number(total) };
+  }
+
+  /**
+   * The ids of a workflow's runs in the site scope matching a bulk operation's filter, oldest first,
+   * at most `limit` (a caller passes its bound + 1 to tell that the bound is exceeded).
+   */
+  async idsMatching(
+    workflowId: string,
+    site: SiteScope,
+    filter: RunFilter,
+    limit: number,
+  ): Promise<string[]> {
+    const rows = await this.db
+      .select({ id: workflowRuns.id })
+      .from(workflowRuns)
+      .where(
+        and(
+          eq(workflowRuns.workflowId, workflowId),
+          siteCondition(workflowRuns.siteId, site),
+          inArray(workflowRuns.status, filter.statuses),
+          filter.from ? gte(workflowRuns.startedAt, filter.from) : undefined,
+          filter.to ? lt(workflowRuns.startedAt, filter.to) : undefined,
+          filter.userId ? eq(workflowRuns.userId, filter.userId) : undefined,
+        ),
+      )
+      .orderBy(workflowRuns.startedAt, workflowRuns.id)
+      .limit(limit);
+    return rows.map((row) => row.id);
   }
 
   /** Retention: finished runs older than the cut-off. */

@@ -2,12 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { requireUser, type RequestContext } from '../common/context/request-context';
 import { isVisibleInScope, ownSiteScopeOf } from '../common/context/site-scope';
 import { AppError } from '../common/errors/app-error';
-import type { RunHistoryQueryDto } from './dto/run-history-query.dto';
+import type { RunHistoryQueryDto, RunListQueryDto } from './dto/run-history-query.dto';
 import type { WorkflowRunDto, WorkflowRunPageDto } from './dto/workflow-response.dto';
 import { WorkflowMetrics } from './workflow-metrics';
 import { toRunResponse } from './workflow.mapper';
 import { WorkflowEffectsRepository } from './effects/workflow-effects.repository';
-import { WorkflowRunsRepository, type QueueState } from './workflow-runs.repository';
+import { WorkflowRunsRepository, type QueueState, type WorkflowRunRow } from './workflow-runs.repository';
 import { WorkflowsService } from './workflows.service';
 
 export type OutboxState = 'pending' | 'sent' | 'failed';
@@ -30,14 +30,27 @@ export class WorkflowRunsService {
     workflowId: string,
     query: RunHistoryQueryDto,
   ): Promise<WorkflowRunPageDto> {
-    const user = requireUser(ctx);
     const workflow = await this.workflows.requireVisible(ctx, workflowId);
+    return this.page(ctx, workflow.id, query);
+  }
+
+  /** Runs of every workflow (`?status=waiting`: those waiting for a decision), by the same rules. */
+  list(ctx: RequestContext, query: RunListQueryDto): Promise<WorkflowRunPageDto> {
+    return this.page(ctx, null, query);
+  }
+
+  private async page(
+    ctx: RequestContext,
+    workflowId: string | null,
+    query: RunListQueryDto,
+  ): Promise<WorkflowRunPageDto> {
+    const user = requireUser(ctx);
     const page = query.page ?? 1;
     const limit = query.limit ?? 20;
     const { rows, total } = await this.runs.pageOfWorkflow(
-      workflow.id,
+      workflowId,
       { userId: user.role === 'admin' ? null : user.userId, site: ownSiteScopeOf(ctx) },
-      { offset: (page - 1) * limit, limit },
+      { offset: (page - 1) * limit, limit, status: query.status },
     );
     const effects = await this.effects.ofRuns(rows.map((row) => row.id));
     const data = rows.map((row) =>
@@ -62,7 +75,7 @@ export class WorkflowRunsService {
    */
   async cancel(ctx: RequestContext, runId: string): Promise<WorkflowRunDto> {
     const run = await this.requireVisible(ctx, runId);
-    if (!['queued', 'running'].includes(run.status)) throw new AppError('WORKFLOW_RUN_FINISHED');
+    if (!['queued', 'running', 'waiting'].includes(run.status)) throw new AppError('WORKFLOW_RUN_FINISHED');
     const updated = await this.runs.requestCancel(run.id);
     // A queued run that never started ends here; any other ends in its drive, which counts it.
     if (run.status === 'queued' && updated?.status === 'cancelled')
@@ -84,7 +97,8 @@ export class WorkflowRunsService {
     return { pending: counts.pending ?? 0, sent: counts.sent ?? 0, failed: counts.failed ?? 0 };
   }
 
-  private async requireVisible(ctx: RequestContext, runId: string) {
+  /** A run the caller may read (admins: any in the site scope; others: their own), else a 404. */
+  async requireVisible(ctx: RequestContext, runId: string): Promise<WorkflowRunRow> {
     const user = requireUser(ctx);
     const run = await this.runs.findById(runId);
     if (

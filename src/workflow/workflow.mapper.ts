@@ -15,6 +15,7 @@ export function toWorkflowResponse(row: WorkflowRow): WorkflowResponseDto {
     tags: row.tags,
     siteId: row.siteId,
     isActive: row.isActive,
+    version: row.version,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
@@ -34,6 +35,9 @@ export function toRunResponse(row: WorkflowRunRow, effects: WorkflowEffectRow[] 
     durationMs: row.durationMs,
     startedAt: row.startedAt.toISOString(),
     finishedAt: row.finishedAt?.toISOString() ?? null,
+    definitionVersion: row.definitionVersion,
+    rerunOf: row.rerunOf,
+    waitingFor: waitingFor(row),
     effects: effects.map((effect) => ({
       step: effect.stepName,
       kind: effect.kind,
@@ -53,4 +57,13 @@ function compensatedRecord(steps: unknown[], dataId: string): boolean {
     };
     return status === 'compensated' && compensation?.dataId === dataId;
   });
+}
+
+/** Where a waiting run waits (from its checkpoint), for the caller who may decide. */
+function waitingFor(row: WorkflowRunRow): WorkflowRunDto['waitingFor'] {
+  if (row.status !== 'waiting') return null;
+  const waiting = (row.checkpoint as { waiting?: { step?: unknown; until?: unknown } } | null)?.waiting;
+  if (typeof waiting?.step !== 'string') return null;
+  const until = typeof waiting.until === 'number' ? new Date(waiting.until).toISOString() : null;
+  return { step: waiting.step, until };
 }

@@ -23,6 +23,7 @@ import { newInstanceName, WORKFLOW_INSTANCE } from './engine/workflow-instance';
 import { WorkflowQueueWorker } from './engine/workflow-queue.worker';
 import { WorkflowRunner } from './engine/workflow-runner.service';
 import { ApiStepModule } from './steps/api/api-step.module';
+import { ApprovalStepModule } from './steps/approval/approval-step.module';
 import { ConditionalStepModule } from './steps/conditional/conditional-step.module';
 import { NotifyStepModule } from './steps/notify/notify-step.module';
 import { SaveStepModule } from './steps/save/save-step.module';
@@ -32,6 +33,11 @@ import { WorkflowDefinitionValidator } from './workflow-definition.validator';
 import { WorkflowGauges } from './workflow-gauges';
 import { WorkflowMetrics } from './workflow-metrics';
 import { WorkflowRunsRepository } from './workflow-runs.repository';
+import { RunOperationProcessor } from './operations/run-operation.processor';
+import { RunOperationsController } from './operations/run-operations.controller';
+import { RunOperationsRepository } from './operations/run-operations.repository';
+import { RunOperationsService } from './operations/run-operations.service';
+import { RunDecisionsService } from './run-decisions.service';
 import { WorkflowRunsService } from './workflow-runs.service';
 import { WorkflowsController } from './workflows.controller';
 import { WorkflowsRepository } from './workflows.repository';
@@ -45,6 +51,7 @@ export const BUILT_IN_STEP_MODULES = [
   ApiStepModule,
   TransformStepModule,
   ConditionalStepModule,
+  ApprovalStepModule,
 ];
 
 @Module({
@@ -59,7 +66,7 @@ export const BUILT_IN_STEP_MODULES = [
     UsersModule,
     ...BUILT_IN_STEP_MODULES,
   ],
-  controllers: [WorkflowsController],
+  controllers: [WorkflowsController, RunOperationsController],
   providers: [
     StepRegistry,
     CompiledDefinitions,
@@ -83,6 +90,10 @@ export const BUILT_IN_STEP_MODULES = [
     WorkflowRunsService,
     WorkflowMetrics,
     WorkflowGauges,
+    RunDecisionsService,
+    RunOperationsRepository,
+    RunOperationsService,
+    RunOperationProcessor,
   ],
   exports: [WorkflowRunner, WorkflowsService, WorkflowRunsService, StepRegistry, EffectRegistry],
 })

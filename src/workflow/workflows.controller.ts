@@ -45,7 +45,10 @@ import {
   WorkflowRunPageDto,
 } from './dto/workflow-response.dto';
 import { ExecuteQueryDto } from './dto/execute-query.dto';
-import { RunHistoryQueryDto } from './dto/run-history-query.dto';
+import { RerunDto } from './dto/rerun.dto';
+import { DecisionDto } from './dto/decision.dto';
+import { RunHistoryQueryDto, RunListQueryDto } from './dto/run-history-query.dto';
+import { RunDecisionsService } from './run-decisions.service';
 import { WorkflowRunner } from './engine/workflow-runner.service';
 import { WorkflowRunsService } from './workflow-runs.service';
 import { WorkflowsService } from './workflows.service';
@@ -58,6 +61,7 @@ export class WorkflowsController {
     private readonly runner: WorkflowRunner,
     private readonly runs: WorkflowRunsService,
     private readonly idempotent: IdempotentRequests,
+    private readonly decisions: RunDecisionsService,
   ) {}
 
   @Get()
@@ -66,6 +70,46 @@ export class WorkflowsController {
   @ApiOkResponse({ type: WorkflowListDto })
   list(@Ctx() ctx: RequestContext, @Query() query: ListWorkflowsQueryDto): Promise<WorkflowListDto> {
     return this.workflows.list(ctx, query);
+  }
+
+  @Get('runs')
+  @RequirePermission('workflows', 'read')
+  @ApiOperation({
+    summary: 'Runs of every workflow, newest first (admins: all runs on this site; others: their own)',
+    description:
+      '`?status=waiting` lists the runs waiting for a decision (an approval step): see `waitingFor`.',
+  })
+  @ApiQuery({ name: 'page', required: false, example: 1 })
+  @ApiQuery({ name: 'limit', required: false, example: 20 })
+  @ApiOkResponse({ type: WorkflowRunPageDto })
+  listRuns(@Ctx() ctx: RequestContext, @Query() query: RunListQueryDto): Promise<WorkflowRunPageDto> {
+    return this.runs.list(ctx, query);
+  }
+
+  @Post('runs/:runId/steps/:stepName/decision')
+  @HttpCode(200)
+  @RequirePermission('workflows', 'read')
+  @ApiOperation({
+    summary: 'Decide on a run waiting at an approval step: approve or reject; the run resumes',
+    description:
+      'By a user the step names (`approvers.roles`, `approvers.users`) or an admin. The decision, who and when ' +
+      'become the step’s result (`{approved, decidedBy, decidedAt, comment}`); a rejection fails the step ' +
+      '(its `onError` applies). The run is queued at once and goes on in the background: the answer is the ' +
+      'run after the decision (`queued`).',
+  })
+  @ApiOkResponse({ type: WorkflowRunDto })
+  @ApiNotFoundResponse({ description: 'No such run on the caller’s site' })
+  @ApiConflictResponse({
+    description:
+      'WORKFLOW_RUN_NOT_WAITING (not waiting at this step); WORKFLOW_APPROVAL_DECIDED (decided already)',
+  })
+  decide(
+    @Ctx() ctx: RequestContext,
+    @Param('runId') runId: string,
+    @Param('stepName') stepName: string,
+    @Body() body: DecisionDto,
+  ): Promise<WorkflowRunDto> {
+    return this.decisions.decide(ctx, runId, stepName, body);
   }
 
   @Get('runs/:runId')
@@ -176,11 +220,56 @@ export class WorkflowsController {
     });
   }
 
+  @Post('runs/:runId/rerun')
+  @HttpCode(200)
+  @RequirePermission('workflows', 'execute')
+  @ApiOperation({
+    summary:
+      'Re-run a finished run as a new run (`rerunOf`), from the start, its failed step or a named step',
+    description:
+      'The same input, checked as executing is (the caller must be allowed to run the workflow and execute ' +
+      'workflows on the form). The steps before `from` are taken over from the run: their results and what ' +
+      'they provided (`savedData`), never run again, so no save or mail before that point is repeated. ' +
+      '200 with the result as execute answers it, or 202 `{runId, status: "queued"}` with `Prefer: respond-async`.',
+  })
+  @ApiHeader({ name: 'Prefer', required: false, description: '`respond-async` queues the re-run' })
+  @ApiOkResponse({ type: WorkflowResultDto })
+  @ApiAcceptedResponse({ type: QueuedRunDto, description: 'Queued (Prefer: respond-async)' })
+  @ApiNotFoundResponse({ description: 'No such run visible to the caller' })
+  @ApiConflictResponse({
+    description:
+      'WORKFLOW_RUN_NOT_FINISHED (queued, running or waiting); WORKFLOW_RERUN_NO_FAILED_STEP (`from: "failed"`)',
+  })
+  @ApiUnprocessableEntityResponse({
+    description:
+      'WORKFLOW_RERUN_STEP_UNKNOWN, WORKFLOW_RERUN_STEP_NOT_REUSABLE (a step before the point did not run or was ' +
+      'rolled back), WORKFLOW_DEFINITION_NOT_KEPT (a run older than definition versions, `definition: "original"`)',
+  })
+  async rerun(
+    @Ctx() ctx: RequestContext,
+    @Param('runId') runId: string,
+    @Body() body: RerunDto,
+    @Headers('prefer') prefer: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<WorkflowResultDto | QueuedRunDto> {
+    const async = prefersAsync(prefer);
+    const answer = await this.runner.rerun(
+      ctx,
+      runId,
+      { from: body.from, definition: body.definition ?? 'original' },
+      async,
+    );
+    if (async && 'runId' in answer)
+      reply.status(202).header('location', `/api/workflow/runs/${answer.runId}`);
+    return answer;
+  }
+
   @Post('runs/:runId/cancel')
   @HttpCode(200)
   @RequirePermission('workflows', 'execute')
   @ApiOperation({
-    summary: 'Cancel a run: a queued run never starts, a running one stops before its next step or retry',
+    summary:
+      'Cancel a run: a queued run never starts, a running one stops before its next step or retry, a waiting one ends',
   })
   @ApiOkResponse({ type: WorkflowRunDto })
   @ApiNotFoundResponse({ description: 'No such run visible to the caller' })

@@ -59,7 +59,8 @@ export class WorkflowsRepository {
     if (!isUuid(id)) return null;
     const [row] = await this.db
       .update(workflows)
-      .set({ ...changes, updatedAt: new Date() })
+      // Every update is a new version of the definition (a run keeps the one it ran with).
+      .set({ ...changes, version: sql`${workflows.version} + 1`, updatedAt: new Date() })
       .where(and(eq(workflows.id, id), eq(workflows.isActive, true)))
       .returning();
     return row ?? null;

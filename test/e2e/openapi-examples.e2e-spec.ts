@@ -37,7 +37,12 @@ const ORDER = [
   'PUT /api/workflow/{workflowId}',
   'GET /api/workflow',
   'POST /api/workflow/{workflowId}/execute',
+  'POST /api/workflow/runs/{runId}/rerun',
   'GET /api/workflow/{workflowId}/runs',
+  'GET /api/workflow/runs',
+  'POST /api/workflow/runs/{runId}/steps/{stepName}/decision',
+  'POST /api/workflow/{workflowId}/runs/cancel',
+  'POST /api/workflow/{workflowId}/runs/rerun',
   'POST /api/ai/configs/generate',
   'DELETE /api/data/{configId}',
   'POST /auth/change-password',
@@ -51,6 +56,35 @@ const CREATES: Record<string, [string, (body: any) => string]> = {
   'POST /api/configs': ['configId', (body) => body.id],
   'POST /api/data/{configId}': ['dataId', (body) => body.dataId],
   'POST /api/workflow': ['workflowId', (body) => body.id],
+  'POST /api/workflow/{workflowId}/execute': ['runId', (body) => body.runId],
+};
+
+/**
+ * Operations on state a reader makes first, as they make it (through the API): run before the
+ * operation's examples, they fill the ids its path needs.
+ */
+const PREPARE: Record<string, (t: TestApp, token: string, ids: Record<string, string>) => Promise<void>> = {
+  // A decision needs a run waiting at an approval step (an admin may always decide).
+  'POST /api/workflow/runs/{runId}/steps/{stepName}/decision': async (t, token, ids) => {
+    const created = await t.request({
+      method: 'POST',
+      url: '/api/workflow',
+      token,
+      payload: {
+        name: 'Approval',
+        type: 'custom',
+        config: { steps: [{ name: 'approve', type: 'approval', config: { approvers: { roles: [] } } }] },
+      },
+    });
+    const waiting = await t.request({
+      method: 'POST',
+      url: `/api/workflow/${created.json().id}/execute`,
+      token,
+      payload: { configId: ids.configId, data: {} },
+    });
+    ids.runId = waiting.json().runId;
+    ids.stepName = 'approve';
+  },
 };
 
 /** Body fields a reader fills with an id, as they fill the path: the field, and whose id. */
@@ -131,6 +165,7 @@ describe('the examples of /api-docs-json', () => {
     for (const key of ORDER) {
       const operation = operations.get(key);
       if (!operation) continue;
+      await PREPARE[key]?.(t, token, ids);
       const [method, template] = key.split(' ');
       const url = template.replace(/\{(\w+)\}/g, (_, name: string) => ids[name] ?? `{${name}}`);
       const send = async (label: string, query: Record<string, string>, media?: [string, unknown]) => {

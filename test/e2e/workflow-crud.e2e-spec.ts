@@ -51,6 +51,7 @@ describe('workflow definitions: CRUD, access, validation and tenants', () => {
       isActive: true,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
+      version: 1,
     });
     const fetched = await t.request({ method: 'GET', url: `/api/workflow/${body.id}`, token: admin });
     expect(fetched.statusCode).toBe(200);

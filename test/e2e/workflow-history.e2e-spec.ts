@@ -65,6 +65,9 @@ describe('workflow run history: paged, newest first, each user sees their own ru
       durationMs: expect.any(Number),
       startedAt: expect.any(String),
       finishedAt: expect.any(String),
+      definitionVersion: 1,
+      rerunOf: null,
+      waitingFor: null,
       effects: [],
     });
 

@@ -133,7 +133,7 @@ describe('workflow smoke', () => {
 
   it('registers every built-in step type, each documented in the README', () => {
     const types = t.app.get(StepRegistry).types();
-    expect(types).toEqual(['api', 'conditional', 'notify', 'save', 'transform', 'validate']);
+    expect(types).toEqual(['api', 'approval', 'conditional', 'notify', 'save', 'transform', 'validate']);
     const readme = readFileSync(join(__dirname, '../../README.md'), 'utf8');
     for (const type of types) expect(readme).toContain(`\`${type}\``);
   });

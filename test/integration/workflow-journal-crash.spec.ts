@@ -214,8 +214,11 @@ describe('run journal and outbox: a crash between any two writes repeats and los
           mode: 'async',
         },
         startedAt: new Date(),
+        definition: { steps: [] },
+        definitionVersion: 1,
+        rerunOf: null,
       },
-      { damaged: true },
+      { checkpoint: { damaged: true }, nextStep: 0, steps: [], dataId: null },
       100,
     );
     const run = await until(

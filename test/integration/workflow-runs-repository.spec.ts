@@ -32,6 +32,9 @@ describe('WorkflowRunsRepository', () => {
     configId,
     request: { configId },
     startedAt: new Date(),
+    definition: { steps: [] },
+    definitionVersion: 1,
+    rerunOf: null,
   });
   const outcome = (dataId: string | null) => ({
     status: 'success' as const,
@@ -39,6 +42,7 @@ describe('WorkflowRunsRepository', () => {
     steps: [{ name: 'store', type: 'save', status: 'success' }],
     dataId,
     durationMs: 5,
+    checkpoint: {},
   });
   const logOf = async (dataId: string) =>
     (await t.request({ method: 'GET', url: `/api/data/${configId}/${dataId}`, token: admin })).json()
@@ -74,7 +78,8 @@ describe('WorkflowRunsRepository', () => {
     expect(stored).toMatchObject({
       status: 'success',
       dataId,
-      checkpoint: null,
+      // What a re-run reuses (here the outcome's, empty).
+      checkpoint: {},
       leaseOwner: null,
       stepInFlight: null,
       finishedAt: expect.any(Date),

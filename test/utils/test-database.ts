@@ -9,6 +9,7 @@ import { snapshotPath, templateDatabaseName, withDatabase } from './snapshot';
 
 const TABLES = [
   'workflow_effects',
+  'workflow_operations',
   'workflow_runs',
   'workflows',
   'data_records',

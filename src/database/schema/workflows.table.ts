@@ -19,6 +19,8 @@ export const workflows = pgTable(
     tags: jsonb('tags').$type<string[]>().notNull().default([]),
     siteId: uuid('site_id').references(() => sites.id),
     isActive: boolean('is_active').notNull().default(true),
+    /** Rises by one at every update; a run keeps the version (and a copy of the definition) it ran with. */
+    version: integer('version').notNull().default(1),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -59,15 +61,49 @@ export const workflowRuns = pgTable(
     cancelRequested: boolean('cancel_requested').notNull().default(false),
     /** How often the run was claimed from the queue; a run that fails to run every time ends after a bound. */
     claims: integer('claims').notNull().default(0),
+    /** The definition the run runs with (a copy: it resumes and is re-run with it after the workflow changed). */
+    definition: jsonb('definition').$type<Record<string, unknown>>(),
+    definitionVersion: integer('definition_version'),
+    /** The run this one re-runs (POST /api/workflow/runs/:runId/rerun). */
+    rerunOf: uuid('rerun_of'),
   },
   (table) => [
     index('workflow_runs_workflow_idx').on(table.workflowId, table.startedAt.desc()),
     index('workflow_runs_user_idx').on(table.userId, table.startedAt.desc()),
     index('workflow_runs_queue_idx')
       .on(table.availableAt)
-      .where(sql`${table.status} in ('queued', 'running')`),
+      .where(sql`${table.status} in ('queued', 'running', 'waiting')`),
     index('workflow_runs_user_active_idx')
       .on(table.userId)
       .where(sql`${table.status} in ('queued', 'running')`),
   ],
 );
+
+/**
+ * Bulk operations on a workflow's runs (cancel, re-run): what was asked, how far it got. Processed
+ * in the background by the instance that accepted it; see README "Operating runs".
+ */
+export const workflowOperations = pgTable('workflow_operations', {
+  id: primaryId(),
+  workflowId: uuid('workflow_id')
+    .notNull()
+    .references(() => workflows.id),
+  kind: text('kind').notNull(),
+  /** `running` until every matched run was handled, then `done`. */
+  status: text('status').notNull().default('running'),
+  /** The filter and options as the request gave them. */
+  request: jsonb('request').$type<Record<string, unknown>>().notNull(),
+  /** The ids the filter matched when the operation was accepted. */
+  runIds: jsonb('run_ids').$type<string[]>().notNull(),
+  matched: integer('matched').notNull(),
+  done: integer('done').notNull().default(0),
+  failed: integer('failed').notNull().default(0),
+  /** Per failed run, its code: `[{runId, code}]`. */
+  failures: jsonb('failures').$type<{ runId: string; code: string }[]>().notNull().default([]),
+  userId: uuid('user_id'),
+  /** The instance processing it, until when; any instance takes over an operation whose lease expired. */
+  leaseOwner: text('lease_owner'),
+  leaseUntil: timestamp('lease_until', { withTimezone: true, mode: 'date' }),
+  createdAt: createdAt(),
+  finishedAt: timestamp('finished_at', { withTimezone: true, mode: 'date' }),
+});

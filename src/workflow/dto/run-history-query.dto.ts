@@ -1,6 +1,7 @@
 import { ApiHideProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { RUN_STATUSES } from './workflow-response.dto';
 
 export class RunHistoryQueryDto {
   @ApiPropertyOptional({ default: 1 }) @IsOptional() @Type(() => Number) @IsInt() @Min(1) page?: number;
@@ -14,4 +15,11 @@ export class RunHistoryQueryDto {
   @ApiPropertyOptional({ enum: ['en', 'hu'] }) @IsOptional() @IsString() lang?: string;
   @ApiPropertyOptional({ enum: ['en', 'hu'] }) @IsOptional() @IsString() locale?: string;
   @ApiHideProperty() @IsOptional() @IsString() _?: string;
+}
+
+export class RunListQueryDto extends RunHistoryQueryDto {
+  @ApiPropertyOptional({ enum: RUN_STATUSES, example: 'waiting' })
+  @IsOptional()
+  @IsIn(RUN_STATUSES)
+  status?: (typeof RUN_STATUSES)[number];
 }

@@ -13,6 +13,11 @@ export class WorkflowResponseDto {
   @ApiProperty({ type: [String] }) tags: string[];
   @ApiProperty({ format: 'uuid', nullable: true, type: String }) siteId: string | null;
   @ApiProperty() isActive: boolean;
+  @ApiProperty({
+    example: 1,
+    description: 'Rises by one at every update; a run keeps the version it ran with',
+  })
+  version: number;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time' }) updatedAt: string;
 }
@@ -31,7 +36,15 @@ export const STEP_STATUSES = [
   'interrupted',
 ] as const;
 export type StepStatus = (typeof STEP_STATUSES)[number];
-export const RUN_STATUSES = ['queued', 'running', 'success', 'failed', 'rolled_back', 'cancelled'] as const;
+export const RUN_STATUSES = [
+  'queued',
+  'running',
+  'waiting',
+  'success',
+  'failed',
+  'rolled_back',
+  'cancelled',
+] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 export class AttemptLogDto {
@@ -64,6 +77,10 @@ export class StepLogDto {
   @ApiPropertyOptional({ type: [AttemptLogDto] }) attemptLog?: AttemptLogDto[];
   @ApiPropertyOptional({ ...JSON_VALUE, description: 'What the rollback did for this step' })
   compensation?: unknown;
+  @ApiPropertyOptional({
+    description: 'A re-run took this step as the run it re-runs left it (not run again, no effect repeated)',
+  })
+  reused?: boolean;
 }
 
 export class WorkflowResultDto {
@@ -104,6 +121,12 @@ export class RunEffectDto {
   @ApiProperty({ type: RunEffectErrorDto, nullable: true }) lastError: RunEffectErrorDto | null;
 }
 
+export class WaitingForDto {
+  @ApiProperty({ example: 'approve' }) step: string;
+  @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'When the timeout decides' })
+  until: string | null;
+}
+
 export class WorkflowRunDto {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ format: 'uuid' }) workflowId: string;
@@ -124,6 +147,20 @@ export class WorkflowRunDto {
   @ApiProperty() durationMs: number;
   @ApiProperty({ format: 'date-time' }) startedAt: string;
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) finishedAt: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: Number,
+    description: 'The version of the definition the run ran with (null: a run older than versions)',
+  })
+  definitionVersion: number | null;
+  @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'The run this one re-runs' })
+  rerunOf: string | null;
+  @ApiProperty({
+    type: WaitingForDto,
+    nullable: true,
+    description: 'Where a `waiting` run waits for a decision (null for any other status)',
+  })
+  waitingFor: WaitingForDto | null;
   @ApiProperty({
     type: [RunEffectDto],
     description: 'What the run committed to after its steps (mail) and how its delivery went',

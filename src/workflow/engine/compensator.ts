@@ -26,7 +26,8 @@ export class Compensator {
       const step = definition.steps[done.index];
       const registered = this.registry.get(step.type);
       const log = state.logs.find((entry) => entry.name === step.name);
-      if (!registered || !log || log.status !== 'success') continue;
+      // A step a re-run reused is the earlier run's work: that run's own rollback would undo it.
+      if (!registered || !log || log.status !== 'success' || log.reused) continue;
       const dropped = state.dropEffects(done.index);
       if (session.dryRun) continue;
       if (registered.handler.compensate) {

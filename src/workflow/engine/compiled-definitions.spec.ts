@@ -1,9 +1,8 @@
-import type { WorkflowRow } from '../workflows.repository';
-import { CompiledDefinitions } from './compiled-definitions';
+import { CompiledDefinitions, type DefinitionSource } from './compiled-definitions';
 import type { StepRegistry } from './step-registry.service';
 
-function workflowOf(updatedAt: Date, steps: unknown[]): WorkflowRow {
-  return { id: 'w1', updatedAt, config: { steps } } as unknown as WorkflowRow;
+function workflowOf(version: number, steps: unknown[]): DefinitionSource {
+  return { id: 'w1', version, config: { steps } };
 }
 
 describe('CompiledDefinitions', () => {
@@ -26,7 +25,7 @@ describe('CompiledDefinitions', () => {
       { name: 'c', type: 'api', config: { url: 'https://x.test/', compensate: { url: '{{result.data}}' } } },
       { name: 'd', type: 'transform', config: { bad: true } },
     ];
-    const first = definitions.stepsOf(workflowOf(new Date(1000), steps));
+    const first = definitions.stepsOf(workflowOf(1, steps));
     expect(first.map((step) => step.fixedConfigProblems)).toEqual([
       [],
       null,
@@ -36,10 +35,10 @@ describe('CompiledDefinitions', () => {
     expect(first[2].rawFields).toEqual(new Set(['compensate']));
     expect(checked).toHaveLength(2);
 
-    expect(definitions.stepsOf(workflowOf(new Date(1000), steps))).toBe(first);
+    expect(definitions.stepsOf(workflowOf(1, steps))).toBe(first);
     expect(checked).toHaveLength(2);
     // An update is a new version: compiled (and checked) again.
-    expect(definitions.stepsOf(workflowOf(new Date(2000), steps))).not.toBe(first);
+    expect(definitions.stepsOf(workflowOf(2, steps))).not.toBe(first);
     expect(checked).toHaveLength(4);
   });
 });

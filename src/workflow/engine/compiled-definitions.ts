@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import type { FieldError } from '../../common/errors/app-error';
-import type { WorkflowRow } from '../workflows.repository';
 import { StepRegistry } from './step-registry.service';
 import { parseDefinition } from './stored-state';
 import { stringsOf } from './template';
@@ -19,8 +18,15 @@ export interface CompiledStep {
 
 const CACHE_SIZE = 500;
 
+/** A definition as a run runs it: its workflow, its version, the stored definition. */
+export interface DefinitionSource {
+  id: string;
+  version: number;
+  config: unknown;
+}
+
 /**
- * Per definition version (id and `updatedAt`), what each of its steps needs before it runs, worked
+ * Per definition version (the workflow's id and `version`), what each of its steps needs before it runs, worked
  * out once in this process instead of at every run. Checked again after a restart, so a step type
  * whose config class changed with a deployment judges the stored definitions anew.
  */
@@ -30,8 +36,8 @@ export class CompiledDefinitions {
 
   constructor(private readonly registry: StepRegistry) {}
 
-  stepsOf(workflow: WorkflowRow): CompiledStep[] {
-    const key = `${workflow.id}:${workflow.updatedAt.getTime()}`;
+  stepsOf(workflow: DefinitionSource): CompiledStep[] {
+    const key = `${workflow.id}:${workflow.version}`;
     const cached = this.compiled.get(key);
     if (cached) {
       // Refresh the entry's position so the map evicts the least recently used definition.

@@ -5,7 +5,7 @@ import { Compensator } from './compensator';
 import { conditionMet } from './condition';
 import { redact } from './redaction';
 import type { OnErrorStrategy, StepDefinition, StepLog } from './run-model';
-import { runEnding, type FailedStep, type FinalStatus, type RunResult } from './run-outcome';
+import { runEnding, waitingResult, type FailedStep, type FinalStatus, type RunResult } from './run-outcome';
 import type { RunSession, StepResult } from './run-session';
 import { StepExecutor } from './step-executor';
 import { engineFailure, type StepFailure } from './step-failure';
@@ -83,6 +83,8 @@ export class RunDriver {
       }
       const result = await this.tracedStep(session, step, index);
       if (result.kind === 'requeued') return null;
+      if (result.kind === 'waiting') return this.pause(session, index, result, secrets);
+      this.endWait(session, index);
       if (result.kind === 'cancelled') {
         if (definition.errorHandling?.strategy === 'rollback') await this.compensator.compensate(session);
         state.dropEffects();
@@ -97,7 +99,8 @@ export class RunDriver {
         state.scope.results[step.name] = result.result;
         const provided = state.provide(result.provides);
         state.hold(result.effects);
-        state.checkpoint.completed.push({ index, result: result.result, provided });
+        const values = Object.fromEntries(provided.map((key) => [key, state.scope[key]]));
+        state.checkpoint.completed.push({ index, name: step.name, result: result.result, provided, values });
       } else if (result.kind === 'failure') {
         if (result.failure.result !== undefined) state.scope.results[step.name] = result.failure.result;
         state.provide(result.failure.provides);
@@ -164,6 +167,51 @@ export class RunDriver {
     journal.stepRan();
     session.callerChecked = false;
     return result;
+  }
+
+  /**
+   * The step paused the run: it is stored `waiting` (no process holds it) with the step's own effects
+   * (its notification) in the outbox, sent now; the effects of earlier steps stay held until the run
+   * ends. A step paused again keeps the deadline and start of its first pause.
+   */
+  private async pause(
+    session: RunSession,
+    index: number,
+    paused: Extract<StepResult, { kind: 'waiting' }>,
+    secrets: ReadonlySet<string>,
+  ): Promise<RunResult> {
+    const { checkpoint } = session.state;
+    const step = session.definition.steps[index];
+    const earlier = checkpoint.waiting?.index === index ? checkpoint.waiting : null;
+    checkpoint.waiting = {
+      ...paused.wait,
+      index,
+      step: step.name,
+      until: earlier?.until ?? paused.wait.until,
+      since: earlier?.since ?? this.clock.now(),
+    };
+    checkpoint.signal = null;
+    const effects = paused.effects.map((effect) => ({
+      stepIndex: effect.index,
+      effectIndex: effect.seq,
+      stepName: effect.step,
+      kind: effect.kind,
+      payload: effect.payload,
+    }));
+    await session.journal.pause(index, checkpoint.waiting.until, effects);
+    const runId = session.journal.runId;
+    if (runId !== null && effects.length > 0) await this.dispatcher.deliverForRun(runId);
+    return waitingResult(session, step.name, secrets);
+  }
+
+  /** The step the run waited at has run: its wait is over (and no longer counts against the deadline). */
+  private endWait(session: RunSession, index: number): void {
+    const { checkpoint } = session.state;
+    if (checkpoint.waiting?.index !== index) return;
+    checkpoint.pausedMs =
+      (checkpoint.pausedMs ?? 0) + Math.max(0, this.clock.now() - checkpoint.waiting.since);
+    checkpoint.waiting = null;
+    checkpoint.signal = null;
   }
 
   /** Ends the run `failed` at `step`: held effects are dropped (nothing more happens for the run). */

@@ -25,6 +25,11 @@ export interface RunJournal {
   readCancelRequested(): Promise<boolean>;
   /** Puts the run back in the queue for a retry after `delayMs` (asynchronous runs). */
   requeue(nextStep: number, delayMs: number): Promise<void>;
+  /**
+   * Stores the run `waiting` at step `nextStep` (no lease, no process) until a decision or `until`
+   * (epoch ms; null: no deadline); the waiting step's own effects go into the outbox with it.
+   */
+  pause(nextStep: number, until: number | null, effects: CommittedEffect[]): Promise<void>;
   /** The run's final write; the held effects (`effects`) go into the outbox with it. */
   finish(outcome: RunFinish, logEntry: Record<string, unknown>, effects: CommittedEffect[]): Promise<void>;
   /** Stops the lease's heartbeat. */
@@ -103,6 +108,19 @@ export class DatabaseRunJournal implements RunJournal {
     const kept = await this.retried(() =>
       this.runs.requeue(this.runId, this.settings.owner, progress, delayMs),
     );
+    if (!kept) throw leaseLost();
+    this.markedInFlight = false;
+  }
+
+  async pause(nextStep: number, until: number | null, effects: CommittedEffect[]): Promise<void> {
+    // A pause is a step with an effect: the run was written before it (cancelledBeforeEffect).
+    const progress = this.progress(nextStep, null);
+    const at = until === null ? null : new Date(until);
+    const kept = await this.retried(async (attempt) => {
+      if (await this.runs.pause(this.runId, this.settings.owner, progress, at, effects)) return true;
+      // A retry after a try whose commit was not acknowledged finds the run waiting as it wrote it.
+      return attempt > 1 && (await this.runs.findById(this.runId))?.status === 'waiting';
+    });
     if (!kept) throw leaseLost();
     this.markedInFlight = false;
   }
@@ -188,6 +206,9 @@ export class DryRunJournal implements RunJournal {
     return Promise.resolve(false);
   }
   requeue(): Promise<void> {
+    return Promise.resolve();
+  }
+  pause(): Promise<void> {
     return Promise.resolve();
   }
   finish(): Promise<void> {

@@ -2,13 +2,19 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { requireUser, type RequestContext } from '../../common/context/request-context';
 import { siteOfNewRecord } from '../../common/context/site-scope';
+import { AppError } from '../../common/errors/app-error';
 import { FormAccessService } from '../../permissions/form-access.service';
 import type { NewRun } from '../workflow-runs.repository';
+import { WorkflowRunsService } from '../workflow-runs.service';
 import { WorkflowsService } from '../workflows.service';
 import type { WorkflowRow } from '../workflows.repository';
 import type { RunRequest } from './run-model';
 import { activeTraceparent } from './run-tracing';
+import { replaySeed, rerunPoint, type ReplaySeed, type RerunBody } from './run-replay';
+import { parseCheckpoint, parseDefinition, parseRunRequest, parseStepLogs } from './stored-state';
 import { WorkflowClock } from './workflow-clock';
+
+const FINISHED: readonly string[] = ['success', 'failed', 'rolled_back', 'cancelled'];
 
 /** What an execute request names: the form and the data. */
 export interface ExecuteBody {
@@ -22,6 +28,8 @@ export interface LaunchedRun {
   request: RunRequest;
   workflow: WorkflowRow;
   startedAt: number;
+  /** A re-run's steps taken over from the run it repeats (none for a new run). */
+  seed: ReplaySeed;
 }
 
 /**
@@ -33,6 +41,7 @@ export class RunLauncher {
   constructor(
     private readonly workflows: WorkflowsService,
     private readonly formAccess: FormAccessService,
+    private readonly runs: WorkflowRunsService,
     private readonly clock: WorkflowClock,
   ) {}
 
@@ -67,7 +76,49 @@ export class RunLauncher {
       configId: form.id,
       request: { ...request },
       startedAt: new Date(startedAt),
+      definition: workflow.config,
+      definitionVersion: workflow.version,
+      rerunOf: null,
     };
-    return { run, request, workflow, startedAt };
+    return { run, request, workflow, startedAt, seed: { nextStep: 0, steps: [] } };
+  }
+
+  /**
+   * A re-run of a finished run the caller may read: started as `launch` starts a run (the same
+   * checks, by the caller, on the same input), with the original or the current definition, and
+   * the steps before the chosen point taken over from the earlier run.
+   */
+  async relaunch(
+    ctx: RequestContext,
+    runId: string,
+    body: RerunBody,
+    mode: RunRequest['mode'],
+    /** The new run's id (a bulk operation's own, so a repeat after a crash is recognised). */
+    newRunId?: string,
+  ): Promise<LaunchedRun> {
+    const earlier = await this.runs.requireVisible(ctx, runId);
+    if (!FINISHED.includes(earlier.status))
+      throw new AppError('WORKFLOW_RUN_NOT_FINISHED', { params: { status: earlier.status } });
+    const { configId, data } = parseRunRequest(earlier.request);
+    const launched = await this.launch(ctx, earlier.workflowId, { configId, data }, mode);
+    let { definition, definitionVersion } = launched.run;
+    if (body.definition === 'original') {
+      if (!earlier.definition || earlier.definitionVersion === null)
+        throw new AppError('WORKFLOW_DEFINITION_NOT_KEPT');
+      definition = earlier.definition;
+      definitionVersion = earlier.definitionVersion;
+    }
+    const parsed = parseDefinition(definition);
+    const logs = parseStepLogs(earlier.steps);
+    const seed = replaySeed(
+      parsed,
+      earlier.definition ? parseDefinition(earlier.definition) : null,
+      rerunPoint(parsed, body.from, logs),
+      logs,
+      earlier.checkpoint ? parseCheckpoint(earlier.checkpoint) : null,
+    );
+    const id = newRunId ?? launched.run.id;
+    const run = { ...launched.run, id, definition, definitionVersion, rerunOf: earlier.id };
+    return { ...launched, run, seed };
   }
 }

@@ -1,6 +1,7 @@
 import type { AuthUser } from '../../common/context/request-context';
 import type { Locale } from '../../common/i18n/locale';
 import type { StepStatus } from '../dto/workflow-response.dto';
+import type { StepSignal, StepWait } from '../steps/step-handler';
 import type { StepCondition } from './condition';
 import type { RetrySettings } from './retry-policy';
 import type { StepFailure } from './step-failure';
@@ -64,6 +65,8 @@ export interface StepLog {
   durationMs: number;
   attemptLog?: AttemptLog[];
   compensation?: unknown;
+  /** Taken from the run a re-run repeats, not run again. */
+  reused?: boolean;
 }
 
 /** A retry that waits in the queue (asynchronous runs): which step, which attempt comes next. */
@@ -90,16 +93,40 @@ export interface HeldEffect {
 
 export const CHECKPOINT_VERSION = 2;
 
+/** A step that succeeded: its result and what it provided, for a rollback and for a re-run. */
+export interface CompletedStep {
+  index: number;
+  /** The step's name (absent in checkpoints written before re-runs). */
+  name?: string;
+  result: unknown;
+  /** The scope entries it provided... */
+  provided: string[];
+  /** ... and their values as it provided them (a re-run provides them again). */
+  values?: Record<string, unknown>;
+}
+
 /** What a run carries from step to step; stored as the run's checkpoint. */
 export interface RunCheckpoint {
   version: typeof CHECKPOINT_VERSION;
   /** The scope without what is derived from the request (user, formTitle, workflowName). */
   scope: Record<string, unknown> & { input: Record<string, unknown>; results: Record<string, unknown> };
-  completed: { index: number; result: unknown; provided: string[] }[];
+  completed: CompletedStep[];
   effects: HeldEffect[];
   lastFailure: { name: string; failure: StepFailure } | null;
   pendingRetry: PendingRetry | null;
   /** The record the run created (kept when a rollback deactivates it). */
   dataId: string | null;
   startedAt: number;
+  /** Where the run waits (status `waiting`): the step, who may decide, until when, since when. */
+  waiting?: WaitingAt | null;
+  /** The decision (or the deadline) that resumes the waiting step, until that step has run. */
+  signal?: (StepSignal & { index: number }) | null;
+  /** Time spent waiting so far (not counted against the run's `timeoutMs`). */
+  pausedMs?: number;
+}
+
+export interface WaitingAt extends StepWait {
+  index: number;
+  step: string;
+  since: number;
 }

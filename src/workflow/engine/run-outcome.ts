@@ -6,7 +6,7 @@ import type { StepLog } from './run-model';
 import type { RunSession } from './run-session';
 import type { StepFailure } from './step-failure';
 
-export type FinalStatus = Exclude<RunStatus, 'running' | 'queued'>;
+export type FinalStatus = Exclude<RunStatus, 'running' | 'queued' | 'waiting'>;
 export type FailedStep = { name: string; failure: StepFailure } | null;
 
 /** What a run answers when it ends (the execute response, before the outbox is asked). */
@@ -16,7 +16,7 @@ export interface RunResult {
   workflowId: string;
   workflowName: string;
   runId: string | null;
-  status: FinalStatus;
+  status: FinalStatus | 'waiting';
   steps: StepLog[];
   data: unknown;
   results: Record<string, unknown>;
@@ -67,6 +67,17 @@ export function runEnding(
     steps: result.steps,
     dataId: state.checkpoint.dataId,
     durationMs: Math.max(0, Math.round(now - state.checkpoint.startedAt)),
+    // Kept for a re-run: the completed steps (results, what they provided); the scope and the held
+    // effects go (the input is in the run request, the effects in the outbox).
+    checkpoint: redact(
+      {
+        ...state.checkpoint,
+        scope: { input: {}, results: {} },
+        effects: [],
+        pendingRetry: null,
+      },
+      secrets,
+    ),
   };
   const logEntry = {
     runId: journal.runId,
@@ -84,4 +95,27 @@ export function runEnding(
     payload: effect.payload,
   }));
   return { result, finish, logEntry, effects };
+}
+
+/** What a run answers when it paused at a step (a run inside its request answers this at once). */
+export function waitingResult(
+  session: RunSession,
+  stepName: string,
+  secrets: ReadonlySet<string>,
+): RunResult {
+  const { state, workflow, journal } = session;
+  return redact(
+    {
+      success: false,
+      message: `Workflow waiting for a decision at step "${stepName}"`,
+      workflowId: workflow.id,
+      workflowName: workflow.name,
+      runId: journal.runId,
+      status: 'waiting',
+      steps: state.logs,
+      data: state.scope.savedData ?? null,
+      results: state.scope.results,
+    },
+    secrets,
+  );
 }

@@ -1,6 +1,7 @@
 import type { RequestContext } from '../../common/context/request-context';
 import type { CompiledStep } from './compiled-definitions';
 import type { RunJournal } from './run-journal';
+import type { StepWait } from '../steps/step-handler';
 import type { HeldEffect, RunRequest, StepLog, WorkflowDefinition } from './run-model';
 import type { RunState } from './run-state';
 import type { StepFailure, Translate } from './step-failure';
@@ -44,6 +45,8 @@ export type StepResult =
   | { kind: 'failure'; failure: StepFailure; log: StepLog }
   | { kind: 'skipped'; log: StepLog }
   | { kind: 'requeued' }
+  /** The step paused the run (StepWait); its effects go to the outbox when the pause is written. */
+  | { kind: 'waiting'; wait: StepWait; effects: HeldEffect[] }
   | { kind: 'cancelled' }
   /** Ends the run `failed` whatever `onError` says: its time is up, or its caller lost the right. */
   | { kind: 'fatal'; failure: StepFailure; log: StepLog };

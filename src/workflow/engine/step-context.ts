@@ -1,7 +1,7 @@
 import type { RequestContext } from '../../common/context/request-context';
 import type { EffectSender } from '../effects/effect-sender';
 import { StepError } from '../steps/step-error';
-import type { EffectRequest, StepContext, StepEffects } from '../steps/step-handler';
+import type { EffectRequest, StepContext, StepEffects, StepSignal } from '../steps/step-handler';
 import { parseContextPath, readSegments } from './context-path';
 import type { HeldEffect } from './run-model';
 import type { RunState } from './run-state';
@@ -46,6 +46,8 @@ export interface StepContextParts {
   env: TemplateEnv;
   effects: StepEffects;
   signal: AbortSignal;
+  /** What resumes a step that paused its run (null otherwise). */
+  resumedWith?: StepSignal | null;
 }
 
 /** The context a handler gets: the run's scope, its template renderer (never code) and its effects. */
@@ -62,6 +64,7 @@ export function buildStepContext(parts: StepContextParts): StepContext {
     scope: state.scope,
     signal: parts.signal,
     effects: parts.effects,
+    resumedWith: parts.resumedWith ?? null,
     read: (path) => {
       const parsed = parseContextPath(path);
       if ('problem' in parsed || parsed.segments[0] === 'env') return undefined;

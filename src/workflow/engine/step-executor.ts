@@ -3,6 +3,7 @@ import { plainToInstance } from 'class-transformer';
 import { AppError } from '../../common/errors/app-error';
 import { causeChain } from '../../common/errors/cause-chain';
 import { EffectRegistry } from '../effects/effect-registry.service';
+import type { StepSignal } from '../steps/step-handler';
 import { delayBeforeAttempt, retryPolicyOf } from './retry-policy';
 import type { AttemptLog, PendingRetry, StepDefinition } from './run-model';
 import { RunCaller } from './run-caller';
@@ -108,6 +109,7 @@ export class StepExecutor {
             env,
             effects: buffer,
             signal: new AbortController().signal,
+            resumedWith: this.resumedWith(session, index),
           }),
           registered,
           config,
@@ -123,8 +125,9 @@ export class StepExecutor {
       );
       const durationMs = this.clock.now() - attemptStarted;
       if ('outcome' in outcome) {
+        const { result, provides, wait } = outcome.outcome;
+        if (wait) return { kind: 'waiting', wait, effects: buffer.held({ name: step.name, index }) };
         attemptLog.push({ attempt, status: 'success', delayMs, durationMs });
-        const { result, provides } = outcome.outcome;
         return {
           kind: 'success',
           result,
@@ -186,6 +189,23 @@ export class StepExecutor {
       if (!(error instanceof AppError) || error.status >= 500) throw error;
       return { ...toStepFailure(error, session.translate), retryable: false };
     }
+  }
+
+  /**
+   * What resumes the step the run waits at: the decision stored with the run, else its deadline
+   * once passed (the queue took the run because it was due); null for any other step.
+   */
+  private resumedWith(session: RunSession, index: number): StepSignal | null {
+    const { waiting, signal } = session.state.checkpoint;
+    if (!waiting || waiting.index !== index) return null;
+    if (signal && signal.index === index) {
+      const { index: _index, ...rest } = signal;
+      return rest;
+    }
+    const now = this.clock.now();
+    return waiting.until !== null && now >= waiting.until
+      ? { kind: 'timeout', at: new Date(now).toISOString() }
+      : null;
   }
 
   /** The run's `config.timeoutMs` is up. */

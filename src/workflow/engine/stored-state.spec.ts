@@ -17,6 +17,10 @@ describe('stored state parsers', () => {
       effects: [{ index: 1, seq: 0, kind: 'mail', payload: mail }],
       dataId: 'rec-1',
       startedAt: 5,
+      // Written before approval steps: not waiting, nothing paused.
+      waiting: null,
+      signal: null,
+      pausedMs: 0,
     });
   });
 

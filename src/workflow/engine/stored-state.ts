@@ -90,6 +90,9 @@ export function parseCheckpoint(value: unknown): RunCheckpoint {
           ? savedData._id
           : null,
     startedAt: value.startedAt,
+    waiting: isObject(value.waiting) ? (value.waiting as unknown as RunCheckpoint['waiting']) : null,
+    signal: isObject(value.signal) ? (value.signal as unknown as RunCheckpoint['signal']) : null,
+    pausedMs: typeof value.pausedMs === 'number' ? value.pausedMs : 0,
   };
 }
 

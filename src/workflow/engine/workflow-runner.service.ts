@@ -5,16 +5,17 @@ import { causeChain } from '../../common/errors/cause-chain';
 import { Translator } from '../../common/i18n/translator.service';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import type { QueuedRunDto, WorkflowResultDto } from '../dto/workflow-response.dto';
-import { WorkflowRunsRepository, type WorkflowRunRow } from '../workflow-runs.repository';
+import { WorkflowRunsRepository, type NewRun, type WorkflowRunRow } from '../workflow-runs.repository';
 import { WorkflowMetrics } from '../workflow-metrics';
 import { WorkflowsService } from '../workflows.service';
 import type { WorkflowRow } from '../workflows.repository';
-import { CompiledDefinitions } from './compiled-definitions';
-import { envSecrets } from './redaction';
+import { CompiledDefinitions, type DefinitionSource } from './compiled-definitions';
+import { envSecrets, redact } from './redaction';
 import { RunDriver } from './run-driver';
 import { DatabaseRunJournal, DryRunJournal, type RunJournal } from './run-journal';
-import { RunLauncher, type ExecuteBody } from './run-launcher';
+import { RunLauncher, type ExecuteBody, type LaunchedRun } from './run-launcher';
 import type { RunRequest } from './run-model';
+import { applySeed, type RerunBody } from './run-replay';
 import { DEFAULT_RUN_TIMEOUT_MS, type RunSession } from './run-session';
 import { RunState } from './run-state';
 import { engineFailure, toStepFailure } from './step-failure';
@@ -22,6 +23,12 @@ import { parseCheckpoint, parseDefinition, parseRunRequest, parseStepLogs } from
 import { WORKFLOW_INSTANCE } from './workflow-instance';
 
 export type { ExecuteBody } from './run-launcher';
+export type { RerunBody } from './run-replay';
+
+/** The definition a launched run runs with. */
+function sourceOf(run: NewRun): DefinitionSource {
+  return { id: run.workflowId, version: run.definitionVersion, config: run.definition };
+}
 
 /**
  * Runs workflows: inside the request (the default), from the queue (`Prefer: respond-async`, and every run
@@ -51,24 +58,63 @@ export class WorkflowRunner {
 
   /** Runs inside the request: 404/403/422 when it cannot start, else the result whether it succeeded or not. */
   async execute(ctx: RequestContext, workflowId: string, body: ExecuteBody): Promise<WorkflowResultDto> {
-    const { run, request, workflow, startedAt } = await this.launcher.launch(ctx, workflowId, body, 'sync');
-    this.metrics.runStarted(workflow.id, 'sync');
-    const state = RunState.fresh(request, workflow.name, startedAt);
-    const journal = this.journal(run.id, state, { unwritten: run });
-    // The caller's own context: what the request already looked up (its form access) is not read again.
-    const session = this.session(workflow, request, state, ctx, journal, { nextStep: 0, stepInFlight: null });
-    return (await this.driver.drive({ ...session, callerChecked: true }, this.secrets()))!;
+    return this.driveLaunched(ctx, await this.launcher.launch(ctx, workflowId, body, 'sync'));
   }
 
   /** Queues the run (`Prefer: respond-async`); any instance sharing the database takes it. */
   async enqueue(ctx: RequestContext, workflowId: string, body: ExecuteBody): Promise<QueuedRunDto> {
-    const { run, request, workflow, startedAt } = await this.launcher.launch(ctx, workflowId, body, 'async');
-    const checkpoint = { ...RunState.fresh(request, workflow.name, startedAt).snapshot() };
+    return this.queueLaunched(await this.launcher.launch(ctx, workflowId, body, 'async'));
+  }
+
+  /**
+   * Re-runs a finished run (see RunLauncher.relaunch) as a new run linked to it, inside the request
+   * or, `async`, through the queue; the steps before the chosen point are taken over, not run.
+   */
+  async rerun(
+    ctx: RequestContext,
+    runId: string,
+    body: RerunBody,
+    async: boolean,
+    newRunId?: string,
+  ): Promise<WorkflowResultDto | QueuedRunDto> {
+    const launched = await this.launcher.relaunch(ctx, runId, body, async ? 'async' : 'sync', newRunId);
+    return async ? this.queueLaunched(launched) : this.driveLaunched(ctx, launched);
+  }
+
+  private async driveLaunched(ctx: RequestContext, launched: LaunchedRun): Promise<WorkflowResultDto> {
+    const { run, request, workflow, seed } = launched;
+    this.metrics.runStarted(workflow.id, 'sync');
+    const state = this.freshState(launched);
+    const journal = this.journal(run.id, state, { unwritten: run });
+    // The caller's own context: what the request already looked up (its form access) is not read again.
+    const session = this.session(workflow, sourceOf(run), request, state, ctx, journal, {
+      nextStep: seed.nextStep,
+      stepInFlight: null,
+    });
+    return (await this.driver.drive({ ...session, callerChecked: true }, this.secrets()))!;
+  }
+
+  private async queueLaunched(launched: LaunchedRun): Promise<QueuedRunDto> {
+    const { run, seed } = launched;
+    const state = this.freshState(launched);
+    const progress = {
+      checkpoint: { ...state.snapshot() },
+      nextStep: seed.nextStep,
+      steps: redact(state.logs, this.secrets()),
+      dataId: state.checkpoint.dataId,
+    };
     const max = this.config.workflowMaxQueuedPerUser;
-    if (!(await this.runs.enqueueWithinBound(run, checkpoint, max)))
+    if (!(await this.runs.enqueueWithinBound(run, progress, max)))
       throw new AppError('WORKFLOW_QUEUE_FULL', { details: { maxQueuedPerUser: max } });
-    this.metrics.runStarted(workflow.id, 'async');
+    this.metrics.runStarted(launched.workflow.id, 'async');
     return { runId: run.id, status: 'queued' };
+  }
+
+  /** A new run's state; a re-run's holds the steps it takes over. */
+  private freshState({ request, workflow, startedAt, seed }: LaunchedRun): RunState {
+    const state = RunState.fresh(request, workflow.name, startedAt);
+    applySeed(state, seed);
+    return state;
   }
 
   /**
@@ -87,6 +133,11 @@ export class WorkflowRunner {
       parseCheckpoint(row.checkpoint),
     );
     const journal = this.journal(row.id, state, row);
+    // The definition the run started with (runs older than kept definitions: the workflow's own).
+    const source: DefinitionSource =
+      row.definition && row.definitionVersion !== null
+        ? { id: workflow.id, version: row.definitionVersion, config: row.definition }
+        : workflow;
     const ctx = buildRequestContext({
       user: request.actor,
       siteId: request.siteId,
@@ -94,7 +145,7 @@ export class WorkflowRunner {
       requestId: request.requestId,
     });
     const resumedAt = { nextStep: row.nextStep, stepInFlight: row.stepInFlight };
-    const session = this.session(workflow, request, state, ctx, journal, resumedAt);
+    const session = this.session(workflow, source, request, state, ctx, journal, resumedAt);
     await this.driver.drive(session, this.secrets(), true);
   }
 
@@ -105,7 +156,7 @@ export class WorkflowRunner {
   async dryRun(ctx: RequestContext, workflowId: string, body: ExecuteBody): Promise<WorkflowResultDto> {
     const { request, workflow, startedAt } = await this.launcher.launch(ctx, workflowId, body, 'sync');
     const state = RunState.fresh(request, workflow.name, startedAt);
-    const session = this.session(workflow, request, state, ctx, new DryRunJournal(), {
+    const session = this.session(workflow, workflow, request, state, ctx, new DryRunJournal(), {
       nextStep: 0,
       stepInFlight: null,
     });
@@ -151,6 +202,7 @@ export class WorkflowRunner {
         steps: parseStepLogs(row.steps),
         dataId: row.dataId,
         durationMs: Math.max(0, Date.now() - row.startedAt.getTime()),
+        checkpoint: row.checkpoint ?? {},
       },
       { runId: row.id, workflowId: row.workflowId, status: 'failed', at: new Date().toISOString() },
     );
@@ -179,23 +231,27 @@ export class WorkflowRunner {
 
   private session(
     workflow: WorkflowRow,
+    source: DefinitionSource,
     request: RunRequest,
     state: RunState,
     ctx: RequestContext,
     journal: RunJournal,
     resumedAt: RunSession['resumedAt'],
   ): RunSession {
-    const definition = parseDefinition(workflow.config);
+    const definition = parseDefinition(source.config);
+    // Time spent waiting for a decision (so far, and in the wait that ends now) is not the run's own.
+    const { pausedMs = 0, waiting } = state.checkpoint;
+    const paused = pausedMs + (waiting ? Math.max(0, Date.now() - waiting.since) : 0);
     return {
       journal,
       workflow: { id: workflow.id, name: workflow.name },
       definition,
-      compiled: this.definitions.stepsOf(workflow),
+      compiled: this.definitions.stepsOf(source),
       request,
       ctx,
       // A claimed or resumed run is checked again before it does anything.
       callerChecked: false,
-      deadline: state.checkpoint.startedAt + (definition.timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS),
+      deadline: state.checkpoint.startedAt + paused + (definition.timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS),
       resumedAt,
       state,
       env: { allowlist: this.envAllowlist, values: process.env, resolved: new Set() },

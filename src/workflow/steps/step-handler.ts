@@ -73,6 +73,32 @@ export interface StepContext {
   render(template: string, options?: RenderOptions): string;
   /** Effects for after the run commits (mail: `{kind: 'mail', payload: {to, subject, html?, text?}}`). */
   readonly effects: StepEffects;
+  /**
+   * Why a step that paused its run (`StepOutcome.wait`) runs again: the decision someone made, or
+   * its deadline; null at its first run.
+   */
+  readonly resumedWith: StepSignal | null;
+}
+
+/** What resumes a paused run at its step. */
+export type StepSignal =
+  | {
+      kind: 'decision';
+      approve: boolean;
+      comment: string | null;
+      decidedBy: { userId: string; email: string };
+      decidedAt: string;
+    }
+  | { kind: 'timeout'; at: string };
+
+/**
+ * A pause of the run at this step: the run is stored `waiting` (no process holds it) until a user
+ * named in `deciders` (or an admin) decides, or `until` (epoch ms) passes; then the step runs again
+ * with `context.resumedWith` set. Effects the step asked for are sent when the run pauses.
+ */
+export interface StepWait {
+  deciders: { roles: string[]; users: string[] };
+  until: number | null;
 }
 
 /** What a successful step gives back to the runner. */
@@ -85,6 +111,8 @@ export interface StepOutcome<R = unknown> {
    * (`input`, `results`, `user`, `env`, `formTitle`, `workflowName`) are never replaced.
    */
   provides?: Record<string, unknown>;
+  /** Pauses the run here instead (see StepWait); `result` and `provides` are then ignored. */
+  wait?: StepWait;
 }
 
 export interface CompensationOutcome {

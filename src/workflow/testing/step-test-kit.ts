@@ -3,7 +3,7 @@ import type { EffectSender } from '../effects/effect-sender';
 import { mailPayloadProblem } from '../effects/mail-effect.sender';
 import { RunState } from '../engine/run-state';
 import { buildStepContext, EffectBuffer } from '../engine/step-context';
-import type { EffectRequest, StepContext } from '../steps/step-handler';
+import type { EffectRequest, StepContext, StepSignal } from '../steps/step-handler';
 
 /** What a test sets up; everything has a default. */
 export interface StepTestOptions {
@@ -26,6 +26,8 @@ export interface StepTestOptions {
   /** Effect kinds the step may enqueue beyond the built-in `mail`. */
   effectKinds?: Record<string, Pick<EffectSender, 'payloadProblem'>>;
   signal?: AbortSignal;
+  /** A step that paused its run, run again: the decision or deadline that resumed it. */
+  resumedWith?: StepSignal | null;
 }
 
 /** A StepContext as the engine builds it, plus what the step did to the run. */
@@ -80,6 +82,7 @@ export function createStepTestContext(options: StepTestOptions = {}): StepTestCo
     env: { allowlist: new Set(Object.keys(env)), values: env, resolved: new Set() },
     effects,
     signal: options.signal ?? new AbortController().signal,
+    resumedWith: options.resumedWith ?? null,
   });
   return Object.assign(context, { enqueued: effects.requested, state });
 }

@@ -31,7 +31,7 @@ const MAX_TO_LENGTH = 4000;
  * array of addresses.
  */
 @ValidatorConstraint({ name: 'recipients' })
-class RecipientsConstraint implements ValidatorConstraintInterface {
+export class RecipientsConstraint implements ValidatorConstraintInterface {
   validate(value: unknown): boolean {
     if (Array.isArray(value)) return parseRecipients(value).ok;
     return (

@@ -1,0 +1,87 @@
+import { parseRecipients } from '../../../mail/recipients';
+import { headerText } from '../../../mail/mail-text';
+import { StepError } from '../step-error';
+import type { StepContext, StepOutcome, WorkflowStepHandler } from '../step-handler';
+import { WorkflowStep } from '../workflow-step.decorator';
+import { ApprovalStepConfig, type ApprovalNotifyConfig } from './approval-step.config';
+
+export interface ApprovalResult {
+  approved: boolean;
+  /** Who decided; null when the timeout decided. */
+  decidedBy: { userId: string; email: string } | null;
+  decidedAt: string;
+  comment: string | null;
+  timedOut?: true;
+}
+
+/** The route a decider calls, as the mail links it. */
+export function decisionPath(runId: string, step: string): string {
+  return `/api/workflow/runs/${runId}/steps/${encodeURIComponent(step)}/decision`;
+}
+
+/**
+ * `approval`: pauses the run (stored `waiting`, no process holds it) until an allowed user decides
+ * through `POST /api/workflow/runs/:runId/steps/:stepName/decision`, or until `timeoutMs` passes and
+ * `onTimeout` decides. Approved: the step succeeds with the decision as its result; rejected: it
+ * fails (APPROVAL_REJECTED / APPROVAL_TIMED_OUT, the decision still under `results.<step>`), and
+ * `onError` applies. The optional notification is a mail effect sent when the run pauses.
+ */
+@WorkflowStep({
+  type: 'approval',
+  config: ApprovalStepConfig,
+  // Run again after a crash, it only pauses again (or takes the decision already stored).
+  replayable: true,
+  rawFields: ['notify.text'],
+  description: 'Waits for a decision by an allowed user (or a timeout) before the run goes on.',
+})
+export class ApprovalStep implements WorkflowStepHandler<ApprovalStepConfig, ApprovalResult | null> {
+  async execute(
+    context: StepContext,
+    config: ApprovalStepConfig,
+  ): Promise<StepOutcome<ApprovalResult | null>> {
+    const signal = context.resumedWith;
+    if (!signal) {
+      if (config.notify) this.notify(context, config.notify);
+      const until = config.timeoutMs === undefined ? null : Date.now() + config.timeoutMs;
+      const deciders = { roles: config.approvers.roles ?? [], users: config.approvers.users ?? [] };
+      return { result: null, wait: { deciders, until } };
+    }
+    if (signal.kind === 'timeout') {
+      const approved = config.onTimeout === 'approve';
+      const result: ApprovalResult = {
+        approved,
+        decidedBy: null,
+        decidedAt: signal.at,
+        comment: null,
+        timedOut: true,
+      };
+      if (approved) return { result };
+      throw StepError.fatal('APPROVAL_TIMED_OUT', `Nobody decided within ${config.timeoutMs} ms`, { result });
+    }
+    const result: ApprovalResult = {
+      approved: signal.approve,
+      decidedBy: signal.decidedBy,
+      decidedAt: signal.decidedAt,
+      comment: signal.comment,
+    };
+    if (!signal.approve)
+      throw StepError.fatal('APPROVAL_REJECTED', `Rejected by ${signal.decidedBy.email}`, { result });
+    return { result };
+  }
+
+  private notify(context: StepContext, notify: ApprovalNotifyConfig): void {
+    const recipients = parseRecipients(notify.to);
+    if (!recipients.ok)
+      throw StepError.fatal('INVALID_RECIPIENT', `Invalid recipient: ${recipients.reason}`, {
+        details: { reason: recipients.reason },
+      });
+    const link = `${(notify.baseUrl ?? '').replace(/\/+$/, '')}${decisionPath(context.runId, context.step.name)}`;
+    const approval = { link, runId: context.runId, step: context.step.name };
+    const text = notify.text ? context.render(notify.text, { extra: { approval } }) : '';
+    const body = text.includes(link) ? text : `${text}${text ? '\n\n' : ''}Decide: ${link}`;
+    context.effects.enqueue({
+      kind: 'mail',
+      payload: { to: recipients.addresses.join(', '), subject: headerText(notify.subject), text: body },
+    });
+  }
+}

@@ -1,0 +1,257 @@
+import { createConfig } from '../factories/config.factory';
+import { adminToken, createUser, type TestUser } from '../factories/user.factory';
+import { startHttpServer, type HttpTestServer } from '../utils/http-test-server';
+import { startSmtpTestServer, type SmtpTestServer } from '../utils/smtp-test-server';
+import { createTestApp, type TestApp } from '../utils/test-app';
+import { createTestDatabase } from '../utils/test-database';
+import { activeRecords, createSteps, run } from '../utils/workflow-api';
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what} did not happen: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const settled = (r: any) => !['queued', 'running', 'waiting'].includes(r.status);
+
+describe('approval steps: a run waits durably for a decision, a timeout, or a cancellation', () => {
+  let receiver: HttpTestServer;
+  let smtp: SmtpTestServer;
+  let t: TestApp;
+  let admin: string;
+  let user: TestUser;
+  let approver: TestUser;
+  let configId: string;
+  const env = () => ({
+    WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${receiver.port}`,
+    WORKFLOW_POLL_MS: '100',
+    SMTP_URL: smtp.url,
+    MAIL_FROM: 'forms@example.com',
+    OUTBOX_POLL_MS: '100',
+  });
+
+  beforeAll(async () => {
+    receiver = await startHttpServer();
+    smtp = await startSmtpTestServer();
+    t = await createTestApp({ env: env() });
+  });
+  afterAll(async () => {
+    await t.close();
+    await receiver.close();
+    await smtp.close();
+  });
+  beforeEach(async () => {
+    await t.reset();
+    receiver.reset();
+    admin = await adminToken(t);
+    user = await createUser(t);
+    approver = await createUser(t);
+    configId = await createConfig(t, admin);
+  });
+
+  /** save, approval (by `approver`), then a call that reports the decision. */
+  function approvalWorkflow(app: TestApp, approval: Record<string, unknown> = {}, onError?: string) {
+    return createSteps(app, admin, [
+      { name: 'store', type: 'save' },
+      {
+        name: 'approve',
+        type: 'approval',
+        ...(onError ? { onError } : {}),
+        config: {
+          approvers: { users: [approver.user.id], roles: ['auditor'] },
+          notify: {
+            to: 'boss@example.com',
+            subject: 'Approve the order of {{input.name}}',
+            text: 'Order of {{input.name}}: {{approval.link}}',
+          },
+          ...approval,
+        },
+      },
+      {
+        name: 'tell',
+        type: 'api',
+        config: {
+          url: receiver.url('/hook'),
+          method: 'POST',
+          payload: { approved: '{{results.approve.approved}}', id: '{{savedData._id}}' },
+        },
+      },
+    ]);
+  }
+  const runOf = async (app: TestApp, runId: string) =>
+    (await app.request({ method: 'GET', url: `/api/workflow/runs/${runId}`, token: user.token })).json();
+  const decide = (
+    app: TestApp,
+    token: string,
+    runId: string,
+    body: Record<string, unknown>,
+    step = 'approve',
+  ) =>
+    app.request({
+      method: 'POST',
+      url: `/api/workflow/runs/${runId}/steps/${step}/decision`,
+      token,
+      payload: body,
+    });
+
+  it('pauses `waiting` (listed, mailed with a link), refuses who may not decide (403), approves once (409 after)', async () => {
+    const workflowId = await approvalWorkflow(t);
+    const paused = await run(t, user.token, workflowId, configId, { name: 'Ann', qty: 2 });
+    expect(paused).toMatchObject({ status: 'waiting', success: false, steps: [{ name: 'store' }] });
+    const runId = paused.runId;
+    expect(await runOf(t, runId)).toMatchObject({
+      status: 'waiting',
+      waitingFor: { step: 'approve', until: null },
+    });
+    const [mail] = await smtp.waitFor(1);
+    expect(mail.subject).toBe('Approve the order of Ann');
+    expect(mail.text).toContain(`/api/workflow/runs/${runId}/steps/approve/decision`);
+
+    const waiting = await t.request({
+      method: 'GET',
+      url: '/api/workflow/runs?status=waiting',
+      token: user.token,
+    });
+    expect(waiting.json()).toMatchObject({ totalCount: 1, data: [{ id: runId, status: 'waiting' }] });
+    const others = await t.request({
+      method: 'GET',
+      url: '/api/workflow/runs?status=waiting',
+      token: approver.token,
+    });
+    expect(others.json().totalCount).toBe(0);
+
+    // The run's own starter is not named among the approvers.
+    const refused = await decide(t, user.token, runId, { approve: true });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toMatchObject({ code: 'FORBIDDEN' });
+    const wrongStep = await decide(t, approver.token, runId, { approve: true }, 'store');
+    expect(wrongStep.statusCode).toBe(409);
+    expect(wrongStep.json()).toMatchObject({ code: 'WORKFLOW_RUN_NOT_WAITING' });
+
+    const decided = await decide(t, approver.token, runId, { approve: true, comment: 'fine' });
+    expect(decided.statusCode).toBe(200);
+    expect(decided.json()).toMatchObject({ id: runId, status: 'queued' });
+    const second = await decide(t, approver.token, runId, { approve: false });
+    expect(second.statusCode).toBe(409);
+    expect(second.json()).toMatchObject({ code: 'WORKFLOW_APPROVAL_DECIDED' });
+
+    const done = await until(() => runOf(t, runId), settled, 'the approved run');
+    expect(done).toMatchObject({
+      status: 'success',
+      waitingFor: null,
+      steps: [
+        { name: 'store', status: 'success' },
+        {
+          name: 'approve',
+          status: 'success',
+          result: {
+            approved: true,
+            decidedBy: { userId: approver.user.id, email: approver.user.email },
+            decidedAt: expect.any(String),
+            comment: 'fine',
+          },
+        },
+        { name: 'tell', status: 'success' },
+      ],
+    });
+    expect(JSON.parse(receiver.requests[0].body)).toEqual({ approved: true, id: done.dataId });
+    expect((await activeRecords(t, admin, configId)).total).toBe(1);
+    const after = await decide(t, approver.token, runId, { approve: true });
+    expect(after.statusCode).toBe(409);
+    expect(after.json()).toMatchObject({ code: 'WORKFLOW_APPROVAL_DECIDED' });
+  });
+
+  it('a rejection fails the step (onError applies; the decision is still a result)', async () => {
+    const workflowId = await approvalWorkflow(t, {}, 'continue');
+    const { runId } = await run(t, user.token, workflowId, configId, { name: 'Bob', qty: 1 });
+    // An admin may always decide.
+    expect((await decide(t, admin, runId, { approve: false, comment: 'no' })).statusCode).toBe(200);
+    const done = await until(() => runOf(t, runId), settled, 'the rejected run');
+    expect(done.steps[1]).toMatchObject({
+      name: 'approve',
+      status: 'failed',
+      error: { code: 'APPROVAL_REJECTED' },
+      result: { approved: false, comment: 'no' },
+    });
+    expect(done.status).toBe('success');
+    expect(JSON.parse(receiver.requests[0].body)).toMatchObject({ approved: false });
+
+    const stopped = await approvalWorkflow(t);
+    const second = await run(t, user.token, stopped, configId, { name: 'Cy', qty: 1 });
+    await decide(t, approver.token, second.runId, { approve: false });
+    expect(await until(() => runOf(t, second.runId), settled, 'the stopped run')).toMatchObject({
+      status: 'failed',
+      steps: [{ name: 'store' }, { name: 'approve', error: { code: 'APPROVAL_REJECTED' } }],
+    });
+  });
+
+  it('the timeout decides with its outcome', async () => {
+    const approving = await approvalWorkflow(t, { timeoutMs: 300, onTimeout: 'approve' });
+    const first = await run(t, user.token, approving, configId, { name: 'Di', qty: 1 });
+    expect((await runOf(t, first.runId)).waitingFor.until).toEqual(expect.any(String));
+    const approved = await until(() => runOf(t, first.runId), settled, 'the timed-out run');
+    expect(approved).toMatchObject({
+      status: 'success',
+      steps: [{}, { name: 'approve', result: { approved: true, decidedBy: null, timedOut: true } }, {}],
+    });
+    const rejecting = await approvalWorkflow(t, { timeoutMs: 300 });
+    const second = await run(t, user.token, rejecting, configId, { name: 'Ed', qty: 1 });
+    expect(await until(() => runOf(t, second.runId), settled, 'the timed-out run')).toMatchObject({
+      status: 'failed',
+      steps: [{}, { name: 'approve', error: { code: 'APPROVAL_TIMED_OUT' }, result: { approved: false } }],
+    });
+    const late = await decide(t, approver.token, second.runId, { approve: true });
+    expect(late.statusCode).toBe(409);
+  });
+
+  it('a waiting run is cancelled (the cancel route) and then no longer waits', async () => {
+    const workflowId = await approvalWorkflow(t);
+    const { runId } = await run(t, user.token, workflowId, configId, { name: 'Fay', qty: 1 });
+    const cancel = await t.request({
+      method: 'POST',
+      url: `/api/workflow/runs/${runId}/cancel`,
+      token: user.token,
+    });
+    expect(cancel.statusCode).toBe(200);
+    expect(await until(() => runOf(t, runId), settled, 'the cancelled run')).toMatchObject({
+      status: 'cancelled',
+    });
+    const decided = await decide(t, approver.token, runId, { approve: true });
+    expect(decided.statusCode).toBe(409);
+    expect(decided.json()).toMatchObject({ code: 'WORKFLOW_RUN_NOT_WAITING' });
+    expect(receiver.requests).toHaveLength(0);
+  });
+
+  it('survives a restart: the app closes while the run waits; a new app on the same database resumes it', async () => {
+    const database = await createTestDatabase();
+    let first: TestApp | null = await createTestApp({ database, env: env() });
+    try {
+      admin = await adminToken(first);
+      user = await createUser(first);
+      approver = await createUser(first);
+      configId = await createConfig(first, admin);
+      const workflowId = await approvalWorkflow(first);
+      const { runId } = await run(first, user.token, workflowId, configId, { name: 'Gus', qty: 1 });
+      await first.close();
+      first = null;
+      const second = await createTestApp({ database, env: env() });
+      try {
+        expect(await runOf(second, runId)).toMatchObject({ status: 'waiting' });
+        expect((await decide(second, approver.token, runId, { approve: true })).statusCode).toBe(200);
+        expect(await until(() => runOf(second, runId), settled, 'the resumed run')).toMatchObject({
+          status: 'success',
+          steps: [{ name: 'store' }, { name: 'approve', result: { approved: true } }, { name: 'tell' }],
+        });
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await first?.close();
+      await database.close();
+    }
+  });
+});
