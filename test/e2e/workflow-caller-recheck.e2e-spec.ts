@@ -1,7 +1,7 @@
-import { createConfig } from '../factories/config.factory';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
-import { startHttpServer, type HttpTestServer } from '../utils/http-test-server';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { type TestUser } from '../factories/user.factory';
+import { type HttpTestServer } from '../utils/http-test-server';
+import { type TestApp } from '../utils/test-app';
+import { useWorkflowSuite } from '../utils/workflow-suite';
 import { activeRecords, createSteps, execute } from '../utils/workflow-api';
 
 /**
@@ -16,22 +16,8 @@ describe('workflow runs re-check their caller (active, role, site) before steps 
   let user: TestUser;
   let configId: string;
   let calls: number;
-  beforeAll(async () => {
-    receiver = await startHttpServer();
-    t = await createTestApp({
-      env: { WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${receiver.port}`, WORKFLOW_POLL_MS: '100' },
-    });
-  });
-  afterAll(async () => {
-    await t.close();
-    await receiver.close();
-  });
-  beforeEach(async () => {
-    await t.reset();
-    receiver.reset();
-    admin = await adminToken(t);
-    user = await createUser(t);
-    configId = await createConfig(t, admin);
+  useWorkflowSuite((suite) => ({ t, receiver, admin, user, configId } = suite));
+  beforeEach(() => {
     calls = 0;
     // The first call fails (retryable), every later one succeeds.
     receiver.handle((_req, res) => {

@@ -3,10 +3,10 @@ import { WorkflowRunner } from '../../src/workflow/engine/workflow-runner.servic
 import { operationRunId } from '../../src/workflow/operations/operation-run-id';
 import { RunOperationsRepository } from '../../src/workflow/operations/run-operations.repository';
 import { WorkflowRunsRepository } from '../../src/workflow/workflow-runs.repository';
-import { createConfig } from '../factories/config.factory';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
-import { startHttpServer, type HttpTestServer } from '../utils/http-test-server';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { type TestUser } from '../factories/user.factory';
+import { type HttpTestServer } from '../utils/http-test-server';
+import { type TestApp } from '../utils/test-app';
+import { useWorkflowSuite } from '../utils/workflow-suite';
 import { activeRecords, createSteps, execute, run } from '../utils/workflow-api';
 import { GateStep, GateStepModule } from '../utils/workflow-gate-step';
 import { sql } from 'drizzle-orm';
@@ -27,24 +27,8 @@ describe('bulk operations on runs: cancel and re-run by filter, progress, bounds
   let admin: string;
   let user: TestUser;
   let configId: string;
-
-  beforeAll(async () => {
-    receiver = await startHttpServer();
-    t = await createTestApp({
-      env: { WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${receiver.port}`, WORKFLOW_POLL_MS: '100' },
-      modules: [GateStepModule],
-    });
-  });
-  afterAll(async () => {
-    await t.close();
-    await receiver.close();
-  });
-  beforeEach(async () => {
-    await t.reset();
-    receiver.reset();
-    admin = await adminToken(t);
-    user = await createUser(t);
-    configId = await createConfig(t, admin);
+  useWorkflowSuite((suite) => ({ t, receiver, admin, user, configId } = suite), {
+    modules: [GateStepModule],
   });
 
   const post = (url: string, payload: Record<string, unknown>, token = admin) =>

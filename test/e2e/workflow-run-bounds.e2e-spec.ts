@@ -1,7 +1,7 @@
-import { createConfig } from '../factories/config.factory';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
-import { startHttpServer, type HttpTestServer } from '../utils/http-test-server';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { type TestUser } from '../factories/user.factory';
+import { type HttpTestServer } from '../utils/http-test-server';
+import { type TestApp } from '../utils/test-app';
+import { useWorkflowSuite } from '../utils/workflow-suite';
 import { createSteps, execute, run } from '../utils/workflow-api';
 
 const ORDER = { name: 'Ann', qty: 2 };
@@ -17,23 +17,7 @@ describe('workflow runs: hostile partner answers and the run deadline', () => {
   let admin: string;
   let user: TestUser;
   let configId: string;
-  beforeAll(async () => {
-    receiver = await startHttpServer();
-    t = await createTestApp({
-      env: { WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${receiver.port}`, WORKFLOW_POLL_MS: '100' },
-    });
-  });
-  afterAll(async () => {
-    await t.close();
-    await receiver.close();
-  });
-  beforeEach(async () => {
-    await t.reset();
-    receiver.reset();
-    admin = await adminToken(t);
-    user = await createUser(t);
-    configId = await createConfig(t, admin);
-  });
+  useWorkflowSuite((suite) => ({ t, receiver, admin, user, configId } = suite));
 
   const answerJson = (body: string, status = 200) =>
     receiver.handle((_req, res) => {
