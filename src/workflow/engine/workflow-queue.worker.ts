@@ -6,6 +6,7 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { causeChain } from '../../common/errors/cause-chain';
+import { settleWithin } from '../../common/lifecycle/settle-within';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { DatabaseClient } from '../../database/database-client';
 import { DatabaseHealth } from '../../database/database-health';
@@ -60,10 +61,7 @@ export class WorkflowQueueWorker implements OnApplicationBootstrap, OnApplicatio
     clearInterval(this.pollTimer);
     clearInterval(this.retentionTimer);
     // A run still going after the wait keeps its lease until it expires; another instance resumes it.
-    await Promise.race([
-      Promise.allSettled([...this.inFlight]),
-      new Promise((resolve) => setTimeout(resolve, SHUTDOWN_WAIT_MS).unref()),
-    ]);
+    await settleWithin(this.inFlight, SHUTDOWN_WAIT_MS);
   }
 
   /** Claims due runs while there are free workers. */

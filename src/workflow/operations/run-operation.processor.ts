@@ -13,6 +13,7 @@ import {
 import { AppError } from '../../common/errors/app-error';
 import { causeChain } from '../../common/errors/cause-chain';
 import type { Locale } from '../../common/i18n/locale';
+import { settleWithin } from '../../common/lifecycle/settle-within';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { isUniqueViolation } from '../../database/unique-violation';
 import type { RerunBody } from '../engine/run-replay';
@@ -70,10 +71,7 @@ export class RunOperationProcessor implements OnApplicationBootstrap, OnApplicat
     this.stopping = true;
     clearInterval(this.timer);
     // An operation still going stops before its next run; its lease expires and it is taken over.
-    await Promise.race([
-      Promise.allSettled([...this.inFlight]),
-      new Promise((resolve) => setTimeout(resolve, SHUTDOWN_WAIT_MS).unref()),
-    ]);
+    await settleWithin(this.inFlight, SHUTDOWN_WAIT_MS);
   }
 
   /** Works through an operation this instance holds, in the background. */
