@@ -16,14 +16,15 @@ addFormats(ajv);
 const metaSchemaChecker = new Ajv2020({ allErrors: true, strict: false });
 
 export function schemaDefinitionErrors(schema: Record<string, unknown>): FieldError[] {
-  if (metaSchemaChecker.validateSchema(schema)) return [];
+  try {
+    if (metaSchemaChecker.validateSchema(schema)) return [];
+  } catch (error) {
+    // Ajv throws (not answers) for a `$schema` it does not know (draft-07) or that is not a string.
+    return [{ field: 'schema.$schema', rule: 'jsonSchema', message: (error as Error).message }];
+  }
   const byPlace = new Map<string, FieldError>();
   for (const error of metaSchemaChecker.errors ?? []) {
-    const path = error.instancePath
-      .split('/')
-      .slice(1)
-      .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'))
-      .join('.');
+    const path = pointerSegments(error.instancePath).join('.');
     if (byPlace.has(path)) continue;
     const allowed = (error.params as { allowedValues?: unknown[] }).allowedValues;
     const problem = `${error.message ?? error.keyword}${allowed ? `: ${allowed.join(', ')}` : ''}`;
@@ -44,10 +45,7 @@ export function compileSchema(schema: Record<string, unknown>): ValidateFunction
 
 /** `/address/city` → `address.city`; a `required` error names the missing property itself. */
 function fieldOf(error: ErrorObject): string {
-  const base = error.instancePath
-    .split('/')
-    .slice(1)
-    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const base = pointerSegments(error.instancePath);
   if (error.keyword === 'required')
     base.push(String((error.params as { missingProperty: string }).missingProperty));
   if (error.keyword === 'dependentRequired')
@@ -56,6 +54,14 @@ function fieldOf(error: ErrorObject): string {
     base.push(String((error.params as { additionalProperty: string }).additionalProperty));
   }
   return base.join('.') || '$root';
+}
+
+/** A JSON pointer (`/address/city`) as its unescaped segments. */
+function pointerSegments(pointer: string): string[] {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 /** Ajv's errors as field errors with messages in the request's language. */

@@ -59,4 +59,21 @@ describe('error messages', () => {
       { field: 'schema.required', rule: 'jsonSchema', message: '"required" must be array' },
     ]);
   });
+
+  it('a $schema naming another draft, or not a string, is a 422 on schema.$schema (Ajv throws for both)', async () => {
+    for (const $schema of ['http://json-schema.org/draft-07/schema#', 5]) {
+      const response = await t.request({
+        method: 'POST',
+        url: '/api/configs',
+        token: admin,
+        payload: { ...ORDER_FORM, schema: { ...ORDER_FORM.schema, $schema } },
+      });
+
+      expect(response.statusCode).toBe(422);
+      expect(response.json()).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        validationErrors: [{ field: 'schema.$schema', rule: 'jsonSchema', message: expect.any(String) }],
+      });
+    }
+  });
 });
