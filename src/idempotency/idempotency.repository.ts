@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { and, eq, lt } from 'drizzle-orm';
+import { and, eq, lt, sql } from 'drizzle-orm';
 import { DATABASE, type Database } from '../database/database.types';
+import { rowsOf } from '../database/raw-rows';
 import { idempotencyKeys } from '../database/schema';
 
 export type IdempotencyRow = typeof idempotencyKeys.$inferSelect;
@@ -42,13 +43,19 @@ export class IdempotencyRepository {
     await this.db.delete(idempotencyKeys).where(and(this.where(scope), eq(idempotencyKeys.state, 'pending')));
   }
 
-  /** Retention: keys past their lifetime; how many went. */
+  /** One key past its lifetime, so the request that met it can claim it anew. */
+  async deleteIfExpired(scope: IdempotencyScope, now: Date = new Date()): Promise<void> {
+    await this.db.delete(idempotencyKeys).where(and(this.where(scope), lt(idempotencyKeys.expiresAt, now)));
+  }
+
+  /** Retention: keys past their lifetime; how many went (counted by the database, not read back). */
   async deleteExpired(now: Date = new Date()): Promise<number> {
-    const rows = await this.db
-      .delete(idempotencyKeys)
-      .where(lt(idempotencyKeys.expiresAt, now))
-      .returning({ key: idempotencyKeys.key });
-    return rows.length;
+    const [row] = rowsOf(
+      await this.db.execute(sql`
+        with deleted as (delete from ${idempotencyKeys} where ${lt(idempotencyKeys.expiresAt, now)} returning 1)
+        select count(*)::int as count from deleted`),
+    );
+    return Number(row?.count ?? 0);
   }
 
   private where(scope: IdempotencyScope) {

@@ -67,7 +67,8 @@ export class IdempotencyService {
       }
       const existing = await this.keys.find(scope);
       if (existing && existing.expiresAt.getTime() < Date.now()) {
-        await this.keys.deleteExpired();
+        // Only this key: the table as a whole is purged by IdempotencyRetention, off the request path.
+        await this.keys.deleteIfExpired(scope);
         continue;
       }
       if (existing && existing.bodyHash !== bodyHash) throw new AppError('IDEMPOTENCY_KEY_REUSED');

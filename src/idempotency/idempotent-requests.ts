@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { IdempotencyService } from './idempotency.service';
@@ -34,12 +35,12 @@ function isQueued(body: unknown): body is { runId: string } {
 
 /**
  * What a key is scoped to besides the user: the method, the whole URL (`?dryRun=true` is another
- * request than the real execute) and `Prefer` (`respond-async` answers otherwise).
+ * request than the real execute) and `Prefer` (`respond-async` answers otherwise). Stored as a
+ * digest: the scope is part of the table's btree key, and a URL's query is the client's to lengthen.
  */
 function routeScope(request: FastifyRequest): string {
   const prefer = request.headers.prefer;
   const preference = (Array.isArray(prefer) ? prefer.join(',') : (prefer ?? '')).trim().toLowerCase();
-  return preference
-    ? `${request.method} ${request.url} prefer:${preference}`
-    : `${request.method} ${request.url}`;
+  const digest = createHash('sha256').update(`${request.url}\n${preference}`).digest('base64url');
+  return `${request.method} ${digest}`;
 }

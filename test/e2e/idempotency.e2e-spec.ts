@@ -117,6 +117,24 @@ describe('Idempotency-Key on record creation and workflow execution', () => {
     expect(realAgain.json()).toEqual(real.json());
   });
 
+  it('a long query string does not break the key (the scope is stored as a digest): one record, the same answer', async () => {
+    const configId = await createConfig(t, admin);
+    const long = (key: string) =>
+      t.request({
+        method: 'POST',
+        url: `/api/data/${configId}?pad=${'x'.repeat(6000)}`,
+        token: user.token,
+        headers: { 'idempotency-key': key },
+        payload: { name: 'Ann', qty: 1 },
+      });
+    const first = await long('long-query');
+    expect(first.statusCode).toBe(201);
+    const again = await long('long-query');
+    expect(again.statusCode).toBe(201);
+    expect(again.json()).toEqual(first.json());
+    expect((await activeRecords(t, admin, configId)).total).toBe(1);
+  });
+
   it('expired keys are purged; live ones stay', async () => {
     const configId = await createConfig(t, admin);
     expect((await create(configId, 'old', { name: 'Ann', qty: 1 })).statusCode).toBe(201);
