@@ -9,13 +9,20 @@ const CONNECTION_ERROR_CODES = new Set([
   '57P02', // crash_shutdown
   '57P03', // cannot_connect_now
   '53300', // too_many_connections
+  '08000', // connection_exception
+  '08001', // sqlclient_unable_to_establish_sqlconnection
+  '08003', // connection_does_not_exist
+  '08004', // sqlserver_rejected_establishment_of_sqlconnection
+  '08006', // connection_failure
 ]);
 /**
- * Class 08 (connection exception), which includes 08P01: PgBouncer answers its own failures with it
- * ("server login has been failing", "server conn crashed?", "query_wait_timeout") while PostgreSQL
- * restarts behind it.
+ * PgBouncer answers its own failures with 08P01 (protocol_violation) while PostgreSQL restarts behind
+ * it; PostgreSQL itself uses 08P01 for malformed protocol messages, which are bugs, not an outage, so
+ * only PgBouncer's texts count.
  */
-const CONNECTION_ERROR_CLASS = /^08[0-9A-Z]{3}$/;
+const POOLER_FAILURE =
+  /server login has been failing|server conn crashed|query_wait_timeout|no more connections allowed|pgbouncer cannot connect to server|server shutting down/i;
+
 const CONNECTION_ERROR_MESSAGES = [
   /Connection terminated/i,
   /PGlite is closed/i,
@@ -27,9 +34,11 @@ const CONNECTION_ERROR_MESSAGES = [
 export function isDatabaseUnavailable(error: unknown): boolean {
   let current: any = error;
   for (let depth = 0; current && depth < 5; depth++) {
+    if (typeof current.code === 'string' && CONNECTION_ERROR_CODES.has(current.code)) return true;
     if (
-      typeof current.code === 'string' &&
-      (CONNECTION_ERROR_CODES.has(current.code) || CONNECTION_ERROR_CLASS.test(current.code))
+      current.code === '08P01' &&
+      typeof current.message === 'string' &&
+      POOLER_FAILURE.test(current.message)
     )
       return true;
     if (
