@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { WorkflowEffectsRepository } from '../../src/workflow/effects/workflow-effects.repository';
 import { WorkflowRunsRepository, type NewRun } from '../../src/workflow/workflow-runs.repository';
 import { createConfig } from '../factories/config.factory';
 import { adminToken } from '../factories/user.factory';
@@ -94,5 +95,27 @@ describe('WorkflowRunsRepository', () => {
     const withRecord = newRun();
     await runs.insertFinished(withRecord, outcome(dataId), { runId: withRecord.id });
     expect(await logOf(dataId)).toEqual([{ runId: withRecord.id }]);
+  });
+
+  it('an outbox claim whose lease ran out writes nothing: the newer claim decides the effect', async () => {
+    const effects = t.app.get(WorkflowEffectsRepository);
+    const run = newRun();
+    await runs.insertFinished(run, outcome(null), { runId: run.id }, [
+      { stepIndex: 0, effectIndex: 0, stepName: 'mail', kind: 'mail', payload: { to: 'a@example.com' } },
+    ]);
+    // A lease of 1 ms: due again at once, as if its sender hung past OUTBOX_LEASE_MS.
+    const [stale] = await effects.claimDue(1, 1, run.id);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const [fresh] = await effects.claimDue(1, 60_000, run.id);
+    expect([stale.attempts, fresh.attempts]).toEqual([1, 2]);
+
+    await effects.markFailed(stale, { code: 'EFFECT_FAILED', message: 'late' });
+    await effects.scheduleRetry(stale, 0, { code: 'EFFECT_FAILED', message: 'late' });
+    expect(await effects.ofRuns([run.id])).toMatchObject([
+      { state: 'pending', attempts: 2, lastError: null },
+    ]);
+    await effects.markSent(fresh);
+    await effects.markFailed(stale, { code: 'EFFECT_FAILED', message: 'late' });
+    expect(await effects.ofRuns([run.id])).toMatchObject([{ state: 'sent', attempts: 2, lastError: null }]);
   });
 });

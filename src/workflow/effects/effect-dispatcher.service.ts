@@ -13,7 +13,6 @@ import { EffectError } from './effect-sender';
 import { EffectRegistry } from './effect-registry.service';
 import { WorkflowEffectsRepository, type ClaimedEffect } from './workflow-effects.repository';
 
-const BATCH = 20;
 /** The longest wait between two attempts of one effect. */
 const MAX_BACKOFF_MS = 5 * 60_000;
 
@@ -57,7 +56,7 @@ export class EffectDispatcher implements OnApplicationBootstrap, OnApplicationSh
   /** Sends whatever is due of one run (just committed); failures wait for the poll. */
   async deliverForRun(runId: string): Promise<void> {
     try {
-      await this.deliver(await this.effects.claimDue(BATCH, this.config.outboxLeaseMs, runId));
+      while (await this.claimAndDeliver(runId));
     } catch (error) {
       // The effects are stored: the poll sends them once the database answers again.
       this.logger.warn(`workflow run ${runId}: its effects wait for the outbox poll: ${causeChain(error)}`);
@@ -69,11 +68,8 @@ export class EffectDispatcher implements OnApplicationBootstrap, OnApplicationSh
     if (this.polling || this.stopping) return this.polling ?? Promise.resolve();
     this.polling = (async () => {
       try {
-        for (;;) {
-          const claimed = await this.effects.claimDue(BATCH, this.config.outboxLeaseMs);
-          await this.deliver(claimed);
-          if (claimed.length < BATCH || this.stopping) break;
-        }
+        let delivered = true;
+        while (delivered && !this.stopping) delivered = await this.claimAndDeliver();
       } catch (error) {
         // An unreachable database is one line (DatabaseHealth), not one per poll.
         if (isDatabaseUnavailable(error)) this.databaseHealth.unavailable(error);
@@ -85,8 +81,16 @@ export class EffectDispatcher implements OnApplicationBootstrap, OnApplicationSh
     return this.polling;
   }
 
-  private async deliver(claimed: ClaimedEffect[]): Promise<void> {
-    for (const effect of claimed) await this.deliverOne(effect);
+  /**
+   * Claims one due effect (of one run, or any) and sends it; false when none was due. One at a time:
+   * a claim's lease (OUTBOX_LEASE_MS) then covers one send, not a batch sent one after another, so no
+   * other instance takes an effect this one is still about to send.
+   */
+  private async claimAndDeliver(runId?: string): Promise<boolean> {
+    const [effect] = await this.effects.claimDue(1, this.config.outboxLeaseMs, runId);
+    if (!effect) return false;
+    await this.deliverOne(effect);
+    return true;
   }
 
   private async deliverOne(effect: ClaimedEffect): Promise<void> {

@@ -6,6 +6,8 @@ import { workflowEffects } from '../../database/schema';
 
 export type WorkflowEffectRow = typeof workflowEffects.$inferSelect;
 export type EffectKeyOf = Pick<WorkflowEffectRow, 'runId' | 'stepIndex' | 'effectIndex'>;
+/** An effect as one claim took it: its key and the attempt the claim counted. */
+type ClaimOf = EffectKeyOf & Pick<WorkflowEffectRow, 'attempts'>;
 
 /** An effect as a run's final write commits it to the outbox. */
 export interface CommittedEffect {
@@ -84,23 +86,27 @@ export class WorkflowEffectsRepository {
     }));
   }
 
-  async markSent(key: EffectKeyOf): Promise<void> {
+  /**
+   * The three outcomes of a claimed attempt are written only while the effect is still pending and
+   * at that attempt: a sender whose claim ran out (another instance claimed it since) writes nothing.
+   */
+  async markSent(claim: ClaimOf): Promise<void> {
     await this.db
       .update(workflowEffects)
       .set({ state: 'sent', sentAt: sql`now()`, lastError: null })
-      .where(this.keyOf(key));
+      .where(this.claimed(claim));
   }
 
   /** Due again in `delayMs`, with the cause of this attempt's failure. */
-  async scheduleRetry(key: EffectKeyOf, delayMs: number, lastError: { code: string; message: string }) {
+  async scheduleRetry(claim: ClaimOf, delayMs: number, lastError: { code: string; message: string }) {
     await this.db
       .update(workflowEffects)
       .set({ lastError, availableAt: sql`now() + ${`${delayMs} milliseconds`}::interval` })
-      .where(this.keyOf(key));
+      .where(this.claimed(claim));
   }
 
-  async markFailed(key: EffectKeyOf, lastError: { code: string; message: string }): Promise<void> {
-    await this.db.update(workflowEffects).set({ state: 'failed', lastError }).where(this.keyOf(key));
+  async markFailed(claim: ClaimOf, lastError: { code: string; message: string }): Promise<void> {
+    await this.db.update(workflowEffects).set({ state: 'failed', lastError }).where(this.claimed(claim));
   }
 
   /** How many effects are in each state (metrics); the sent ones go with their runs' retention. */
@@ -119,6 +125,14 @@ export class WorkflowEffectsRepository {
       .from(workflowEffects)
       .where(inArray(workflowEffects.runId, runIds))
       .orderBy(asc(workflowEffects.stepIndex), asc(workflowEffects.effectIndex));
+  }
+
+  private claimed(claim: ClaimOf): SQL {
+    return and(
+      this.keyOf(claim),
+      eq(workflowEffects.state, 'pending'),
+      eq(workflowEffects.attempts, claim.attempts),
+    )!;
   }
 
   private keyOf(key: EffectKeyOf): SQL {
