@@ -312,17 +312,20 @@ export class WorkflowRunsRepository {
     until: Date | null,
     effects: CommittedEffect[],
   ): Promise<boolean> {
-    const pausedId = sql`(select id from paused)`;
+    // A cancel that came after the run last read its flag: queued again at once (its driver then
+    // cancels it), and the waiting step's effects (its notify mail) are not stored.
+    const pausedId = sql`(select id from paused where status = 'waiting')`;
     const outboxed = effects.length > 0 ? sql`, outboxed as (${insertEffects(pausedId, effects)})` : sql``;
     const result = await this.db.execute(sql`
       with paused as (
         update ${workflowRuns}
-        set status = 'waiting', next_step = ${progress.nextStep}, step_in_flight = null,
+        set status = case when cancel_requested then 'queued' else 'waiting' end,
+          next_step = ${progress.nextStep}, step_in_flight = null,
           checkpoint = ${JSON.stringify(progress.checkpoint)}::jsonb, steps = ${JSON.stringify(progress.steps)}::jsonb,
           data_id = ${progress.dataId}::uuid, lease_owner = null, lease_until = null, claims = 0,
-          available_at = ${until?.toISOString() ?? null}::timestamptz
+          available_at = case when cancel_requested then now() else ${until?.toISOString() ?? null}::timestamptz end
         where id = ${id}::uuid and lease_owner = ${owner} and status = 'running'
-        returning id
+        returning id, status
       )${outboxed}
       select count(*)::int as paused from paused`);
     return Number(rowsOf(result)[0]?.paused) === 1;
@@ -416,19 +419,22 @@ export class WorkflowRunsRepository {
    */
   async requestCancel(id: string): Promise<WorkflowRunRow | null> {
     if (!isUuid(id)) return null;
-    await this.db
+    // One statement, so a run changing state meanwhile (pausing, being claimed) cannot fall between
+    // the cases: a queued run that never started ends here; a waiting one is queued to end in its
+    // drive (compensated there with rollback); a running one is flagged for its drive.
+    const neverStarted = sql`${workflowRuns.status} = 'queued' and ${workflowRuns.nextStep} = 0`;
+    const [updated] = await this.db
       .update(workflowRuns)
-      .set({ status: 'cancelled', finishedAt: new Date(), message: 'Workflow cancelled before it started' })
-      .where(and(eq(workflowRuns.id, id), eq(workflowRuns.status, 'queued'), eq(workflowRuns.nextStep, 0)));
-    await this.db
-      .update(workflowRuns)
-      .set({ status: 'queued', cancelRequested: true, availableAt: sql`now()` })
-      .where(and(eq(workflowRuns.id, id), eq(workflowRuns.status, 'waiting')));
-    await this.db
-      .update(workflowRuns)
-      .set({ cancelRequested: true })
-      .where(and(eq(workflowRuns.id, id), inArray(workflowRuns.status, ['queued', 'running'])));
-    return this.findById(id);
+      .set({
+        status: sql`case when ${neverStarted} then 'cancelled' when ${workflowRuns.status} = 'waiting' then 'queued' else ${workflowRuns.status} end`,
+        finishedAt: sql`case when ${neverStarted} then now() else ${workflowRuns.finishedAt} end`,
+        message: sql`case when ${neverStarted} then 'Workflow cancelled before it started' else ${workflowRuns.message} end`,
+        cancelRequested: sql`not (${neverStarted})`,
+        availableAt: sql`case when ${workflowRuns.status} = 'waiting' then now() else ${workflowRuns.availableAt} end`,
+      })
+      .where(and(eq(workflowRuns.id, id), inArray(workflowRuns.status, ['queued', 'running', 'waiting'])))
+      .returning();
+    return updated ?? this.findById(id);
   }
 
   async isCancelRequested(id: string): Promise<boolean> {

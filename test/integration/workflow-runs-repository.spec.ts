@@ -118,4 +118,40 @@ describe('WorkflowRunsRepository', () => {
     await effects.markFailed(stale, { code: 'EFFECT_FAILED', message: 'late' });
     expect(await effects.ofRuns([run.id])).toMatchObject([{ state: 'sent', attempts: 2, lastError: null }]);
   });
+
+  it('a run cancelled while it pauses at an approval is queued to end, not left waiting, and its mail is not stored', async () => {
+    const effects = t.app.get(WorkflowEffectsRepository);
+    const run = newRun();
+    const progress = { nextStep: 0, stepInFlight: null, checkpoint: {}, steps: [], dataId: null };
+    await runs.insertRunning(run, 'instance-a', progress, 60_000);
+    // The cancel lands after the driver last read the flag, before its pause.
+    expect(await runs.requestCancel(run.id)).toMatchObject({ status: 'running', cancelRequested: true });
+    const mail = { stepIndex: 0, effectIndex: 0, stepName: 'approve', kind: 'mail', payload: {} };
+    expect(await runs.pause(run.id, 'instance-a', progress, new Date(Date.now() + 3_600_000), [mail])).toBe(
+      true,
+    );
+
+    const stored = await runs.findById(run.id);
+    expect(stored).toMatchObject({ status: 'queued', cancelRequested: true, leaseOwner: null });
+    expect(stored!.availableAt!.getTime()).toBeLessThanOrEqual(Date.now() + 1000);
+    expect(await effects.ofRuns([run.id])).toEqual([]);
+  });
+
+  it('cancelling: a queued run that never started ends at once; a waiting one is queued flagged; a finished one is untouched', async () => {
+    const progress = { nextStep: 0, stepInFlight: null, checkpoint: {}, steps: [], dataId: null };
+    const queued = newRun();
+    await runs.enqueueWithinBound(queued, progress, 100);
+    expect(await runs.requestCancel(queued.id)).toMatchObject({
+      status: 'cancelled',
+      cancelRequested: false,
+      message: 'Workflow cancelled before it started',
+    });
+    const waiting = newRun();
+    await runs.insertRunning(waiting, 'instance-a', progress, 60_000);
+    await runs.pause(waiting.id, 'instance-a', progress, null, []);
+    expect(await runs.requestCancel(waiting.id)).toMatchObject({ status: 'queued', cancelRequested: true });
+    const done = newRun();
+    await runs.insertFinished(done, outcome(null), { runId: done.id });
+    expect(await runs.requestCancel(done.id)).toMatchObject({ status: 'success', cancelRequested: false });
+  });
 });
