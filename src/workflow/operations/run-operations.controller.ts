@@ -2,14 +2,13 @@ import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/commo
 import type { FastifyReply } from 'fastify';
 import {
   ApiAcceptedResponse,
-  ApiForbiddenResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiTags,
   ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
-import { RequirePermission } from '../../common/auth/auth-decision.decorators';
+import { Roles } from '../../common/auth/auth-decision.decorators';
 import { Ctx } from '../../common/context/ctx.decorator';
 import type { RequestContext } from '../../common/context/request-context';
 import { BulkCancelDto, BulkRerunDto, OperationAcceptedDto, RunOperationDto } from '../dto/run-operation.dto';
@@ -27,13 +26,12 @@ export class RunOperationsController {
 
   @Post(':workflowId/runs/cancel')
   @HttpCode(202)
-  @RequirePermission('workflows', 'execute')
+  @Roles('admin')
   @ApiOperation({
     summary: "Cancel a workflow's runs matching a filter (default: queued, running and waiting ones)",
     description: `Each run as the cancel route cancels it. ${ACCEPTED}`,
   })
   @ApiAcceptedResponse({ type: OperationAcceptedDto })
-  @ApiForbiddenResponse({ description: 'Not an admin' })
   @ApiNotFoundResponse({ description: 'No such workflow on this site' })
   @ApiUnprocessableEntityResponse({ description: 'Invalid filter, or WORKFLOW_OPERATION_TOO_LARGE' })
   async cancel(
@@ -49,7 +47,7 @@ export class RunOperationsController {
 
   @Post(':workflowId/runs/rerun')
   @HttpCode(202)
-  @RequirePermission('workflows', 'execute')
+  @Roles('admin')
   @ApiOperation({
     summary: "Re-run a workflow's finished runs matching a filter, each from `from` with `definition`",
     description:
@@ -57,7 +55,6 @@ export class RunOperationsController {
       `admin's WORKFLOW_MAX_QUEUED_PER_USER allows. ${ACCEPTED}`,
   })
   @ApiAcceptedResponse({ type: OperationAcceptedDto })
-  @ApiForbiddenResponse({ description: 'Not an admin' })
   @ApiNotFoundResponse({ description: 'No such workflow on this site' })
   @ApiUnprocessableEntityResponse({ description: 'Invalid body, or WORKFLOW_OPERATION_TOO_LARGE' })
   async rerun(
@@ -72,12 +69,11 @@ export class RunOperationsController {
   }
 
   @Get('operations/:operationId')
-  @RequirePermission('workflows', 'execute')
+  @Roles('admin')
   @ApiOperation({
     summary: 'A bulk operation’s progress: matched, done, failed (with each failed run’s code)',
   })
   @ApiOkResponse({ type: RunOperationDto })
-  @ApiForbiddenResponse({ description: 'Not an admin' })
   @ApiNotFoundResponse({ description: 'No such operation' })
   get(@Ctx() ctx: RequestContext, @Param('operationId') operationId: string): Promise<RunOperationDto> {
     return this.operations.get(ctx, operationId);

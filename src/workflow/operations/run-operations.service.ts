@@ -98,6 +98,7 @@ export class RunOperationsService {
   }
 }
 
+/** The routes' guard holds it too (`@Roles('admin')`); the service holds it for any other caller. */
 function requireAdmin(ctx: RequestContext) {
   const user = requireUser(ctx);
   if (user.role !== 'admin') throw new AppError('FORBIDDEN');
