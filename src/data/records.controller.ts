@@ -1,4 +1,4 @@
-import { IdempotentRequests } from '../idempotency/idempotent-requests';
+import { ApiIdempotencyKey, IdempotentRequests } from '../idempotency/idempotent-requests';
 import {
   Body,
   Controller,
@@ -15,7 +15,6 @@ import {
 } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
-  ApiHeader,
   ApiBadRequestResponse,
   ApiBody,
   ApiConflictResponse,
@@ -144,11 +143,7 @@ export class RecordsController {
 
   @Post(':configId')
   @FormPermission('createResults')
-  @ApiHeader({
-    name: 'Idempotency-Key',
-    required: false,
-    description: 'Repeats answer the first response (24 h)',
-  })
+  @ApiIdempotencyKey()
   @ApiOperation({
     summary: 'Submit a record: validated, save limit enforced, computed results stored when enabled',
   })

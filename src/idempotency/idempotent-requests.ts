@@ -1,7 +1,16 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import { ApiHeader } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { IdempotencyService } from './idempotency.service';
+
+/** The `Idempotency-Key` header in the API document of a route that honours it. */
+export const ApiIdempotencyKey = () =>
+  ApiHeader({
+    name: 'Idempotency-Key',
+    required: false,
+    description: 'Repeats answer the first response (24 h)',
+  });
 
 /**
  * `Idempotency-Key` on a route: HTTP only, the rule is IdempotencyService's. A controller hands it

@@ -1,4 +1,4 @@
-import { IdempotentRequests } from '../idempotency/idempotent-requests';
+import { ApiIdempotencyKey, IdempotentRequests } from '../idempotency/idempotent-requests';
 import {
   Body,
   Controller,
@@ -178,11 +178,7 @@ export class WorkflowsController {
 
   @Post(':workflowId/execute')
   @HttpCode(200)
-  @ApiHeader({
-    name: 'Idempotency-Key',
-    required: false,
-    description: 'Repeats answer the first response (24 h)',
-  })
+  @ApiIdempotencyKey()
   @RequirePermission('workflows', 'execute')
   @ApiOperation({
     summary:
@@ -233,6 +229,7 @@ export class WorkflowsController {
       '200 with the result as execute answers it, or 202 `{runId, status: "queued"}` with `Prefer: respond-async`.',
   })
   @ApiHeader({ name: 'Prefer', required: false, description: '`respond-async` queues the re-run' })
+  @ApiIdempotencyKey()
   @ApiOkResponse({ type: WorkflowResultDto })
   @ApiAcceptedResponse({ type: QueuedRunDto, description: 'Queued (Prefer: respond-async)' })
   @ApiNotFoundResponse({ description: 'No such run visible to the caller' })
@@ -250,18 +247,22 @@ export class WorkflowsController {
     @Param('runId') runId: string,
     @Body() body: RerunDto,
     @Headers('prefer') prefer: string | undefined,
+    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<WorkflowResultDto | QueuedRunDto> {
-    const async = prefersAsync(prefer);
-    const answer = await this.runner.rerun(
-      ctx,
-      runId,
-      { from: body.from, definition: body.definition ?? 'original' },
-      async,
-    );
-    if (async && 'runId' in answer)
-      reply.status(202).header('location', `/api/workflow/runs/${answer.runId}`);
-    return answer;
+    // A client's retry with the same Idempotency-Key gets the first answer, not a second re-run.
+    return this.idempotent.answer(request, reply, async () => {
+      const async = prefersAsync(prefer);
+      const answer = await this.runner.rerun(
+        ctx,
+        runId,
+        { from: body.from, definition: body.definition ?? 'original' },
+        async,
+      );
+      if (async && 'runId' in answer)
+        reply.status(202).header('location', `/api/workflow/runs/${answer.runId}`);
+      return answer;
+    });
   }
 
   @Post('runs/:runId/cancel')

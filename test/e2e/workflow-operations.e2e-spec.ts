@@ -126,7 +126,7 @@ describe('bulk operations on runs: cancel and re-run by filter, progress, bounds
     ).toMatchObject({ matched: 0, done: 0, failed: 0 });
   });
 
-  it('re-runs failed runs from their failed step: queued as the admin, no second record, linked by rerunOf', async () => {
+  it('re-runs failed runs from their failed step: queued as the admin, no second record, linked by rerunOf; a retried request is the same operation', async () => {
     const workflowId = await createSteps(t, admin, [
       { name: 'store', type: 'save' },
       { name: 'tell', type: 'api', config: { url: receiver.url('/hook'), method: 'POST', payload: {} } },
@@ -143,11 +143,24 @@ describe('bulk operations on runs: cancel and re-run by filter, progress, bounds
     const ok = (await run(t, user.token, workflowId, configId, { name: 'd', qty: 1 })).runId;
     expect((await activeRecords(t, admin, configId)).total).toBe(4);
 
-    const accepted = await post(`/api/workflow/${workflowId}/runs/rerun`, {
-      from: 'failed',
-      filter: { status: ['failed'], userId: user.user.id, from: '2000-01-01T00:00:00Z' },
-    });
+    const bulkRerun = () =>
+      t.request({
+        method: 'POST',
+        url: `/api/workflow/${workflowId}/runs/rerun`,
+        token: admin,
+        headers: { 'idempotency-key': 'bulk-1' },
+        payload: {
+          from: 'failed',
+          filter: { status: ['failed'], userId: user.user.id, from: '2000-01-01T00:00:00Z' },
+        },
+      });
+    const accepted = await bulkRerun();
     expect(accepted.statusCode).toBe(202);
+    // The client's retry is the same operation, not a second one re-running every run again.
+    const retried = await bulkRerun();
+    expect(retried.statusCode).toBe(202);
+    expect(retried.json()).toEqual(accepted.json());
+    expect(retried.headers.location).toBe(`/api/workflow/operations/${accepted.json().operationId}`);
     expect(
       await until(
         () => operationOf(accepted.json().operationId),

@@ -84,6 +84,19 @@ describe('re-running a finished run (POST /api/workflow/runs/:runId/rerun)', () 
     });
   });
 
+  it('a retried re-run with the same Idempotency-Key answers the first re-run: one new run, no second call', async () => {
+    const { failed } = await failedRun();
+    const key = { 'idempotency-key': 'rerun-1' };
+    const first = await rerun(failed.runId, { from: 'failed' }, key);
+    expect(first.statusCode).toBe(200);
+    expect(first.json()).toMatchObject({ status: 'success', runId: expect.any(String) });
+    const calls = receiver.requests.length;
+    const again = await rerun(failed.runId, { from: 'failed' }, key);
+    expect(again.statusCode).toBe(200);
+    expect(again.json()).toEqual(first.json());
+    expect(receiver.requests.length).toBe(calls);
+  });
+
   it('from a named step and from the start: only the steps from the point run again', async () => {
     const { failed } = await failedRun();
     const fromTell = (await rerun(failed.runId, { from: 'tell' })).json();

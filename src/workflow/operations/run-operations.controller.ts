@@ -1,5 +1,5 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import { Body, Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   ApiAcceptedResponse,
   ApiNotFoundResponse,
@@ -12,6 +12,7 @@ import { Roles } from '../../common/auth/auth-decision.decorators';
 import { Ctx } from '../../common/context/ctx.decorator';
 import type { RequestContext } from '../../common/context/request-context';
 import { BulkCancelDto, BulkRerunDto, OperationAcceptedDto, RunOperationDto } from '../dto/run-operation.dto';
+import { ApiIdempotencyKey, IdempotentRequests } from '../../idempotency/idempotent-requests';
 import { MAX_OPERATION_RUNS, RunOperationsService } from './run-operations.service';
 
 const ACCEPTED =
@@ -22,11 +23,15 @@ const ACCEPTED =
 @ApiTags('workflows')
 @Controller('api/workflow')
 export class RunOperationsController {
-  constructor(private readonly operations: RunOperationsService) {}
+  constructor(
+    private readonly operations: RunOperationsService,
+    private readonly idempotent: IdempotentRequests,
+  ) {}
 
   @Post(':workflowId/runs/cancel')
   @HttpCode(202)
   @Roles('admin')
+  @ApiIdempotencyKey()
   @ApiOperation({
     summary: "Cancel a workflow's runs matching a filter (default: queued, running and waiting ones)",
     description: `Each run as the cancel route cancels it. ${ACCEPTED}`,
@@ -38,16 +43,16 @@ export class RunOperationsController {
     @Ctx() ctx: RequestContext,
     @Param('workflowId') workflowId: string,
     @Body() body: BulkCancelDto,
+    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<OperationAcceptedDto> {
-    const accepted = await this.operations.start(ctx, workflowId, 'cancel', body);
-    reply.header('location', `/api/workflow/operations/${accepted.operationId}`);
-    return accepted;
+    return this.accepted(request, reply, () => this.operations.start(ctx, workflowId, 'cancel', body));
   }
 
   @Post(':workflowId/runs/rerun')
   @HttpCode(202)
   @Roles('admin')
+  @ApiIdempotencyKey()
   @ApiOperation({
     summary: "Re-run a workflow's finished runs matching a filter, each from `from` with `definition`",
     description:
@@ -61,9 +66,19 @@ export class RunOperationsController {
     @Ctx() ctx: RequestContext,
     @Param('workflowId') workflowId: string,
     @Body() body: BulkRerunDto,
+    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<OperationAcceptedDto> {
-    const accepted = await this.operations.start(ctx, workflowId, 'rerun', body);
+    return this.accepted(request, reply, () => this.operations.start(ctx, workflowId, 'rerun', body));
+  }
+
+  /** A client's retry with the same Idempotency-Key gets the first operation, not a second one. */
+  private async accepted(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    start: () => Promise<OperationAcceptedDto>,
+  ): Promise<OperationAcceptedDto> {
+    const accepted = await this.idempotent.answer(request, reply, start);
     reply.header('location', `/api/workflow/operations/${accepted.operationId}`);
     return accepted;
   }
