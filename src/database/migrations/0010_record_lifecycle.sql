@@ -14,8 +14,8 @@ CREATE TABLE "record_history" (
 );
 --> statement-breakpoint
 ALTER TABLE "data_records" ADD COLUMN "deleted_at" timestamp with time zone;--> statement-breakpoint
--- Records deleted before this migration: their last change was the delete, so the trash period
--- starts from it (and the oldest are purged at the first run).
-UPDATE "data_records" SET "deleted_at" = "updated_at" WHERE NOT "is_active" AND "deleted_at" IS NULL;--> statement-breakpoint
+-- Records deleted before this migration were kept for ever: their trash period starts now, so an
+-- upgrade purges nothing at once and each gets RECORD_TRASH_DAYS to be restored.
+UPDATE "data_records" SET "deleted_at" = now() WHERE NOT "is_active" AND "deleted_at" IS NULL;--> statement-breakpoint
 CREATE INDEX "record_history_record_idx" ON "record_history" USING btree ("record_id","id" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "data_records_trash_idx" ON "data_records" USING btree ("config_id","deleted_at") WHERE not "data_records"."is_active";
