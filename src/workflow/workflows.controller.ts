@@ -25,6 +25,7 @@ import {
   ApiOperation,
   ApiQuery,
   ApiTags,
+  ApiTooManyRequestsResponse,
   ApiUnprocessableEntityResponse,
 } from '@nestjs/swagger';
 import { RequirePermission } from '../common/auth/auth-decision.decorators';
@@ -192,6 +193,9 @@ export class WorkflowsController {
   @ApiHeader({ name: 'Prefer', required: false, description: '`respond-async` queues the run (RFC 7240)' })
   @ApiOkResponse({ type: WorkflowResultDto })
   @ApiAcceptedResponse({ type: QueuedRunDto, description: 'Queued (Prefer: respond-async)' })
+  @ApiTooManyRequestsResponse({
+    description: 'WORKFLOW_QUEUE_FULL: the caller has WORKFLOW_MAX_QUEUED_PER_USER runs queued or running',
+  })
   @ApiForbiddenResponse({
     description: 'Not allowed to run this workflow or to execute workflows on the form',
   })
@@ -232,6 +236,9 @@ export class WorkflowsController {
   @ApiIdempotencyKey()
   @ApiOkResponse({ type: WorkflowResultDto })
   @ApiAcceptedResponse({ type: QueuedRunDto, description: 'Queued (Prefer: respond-async)' })
+  @ApiTooManyRequestsResponse({
+    description: 'WORKFLOW_QUEUE_FULL: the caller has WORKFLOW_MAX_QUEUED_PER_USER runs queued or running',
+  })
   @ApiNotFoundResponse({ description: 'No such run visible to the caller' })
   @ApiConflictResponse({
     description:

@@ -53,9 +53,10 @@ export function urlOriginProblem(template: string): string | null {
 
 /**
  * Renders a URL template: env values as they are, every other value percent-encoded
- * (`encodeURIComponent`). Then checks, also for definitions saved before the rule above, that the
- * URL's origin is the one rendered from the literal text and env values alone; a URL whose origin
- * a value moved fails the step (`INVALID_URL`) before anything is sent.
+ * (`encodeURIComponent`). Then checks that the URL's origin is the one rendered from the literal
+ * text and env values alone; a URL whose origin a value moved fails the step (`INVALID_URL`) before
+ * anything is sent. (A definition saved before the rule above fails earlier, on the config check:
+ * `INVALID_STEP_CONFIG`; this is the last line, for origins the static check cannot see.)
  */
 export function renderUrl(template: string, valueOf: (path: string) => string): string {
   let url = '';
