@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import type { RequestContext } from '../common/context/request-context';
 import { isVisibleInScope, siteScopeOf } from '../common/context/site-scope';
 import { isUuid } from '../common/validation/is-uuid';
@@ -33,6 +34,7 @@ export class FormConfigsService {
     private readonly cache: FormConfigCache,
     private readonly validator: FormValidator,
     private readonly sites: SitesService,
+    @Inject(APP_CONFIG) private readonly appConfig: AppConfig,
   ) {}
 
   async list(ctx: RequestContext, query: ListConfigsQueryDto): Promise<ConfigListDto> {
@@ -60,7 +62,7 @@ export class FormConfigsService {
 
   /** The form's own OpenAPI document; readable by whoever may read the configuration. */
   async openApiDocument(ctx: RequestContext, configId: string): Promise<Record<string, unknown>> {
-    return formOpenApiDocument(await this.get(ctx, configId));
+    return formOpenApiDocument(await this.get(ctx, configId), { maxListRows: this.appConfig.listMaxRows });
   }
 
   /** The active configuration visible to the caller, or a 404: the one lookup every data route starts with. */

@@ -1,26 +1,33 @@
+import { FREE_OBJECT } from '../common/http/openapi-schemas';
 import type { ConfigResponseDto } from './dto/form-config.dto';
 
 type Json = Record<string, unknown>;
 
 const FORM_DATA = '#/components/schemas/FormData';
-const FREE_OBJECT = { type: 'object', additionalProperties: true };
 const UUID = { type: 'string', format: 'uuid' };
 const NULLABLE_UUID = { type: ['string', 'null'], format: 'uuid' };
 const DATE_TIME = { type: 'string', format: 'date-time' };
 
 /**
- * The stored schema under components/schemas/FormData: its own `#...` references (`#/$defs/x`)
- * are rewritten to point inside it there, so they mean what they meant in the form.
+ * The stored schema under components/schemas/FormData: its own pointer references (`#`, `#/$defs/x`)
+ * are rewritten to point inside it there, so they mean what they meant in the form. Its `$id` is
+ * dropped (as when it is compiled), or the rewritten pointers would resolve against that id; anchor
+ * references (`#name`) stay, since the anchors travel with the schema into the same document.
  */
-function relocated(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(relocated);
+function relocated(schema: Json): Json {
+  const { $id: _id, ...withoutId } = schema;
+  return relocatedRefs(withoutId) as Json;
+}
+
+function relocatedRefs(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(relocatedRefs);
   if (value === null || typeof value !== 'object') return value;
   return Object.fromEntries(
     Object.entries(value).map(([key, inner]) => [
       key,
-      key === '$ref' && typeof inner === 'string' && inner.startsWith('#')
+      key === '$ref' && typeof inner === 'string' && (inner === '#' || inner.startsWith('#/'))
         ? FORM_DATA + inner.slice(1)
-        : relocated(inner),
+        : relocatedRefs(inner),
     ]),
   );
 }
@@ -33,7 +40,7 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
  * own JSON Schema (2020-12, the dialect of OpenAPI 3.1): a client generated from it types a
  * submission's fields. Its version is the configuration's `updatedAt`, so it changes with the form.
  */
-export function formOpenApiDocument(config: ConfigResponseDto): Json {
+export function formOpenApiDocument(config: ConfigResponseDto, bounds: { maxListRows: number }): Json {
   const configId = {
     name: 'configId',
     in: 'path',
@@ -64,7 +71,11 @@ export function formOpenApiDocument(config: ConfigResponseDto): Json {
           summary: 'Active records, newest page first by `sortBy`',
           parameters: [
             { name: 'page', in: 'query', schema: { type: 'integer', minimum: 1 } },
-            { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000 } },
+            {
+              name: 'limit',
+              in: 'query',
+              schema: { type: 'integer', minimum: 1, maximum: bounds.maxListRows },
+            },
             { name: 'sortBy', in: 'query', schema: { type: 'string' } },
             { name: 'sortOrder', in: 'query', schema: { enum: ['asc', 'desc'] } },
             {

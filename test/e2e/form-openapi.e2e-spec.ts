@@ -51,6 +51,33 @@ describe('the per-form OpenAPI document', () => {
     );
   });
 
+  it("keeps the schema's own references meaning what they meant: pointers moved under FormData, its $id dropped, anchors kept", async () => {
+    const id = await createConfig(t, admin, {
+      schema: {
+        $id: 'https://forms.example/order',
+        type: 'object',
+        $defs: { qty: { $anchor: 'qty', type: 'integer', minimum: 1 } },
+        properties: {
+          qty: { $ref: '#/$defs/qty' },
+          again: { $ref: '#qty' },
+          self: { $ref: '#' },
+        },
+      },
+    });
+    const document = (await fetchDocument(admin, id)).json();
+    const formData = document.components.schemas.FormData;
+    expect(formData.$id).toBeUndefined();
+    expect(formData.properties).toEqual({
+      qty: { $ref: '#/components/schemas/FormData/$defs/qty' },
+      again: { $ref: '#qty' },
+      self: { $ref: '#/components/schemas/FormData' },
+    });
+    const limit = document.paths['/api/data/{configId}'].get.parameters.find(
+      (parameter: { name: string }) => parameter.name === 'limit',
+    );
+    expect(limit.schema.maximum).toBe(1000); // LIST_MAX_ROWS
+  });
+
   it('answers like reading the configuration: 401 without a token, 403 without viewForm, 404 unknown', async () => {
     const user = await createUser(t);
     const other = await createConfig(t, admin, { title: 'Closed' });
