@@ -1,4 +1,5 @@
 import { Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
+import { errorLine } from '../common/errors/cause-chain';
 import { DatabaseClient } from './database-client';
 
 /** While the database is away, how often it is pinged to notice that it is back. */
@@ -90,14 +91,12 @@ export class DatabaseHealth implements BeforeApplicationShutdown {
 }
 
 /**
- * The innermost error's message and code (`connect ECONNREFUSED 127.0.0.1:5432 [ECONNREFUSED]`): the
- * outer ones of a failed query carry its SQL text and parameters, which a log line must not.
+ * The innermost error as a log line (`connect ECONNREFUSED 127.0.0.1:5432 [ECONNREFUSED]`): the
+ * outer ones of a failed query only say that it failed.
  */
 function innermost(error: unknown): string {
   let current = error;
   for (let depth = 0; depth < 5 && current instanceof Error && current.cause !== undefined; depth++)
     current = current.cause;
-  if (!(current instanceof Error)) return 'unreachable';
-  const code = (current as { code?: unknown }).code;
-  return `${current.message.split('\n')[0].trim()}${typeof code === 'string' ? ` [${code}]` : ''}`;
+  return current instanceof Error ? errorLine(current).split('\n')[0] : 'unreachable';
 }

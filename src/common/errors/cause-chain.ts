@@ -8,8 +8,7 @@ export function causeChain(error: unknown): string {
   const messages: string[] = [];
   for (let current = error; current !== undefined && current !== null && messages.length < 5;) {
     if (current instanceof Error) {
-      const code = (current as { code?: unknown }).code;
-      messages.push(`${current.message.trim()}${typeof code === 'string' ? ` [${code}]` : ''}`);
+      messages.push(errorLine(current));
       current = current.cause;
     } else {
       messages.push(inspect(current));
@@ -17,4 +16,18 @@ export function causeChain(error: unknown): string {
     }
   }
   return messages.join(' <- ');
+}
+
+/**
+ * One error as a log line: its message and code. A failed query's own message (drizzle's `Failed
+ * query: <sql> params: <values>`) carries the statement and the submitted values, which no log line
+ * may: it reads `query failed`, and its cause (the driver's error) says why.
+ */
+export function errorLine(error: Error): string {
+  const code = (error as { code?: unknown }).code;
+  const message =
+    error.name === 'DrizzleQueryError' || error.message.startsWith('Failed query:')
+      ? 'query failed'
+      : error.message.trim();
+  return `${message}${typeof code === 'string' ? ` [${code}]` : ''}`;
 }
