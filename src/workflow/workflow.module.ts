@@ -20,6 +20,7 @@ import { RunCaller } from './engine/run-caller';
 import { StepRegistry } from './engine/step-registry.service';
 import { WorkflowClock } from './engine/workflow-clock';
 import { newInstanceName, WORKFLOW_INSTANCE } from './engine/workflow-instance';
+import { WorkflowRunRetention } from './engine/workflow-run-retention';
 import { WorkflowQueueWorker } from './engine/workflow-queue.worker';
 import { WorkflowRunner } from './engine/workflow-runner.service';
 import { ApiStepModule } from './steps/api/api-step.module';
@@ -82,6 +83,7 @@ export const BUILT_IN_STEP_MODULES = [
     WorkflowEffectsRepository,
     MailEffectSender,
     WorkflowQueueWorker,
+    WorkflowRunRetention,
     { provide: WORKFLOW_INSTANCE, useFactory: newInstanceName },
     WorkflowDefinitionValidator,
     WorkflowsRepository,

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { WorkflowRunRetention } from '../../src/workflow/engine/workflow-run-retention';
 import { WorkflowEffectsRepository } from '../../src/workflow/effects/workflow-effects.repository';
 import { WorkflowRunsRepository, type NewRun } from '../../src/workflow/workflow-runs.repository';
 import { createConfig } from '../factories/config.factory';
@@ -153,5 +155,18 @@ describe('WorkflowRunsRepository', () => {
     const done = newRun();
     await runs.insertFinished(done, outcome(null), { runId: done.id });
     expect(await runs.requestCancel(done.id)).toMatchObject({ status: 'success', cancelRequested: false });
+  });
+
+  it('run retention deletes finished runs started more than WORKFLOW_RUN_RETENTION_DAYS and keeps the rest', async () => {
+    const old = newRun();
+    const recent = newRun();
+    await runs.insertFinished(old, outcome(null), { runId: old.id });
+    await runs.insertFinished(recent, outcome(null), { runId: recent.id });
+    await t.database.client.db.execute(
+      sql`update workflow_runs set started_at = now() - interval '31 days' where id = ${old.id}::uuid`,
+    );
+    expect(await t.app.get(WorkflowRunRetention).purge()).toBe(1);
+    expect(await runs.findById(old.id)).toBeNull();
+    expect(await runs.findById(recent.id)).toMatchObject({ status: 'success' });
   });
 });

@@ -17,12 +17,12 @@ import { heartbeatEveryMs } from './run-journal';
 import { LONGEST_WAIT_MS } from './transient-retry';
 import { WorkflowRunner } from './workflow-runner.service';
 
-const RETENTION_EVERY_MS = 60 * 60_000;
 const SHUTDOWN_WAIT_MS = 10_000;
 
 /**
  * Takes queued runs (asynchronous runs, retries whose delay is over) and runs whose process died
- * (expired lease) from the database, up to WORKFLOW_WORKERS at once, and prunes old run records.
+ * (expired lease) from the database, up to WORKFLOW_WORKERS at once (old run records go with
+ * WorkflowRunRetention).
  * Every instance sharing the database does the same; `FOR UPDATE SKIP LOCKED` gives each run to one.
  */
 @Injectable()
@@ -30,7 +30,6 @@ export class WorkflowQueueWorker implements OnApplicationBootstrap, OnApplicatio
   private readonly logger = new Logger(WorkflowQueueWorker.name);
   private readonly inFlight = new Set<Promise<void>>();
   private pollTimer?: NodeJS.Timeout;
-  private retentionTimer?: NodeJS.Timeout;
   private polling = false;
   private stopping = false;
 
@@ -50,16 +49,12 @@ export class WorkflowQueueWorker implements OnApplicationBootstrap, OnApplicatio
     if (this.database.driver === 'pglite') await this.runs.releaseAllRunning();
     this.pollTimer = setInterval(() => void this.poll(), this.config.workflowPollMs);
     this.pollTimer.unref();
-    this.retentionTimer = setInterval(() => void this.prune(), RETENTION_EVERY_MS);
-    this.retentionTimer.unref();
     void this.poll();
-    void this.prune();
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopping = true;
     clearInterval(this.pollTimer);
-    clearInterval(this.retentionTimer);
     // A run still going after the wait keeps its lease until it expires; another instance resumes it.
     await settleWithin(this.inFlight, SHUTDOWN_WAIT_MS);
   }
@@ -90,16 +85,6 @@ export class WorkflowQueueWorker implements OnApplicationBootstrap, OnApplicatio
       else this.logger.warn(`workflow queue poll failed: ${causeChain(error)}`);
     } finally {
       this.polling = false;
-    }
-  }
-
-  private async prune(): Promise<void> {
-    try {
-      const cutoff = new Date(Date.now() - this.config.workflowRunRetentionDays * 86_400_000);
-      const removed = await this.runs.deleteFinishedBefore(cutoff);
-      if (removed > 0) this.logger.log(`pruned ${removed} workflow runs older than ${cutoff.toISOString()}`);
-    } catch (error) {
-      this.logger.warn(`workflow run pruning failed: ${causeChain(error)}`);
     }
   }
 }
