@@ -237,16 +237,18 @@ export class WorkflowRunsRepository {
    * partial queue index), however many finished runs the table holds.
    */
   async queueState(): Promise<QueueState> {
+    // Due: what a worker may take now (the claim's own rule): queued and available, a waiting run
+    // whose approval timed out, or a running one whose lease expired.
+    const due = sql`((status in ('queued', 'waiting') and available_at <= now()) or (status = 'running' and lease_until < now()))`;
     const result = await this.db.execute(sql`
       select
         count(*) filter (where status = 'queued') as queued,
-        count(*) filter (where (status = 'queued' and available_at <= now()) or (status = 'running' and lease_until < now())) as due,
+        count(*) filter (where ${due}) as due,
         count(*) filter (where status = 'running' and lease_until >= now()) as running,
-        coalesce(extract(epoch from now() - min(case when status = 'queued' then available_at else lease_until end)
-          filter (where (status = 'queued' and available_at <= now()) or (status = 'running' and lease_until < now()))), 0)
-          as oldest_due_seconds
+        coalesce(extract(epoch from now() - min(case when status = 'running' then lease_until else available_at end)
+          filter (where ${due})), 0) as oldest_due_seconds
       from ${workflowRuns}
-      where status in ('queued', 'running')`);
+      where status in ('queued', 'running', 'waiting')`);
     const row = rowsOf(result)[0] ?? {};
     return {
       queued: Number(row.queued ?? 0),

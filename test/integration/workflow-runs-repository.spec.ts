@@ -169,4 +169,16 @@ describe('WorkflowRunsRepository', () => {
     expect(await runs.findById(old.id)).toBeNull();
     expect(await runs.findById(recent.id)).toMatchObject({ status: 'success' });
   });
+
+  it('the queue gauges count an approval whose timeout is up as due, and one still waiting as not', async () => {
+    const progress = { nextStep: 0, stepInFlight: null, checkpoint: {}, steps: [], dataId: null };
+    const timedOut = newRun();
+    const waiting = newRun();
+    for (const run of [timedOut, waiting]) await runs.insertRunning(run, 'instance-a', progress, 60_000);
+    await runs.pause(timedOut.id, 'instance-a', progress, new Date(Date.now() - 5_000), []);
+    await runs.pause(waiting.id, 'instance-a', progress, new Date(Date.now() + 3_600_000), []);
+    const state = await runs.queueState();
+    expect(state).toMatchObject({ queued: 0, due: 1, running: 0 });
+    expect(state.oldestDueSeconds).toBeGreaterThanOrEqual(4);
+  });
 });
