@@ -33,3 +33,6 @@ ALTER TABLE "workflow_runs" ADD COLUMN IF NOT EXISTS "rerun_of" uuid;
 --> statement-breakpoint
 -- Rises at every update of a definition.
 ALTER TABLE "workflows" ADD COLUMN IF NOT EXISTS "version" integer DEFAULT 1 NOT NULL;
+--> statement-breakpoint
+-- GET /api/workflow/runs for an admin (no workflow, no user to narrow by): newest first by page.
+CREATE INDEX IF NOT EXISTS "workflow_runs_started_idx" ON "workflow_runs" USING btree ("started_at" DESC NULLS LAST,"id" DESC NULLS LAST);

@@ -76,6 +76,8 @@ export const workflowRuns = pgTable(
     index('workflow_runs_user_active_idx')
       .on(table.userId)
       .where(sql`${table.status} in ('queued', 'running')`),
+    // GET /api/workflow/runs for an admin: every run, newest first, a page at a time.
+    index('workflow_runs_started_idx').on(table.startedAt.desc(), table.id.desc()),
   ],
 );
 
