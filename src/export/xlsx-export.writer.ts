@@ -157,13 +157,13 @@ const XML_ILLEGAL =
   /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /** Excel's limit on the text of one cell, in UTF-16 code units. */
-export const EXCEL_CELL_MAX_CHARS = 32_767;
+const EXCEL_CELL_MAX_CHARS = 32_767;
 
 /**
  * Text as a cell can hold it: XML-illegal code points removed, then cut at Excel's 32,767 characters
  * (never between the two halves of a surrogate pair). Most text needs neither, and pays one test.
  */
-export function xlsxText(text: string): string {
+function xlsxText(text: string): string {
   XML_ILLEGAL.lastIndex = 0;
   let clean = XML_ILLEGAL.test(text) ? text.replace(XML_ILLEGAL, '') : text;
   if (clean.length > EXCEL_CELL_MAX_CHARS) {

@@ -111,7 +111,7 @@ function selectorOf(value: unknown, parameter: string): string {
  * How deeply criteria may nest (groups and negations). A filter builder's filters are a few levels
  * deep; hundreds of levels would compile to an expression PostgreSQL refuses (stack depth).
  */
-export const MAX_FILTER_DEPTH = 32;
+const MAX_FILTER_DEPTH = 32;
 
 /** Parses one criterion of the filter grammar (section 6), `depth` levels down. */
 function parseCriterion(node: unknown, depth: number): GridFilter {

@@ -12,8 +12,6 @@ export interface TemplateEnv {
   allowlist: ReadonlySet<string>;
   /** Where the values come from (process.env). */
   values: Record<string, string | undefined>;
-  /** Every env value rendered during the run, for redaction. */
-  resolved: Set<string>;
 }
 
 /** The problems of every `{{ path }}` in a text, checked when a definition is saved. */
@@ -55,9 +53,7 @@ function resolve(path: string, scope: TemplateScope, env: TemplateEnv): unknown 
   if (root === 'env') {
     const name = rest[0];
     if (rest.length !== 1 || !env.allowlist.has(name)) return undefined;
-    const value = env.values[name];
-    if (value) env.resolved.add(value);
-    return value;
+    return env.values[name];
   }
   return readSegments(scope[root], rest);
 }

@@ -254,7 +254,7 @@ export class WorkflowRunner {
       deadline: state.checkpoint.startedAt + paused + (definition.timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS),
       resumedAt,
       state,
-      env: { allowlist: this.envAllowlist, values: process.env, resolved: new Set() },
+      env: { allowlist: this.envAllowlist, values: process.env },
       dryRun: false,
       translate: (error) => this.translator.translate(error.messageKey, request.locale, error.params),
     };

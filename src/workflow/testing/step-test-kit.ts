@@ -79,7 +79,7 @@ export function createStepTestContext(options: StepTestOptions = {}): StepTestCo
     step: options.step ?? { name: 'step', type: 'test', index: 0 },
     attempt: options.attempt ?? 1,
     state,
-    env: { allowlist: new Set(Object.keys(env)), values: env, resolved: new Set() },
+    env: { allowlist: new Set(Object.keys(env)), values: env },
     effects,
     signal: options.signal ?? new AbortController().signal,
     resumedWith: options.resumedWith ?? null,
