@@ -49,6 +49,8 @@ const SHUTDOWN_WAIT_MS = 10_000;
 export class RunOperationProcessor implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(RunOperationProcessor.name);
   private readonly inFlight = new Set<Promise<void>>();
+  /** The operations this instance is working through now. */
+  private readonly processing = new Set<string>();
   private timer?: NodeJS.Timeout;
   private stopping = false;
 
@@ -76,13 +78,20 @@ export class RunOperationProcessor implements OnApplicationBootstrap, OnApplicat
 
   /** Works through an operation this instance holds, in the background. */
   start(operation: RunOperationRow): void {
+    // Its lease ran out while this instance still works on it (one slow run): the take-over found
+    // its own operation, which must not get a second loop counting the same runs again.
+    if (this.processing.has(operation.id)) return;
+    this.processing.add(operation.id);
     const work = this.process(operation)
       .catch((error: unknown) =>
         this.logger.warn(
           `workflow operation ${operation.id} stopped: ${causeChain(error)} (taken over later)`,
         ),
       )
-      .finally(() => this.inFlight.delete(work));
+      .finally(() => {
+        this.inFlight.delete(work);
+        this.processing.delete(operation.id);
+      });
     this.inFlight.add(work);
   }
 
