@@ -1,6 +1,6 @@
-import { parseRecipients } from '../../../mail/recipients';
 import { headerText } from '../../../mail/mail-text';
 import { StepError } from '../step-error';
+import { stepRecipients } from '../step-recipients';
 import type { StepContext, StepOutcome, WorkflowStepHandler } from '../step-handler';
 import { WorkflowStep } from '../workflow-step.decorator';
 import { ApprovalStepConfig, type ApprovalNotifyConfig } from './approval-step.config';
@@ -70,18 +70,14 @@ export class ApprovalStep implements WorkflowStepHandler<ApprovalStepConfig, App
   }
 
   private notify(context: StepContext, notify: ApprovalNotifyConfig): void {
-    const recipients = parseRecipients(notify.to);
-    if (!recipients.ok)
-      throw StepError.fatal('INVALID_RECIPIENT', `Invalid recipient: ${recipients.reason}`, {
-        details: { reason: recipients.reason },
-      });
+    const to = stepRecipients(notify.to).join(', ');
     const link = `${(notify.baseUrl ?? '').replace(/\/+$/, '')}${decisionPath(context.runId, context.step.name)}`;
     const approval = { link, runId: context.runId, step: context.step.name };
     const text = notify.text ? context.render(notify.text, { extra: { approval } }) : '';
     const body = text.includes(link) ? text : `${text}${text ? '\n\n' : ''}Decide: ${link}`;
     context.effects.enqueue({
       kind: 'mail',
-      payload: { to: recipients.addresses.join(', '), subject: headerText(notify.subject), text: body },
+      payload: { to, subject: headerText(notify.subject), text: body },
     });
   }
 }

@@ -1,7 +1,7 @@
 import { readMailTemplate } from '../../../mail/mail-templates';
 import { headerText } from '../../../mail/mail-text';
-import { parseRecipients } from '../../../mail/recipients';
 import { StepError } from '../step-error';
+import { stepRecipients } from '../step-recipients';
 import type { OutgoingMail } from '../../../mail/mail.service';
 import type { StepContext, StepOutcome, WorkflowStepHandler } from '../step-handler';
 import { WorkflowStep } from '../workflow-step.decorator';
@@ -33,18 +33,7 @@ export interface NotifyStepResult {
 export class NotifyStep implements WorkflowStepHandler<NotifyStepConfig, NotifyStepResult> {
   async execute(context: StepContext, config: NotifyStepConfig): Promise<StepOutcome<NotifyStepResult>> {
     const email = config.email;
-    const recipients = parseRecipients(email.to);
-    if (!recipients.ok) {
-      throw new StepError(`Invalid recipient: ${recipients.reason}`, {
-        code: 'INVALID_RECIPIENT',
-        retryable: false,
-        details: {
-          reason: recipients.reason,
-          ...(recipients.invalid ? { invalid: recipients.invalid } : {}),
-        },
-      });
-    }
-    const to = recipients.addresses.join(', ');
+    const to = stepRecipients(email.to).join(', ');
     const subject = headerText(formatValue(email.subject));
     const mail: OutgoingMail = { to, subject, ...(await this.body(context, email)) };
     context.effects.enqueue({ kind: 'mail', payload: { ...mail } });
