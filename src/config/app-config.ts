@@ -66,6 +66,12 @@ export interface AppConfig {
   outboxRetryMaxMs: number;
   /** How long a claimed effect is its sender's; a sender that died is replaced after it. */
   outboxLeaseMs: number;
+  /** How often an instance looks for domain events (record changes, finished runs) to hand out. */
+  eventsPollMs: number;
+  /** The wait before a batch of events a consumer failed on is handed out again; doubles (at most 1 minute). */
+  eventsRetryBaseMs: number;
+  /** How long a claimed batch of events is its dispatcher's; a dispatcher that died is replaced after it. */
+  eventsLeaseMs: number;
   idempotencyMaxAnswerBytes: number;
   bodyLimit: number;
   bodyMaxDepth: number;
@@ -241,6 +247,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     outboxRetryBaseMs: int('OUTBOX_RETRY_BASE_MS', 1000, 10, 3_600_000),
     outboxRetryMaxMs: int('OUTBOX_RETRY_MAX_MS', 86_400_000, 0, 604_800_000),
     outboxLeaseMs: int('OUTBOX_LEASE_MS', 60_000, 1000, 3_600_000),
+    eventsPollMs: int('EVENTS_POLL_MS', 500, 20, 600_000),
+    eventsRetryBaseMs: int('EVENTS_RETRY_BASE_MS', 1000, 10, 3_600_000),
+    eventsLeaseMs: int('EVENTS_LEASE_MS', 60_000, 1000, 3_600_000),
     idempotencyMaxAnswerBytes: int('IDEMPOTENCY_MAX_ANSWER_BYTES', 1_048_576, 1024, 67_108_864),
     bodyLimit: int('BODY_LIMIT', 1_048_576, 1024, 1_073_741_824),
     bodyMaxDepth: int('BODY_MAX_DEPTH', 64, 1, 1000),

@@ -8,6 +8,7 @@ import { rowsOf } from '../database/raw-rows';
 import { workflowRuns } from '../database/schema';
 import { insertEffects, type CommittedEffect } from './effects/workflow-effects.repository';
 import type { RunStatus } from './dto/workflow-response.dto';
+import { finishedRunEvent, insertedRunEvent } from './run-finished-event';
 
 export type WorkflowRunRow = typeof workflowRuns.$inferSelect;
 
@@ -171,7 +172,8 @@ export class WorkflowRunsRepository {
 
   /**
    * A run driven inside its request that ended before any step with an effect: written once,
-   * finished (with the entry of the record's workflow log, should a step have provided one).
+   * finished (with the entry of the record's workflow log, should a step have provided one, and its
+   * `workflow.run.finished` event).
    */
   async insertFinished(
     run: NewRun,
@@ -183,10 +185,12 @@ export class WorkflowRunsRepository {
       .$with('logged', {})
       .as(appendToWorkflowLog(outcome.dataId, JSON.stringify(logEntry)));
     const outboxed = this.db.$with('outboxed', {}).as(insertEffects(sql`${run.id}::uuid`, effects));
+    const finishedAt = new Date();
+    const announced = this.db.$with('announced', {}).as(insertedRunEvent(run, outcome, finishedAt));
     await this.db
-      .with(...(effects.length > 0 ? [logged, outboxed] : [logged]))
+      .with(...(effects.length > 0 ? [logged, outboxed, announced] : [logged, announced]))
       .insert(workflowRuns)
-      .values({ ...run, ...outcome, finishedAt: new Date() });
+      .values({ ...run, ...outcome, finishedAt });
   }
 
   /**
@@ -373,8 +377,8 @@ export class WorkflowRunsRepository {
 
   /**
    * Ends a run this instance holds (`owner`, still running), in one statement: the run's outcome,
-   * its entry in the workflow log of the record it saved, and the effects it committed to (into the
-   * outbox). False, and nothing written, when the lease was lost: another instance drives the run.
+   * its entry in the workflow log of the record it saved, the effects it committed to (into the
+   * outbox) and its `workflow.run.finished` event. False, and nothing written, when the lease was lost: another instance drives the run.
    * A finished run is never resumed: its checkpoint keeps only what a re-run reuses (see
    * runEnding).
    */
@@ -397,8 +401,8 @@ export class WorkflowRunsRepository {
           data_id = ${outcome.dataId}::uuid, duration_ms = ${outcome.durationMs}, finished_at = now(),
           checkpoint = ${JSON.stringify(outcome.checkpoint)}::jsonb, lease_owner = null, lease_until = null, step_in_flight = null
         where id = ${id}::uuid and lease_owner = ${owner} and status = 'running'
-        returning id
-      )${logged}${outboxed}
+        returning *
+      )${logged}${outboxed}, announced as (${finishedRunEvent()})
       select count(*)::int as finished from finished`);
     return Number(rowsOf(result)[0]?.finished) === 1;
   }
