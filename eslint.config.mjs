@@ -16,6 +16,7 @@ const FEATURES = [
   'health',
   'workflow',
   'ai',
+  'webhooks',
 ];
 const up = (levels) => '\\.\\./'.repeat(levels);
 

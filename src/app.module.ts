@@ -23,6 +23,7 @@ import { DatabaseClient } from './database/database-client';
 import { DatabaseModule } from './database/database.module';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -57,6 +58,7 @@ export class AppModule {
         EventsModule,
         DataModule,
         WorkflowModule,
+        WebhooksModule,
         AiModule,
         ...(options.modules ?? []),
       ],

@@ -72,6 +72,24 @@ export interface AppConfig {
   eventsRetryBaseMs: number;
   /** How long a claimed batch of events is its dispatcher's; a dispatcher that died is replaced after it. */
   eventsLeaseMs: number;
+  /** Webhook deliveries one instance sends at once (`0`: it sends none). */
+  webhookWorkers: number;
+  /** How often an instance looks for due webhook deliveries (retries, other instances' events). */
+  webhookPollMs: number;
+  /** Limit of one delivery attempt (connect, send, answer). */
+  webhookTimeoutMs: number;
+  /** How long a claimed delivery is its sender's (above the timeout); a sender that died is replaced after it. */
+  webhookLeaseMs: number;
+  /** The wait before a delivery's second attempt; doubles with each attempt (at most 1 hour). */
+  webhookRetryBaseMs: number;
+  /** How long after it was queued a delivery is still retried; then it is `failed`. */
+  webhookRetryMaxMs: number;
+  /** A subscription whose deliveries failed for this long without one success is disabled. */
+  webhookDisableAfterMs: number;
+  /** How long the previous secret still signs (a second signature) after a rotation. */
+  webhookSecretGraceMs: number;
+  /** Days sent and failed deliveries (and their attempts) are kept. */
+  webhookDeliveryRetentionDays: number;
   idempotencyMaxAnswerBytes: number;
   bodyLimit: number;
   bodyMaxDepth: number;
@@ -250,6 +268,15 @@ export function loadConfig(env: Env = process.env): AppConfig {
     eventsPollMs: int('EVENTS_POLL_MS', 500, 20, 600_000),
     eventsRetryBaseMs: int('EVENTS_RETRY_BASE_MS', 1000, 10, 3_600_000),
     eventsLeaseMs: int('EVENTS_LEASE_MS', 60_000, 1000, 3_600_000),
+    webhookWorkers: int('WEBHOOK_WORKERS', 4, 0, 100),
+    webhookPollMs: int('WEBHOOK_POLL_MS', 1000, 20, 600_000),
+    webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, 1, 60_000),
+    webhookLeaseMs: int('WEBHOOK_LEASE_MS', 60_000, 1000, 3_600_000),
+    webhookRetryBaseMs: int('WEBHOOK_RETRY_BASE_MS', 5000, 10, 3_600_000),
+    webhookRetryMaxMs: int('WEBHOOK_RETRY_MAX_MS', 259_200_000, 0, 2_592_000_000),
+    webhookDisableAfterMs: int('WEBHOOK_DISABLE_AFTER_MS', 432_000_000, 0, 2_592_000_000),
+    webhookSecretGraceMs: int('WEBHOOK_SECRET_GRACE_MS', 86_400_000, 0, 2_592_000_000),
+    webhookDeliveryRetentionDays: int('WEBHOOK_DELIVERY_RETENTION_DAYS', 30, 1, 3650),
     idempotencyMaxAnswerBytes: int('IDEMPOTENCY_MAX_ANSWER_BYTES', 1_048_576, 1024, 67_108_864),
     bodyLimit: int('BODY_LIMIT', 1_048_576, 1024, 1_073_741_824),
     bodyMaxDepth: int('BODY_MAX_DEPTH', 64, 1, 1000),
@@ -267,6 +294,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
     aiModel: read('AI_MODEL') ?? null,
     aiTimeoutMs: int('AI_TIMEOUT_MS', 60000, 1, 600_000),
   };
+  if (config.webhookLeaseMs <= config.webhookTimeoutMs)
+    problems.push(
+      'WEBHOOK_LEASE_MS must be longer than WEBHOOK_TIMEOUT_MS (a claim must outlast its attempt)',
+    );
   if (config.aiProvider === 'openai' && !config.aiModel)
     problems.push('AI_MODEL is required when AI_PROVIDER=openai');
   if (problems.length > 0) throw new ConfigValidationError(problems);

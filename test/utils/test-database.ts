@@ -8,6 +8,9 @@ import { createPostgresPool } from '../../src/database/postgres-pool';
 import { snapshotPath, templateDatabaseName, withDatabase } from './snapshot';
 
 const TABLES = [
+  'webhook_attempts',
+  'webhook_deliveries',
+  'webhook_subscriptions',
   'domain_events',
   'workflow_effects',
   'workflow_operations',

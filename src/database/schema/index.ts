@@ -10,3 +10,4 @@ export * from './idempotency-keys.table';
 export * from './workflow-effects.table';
 export * from './record-history.table';
 export * from './domain-events.table';
+export * from './webhooks.table';

@@ -1,21 +1,9 @@
-import { ApiHideProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsOptional } from 'class-validator';
+import { ShortPageQueryDto } from '../../common/http/short-page-query.dto';
 import { RUN_STATUSES } from './workflow-response.dto';
 
-export class RunHistoryQueryDto {
-  @ApiPropertyOptional({ default: 1 }) @IsOptional() @Type(() => Number) @IsInt() @Min(1) page?: number;
-  @ApiPropertyOptional({ default: 20, maximum: 100 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit?: number;
-  @ApiPropertyOptional({ enum: ['en', 'hu'] }) @IsOptional() @IsString() lang?: string;
-  @ApiPropertyOptional({ enum: ['en', 'hu'] }) @IsOptional() @IsString() locale?: string;
-  @ApiHideProperty() @IsOptional() @IsString() _?: string;
-}
+export class RunHistoryQueryDto extends ShortPageQueryDto {}
 
 export class RunListQueryDto extends RunHistoryQueryDto {
   @ApiPropertyOptional({ enum: RUN_STATUSES, example: 'waiting' })

@@ -29,8 +29,12 @@ export interface OutboundRequest {
   body?: string | Buffer;
   /** The whole exchange (connections, redirects, body); default WORKFLOW_API_TIMEOUT_MS, at most 60 s. */
   timeoutMs?: number;
-  /** Default 5 MB; a larger (decompressed) body fails the request. */
+  /** Default 5 MB; a larger (decompressed) body fails the request, unless `truncateResponse`. */
   maxResponseBytes?: number;
+  /** A body larger than `maxResponseBytes` is cut there (the rest is not read) instead of failing. */
+  truncateResponse?: boolean;
+  /** Default true; false returns a redirect (3xx with `Location`) as the answer, without following it. */
+  followRedirects?: boolean;
   /** Aborting it ends the exchange (as a `TIMEOUT`). */
   signal?: AbortSignal;
   /** Headers and body that a redirect may not carry to another origin (see `followRedirect`). */
@@ -93,9 +97,10 @@ export class OutboundHttpService implements OnModuleDestroy {
     try {
       for (let redirects = 0; ; redirects++) {
         const response = await this.send(hop, signal);
-        const location = isRedirect(response.status) ? header(response.headers, 'location') : undefined;
+        const follow = request.followRedirects !== false && isRedirect(response.status);
+        const location = follow ? header(response.headers, 'location') : undefined;
         if (location === undefined) {
-          const body = await readCapped(abortable(response.data, signal), maxBytes);
+          const body = await readCapped(abortable(response.data, signal), maxBytes, request.truncateResponse);
           return {
             status: response.status,
             headers: response.headers,

@@ -2,13 +2,21 @@ import type { Readable } from 'node:stream';
 import { StepError } from '../step-error';
 import { OutboundErrorCode } from './outbound-errors';
 
-/** Reads a response body, failing as soon as it passes `maxBytes` (the rest is never read). */
-export async function readCapped(stream: Readable, maxBytes: number): Promise<Buffer> {
+/**
+ * Reads a response body, failing as soon as it passes `maxBytes` (the rest is never read); with
+ * `truncate`, the first `maxBytes` are the body instead.
+ */
+export async function readCapped(stream: Readable, maxBytes: number, truncate = false): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
   for await (const chunk of stream as AsyncIterable<Buffer | string>) {
     const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     total += buffer.length;
+    if (total > maxBytes && truncate) {
+      stream.destroy();
+      chunks.push(buffer.subarray(0, buffer.length - (total - maxBytes)));
+      break;
+    }
     if (total > maxBytes) {
       stream.destroy();
       throw new StepError(`The response is larger than ${maxBytes} bytes`, {

@@ -1,0 +1,31 @@
+import { Module } from '@nestjs/common';
+import { FormConfigsModule } from '../form-configs/form-configs.module';
+import { SitesModule } from '../sites/sites.module';
+import { ApiStepModule } from '../workflow/steps/api/api-step.module';
+import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
+import { WebhookDeliveriesService } from './webhook-deliveries.service';
+import { WebhookDeliveryRetention } from './webhook-delivery-retention';
+import { WebhookFanOut } from './webhook-fan-out.consumer';
+import { WebhookSender } from './webhook-sender.service';
+import { WebhookSubscriptionsRepository } from './webhook-subscriptions.repository';
+import { WebhooksController } from './webhooks.controller';
+import { WebhooksService } from './webhooks.service';
+
+/**
+ * Signed webhooks (Standard Webhooks): admin subscriptions, the fan-out of domain events into the
+ * webhook outbox, and its sender, which calls receivers through the `api` step's guarded client.
+ */
+@Module({
+  imports: [ApiStepModule, FormConfigsModule, SitesModule],
+  controllers: [WebhooksController],
+  providers: [
+    WebhookSubscriptionsRepository,
+    WebhookDeliveriesRepository,
+    WebhooksService,
+    WebhookDeliveriesService,
+    WebhookSender,
+    WebhookFanOut,
+    WebhookDeliveryRetention,
+  ],
+})
+export class WebhooksModule {}

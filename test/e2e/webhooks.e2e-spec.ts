@@ -1,0 +1,632 @@
+import { sql } from 'drizzle-orm';
+import { Webhook } from 'standardwebhooks';
+import { rowsOf } from '../../src/database/raw-rows';
+import { createConfig } from '../factories/config.factory';
+import { adminToken, createUser, type TestUser } from '../factories/user.factory';
+import { startHttpServer, type HttpTestServer, type RecordedRequest } from '../utils/http-test-server';
+import { createTestApp, type TestApp } from '../utils/test-app';
+import { createTestDatabase } from '../utils/test-database';
+
+/**
+ * Signed webhooks against real loopback receivers. Signatures are checked with the `standardwebhooks`
+ * package (the reference implementation of the scheme), never with the service's own signing code.
+ */
+
+/** Small timings, so retries, disabling and the rotation's grace period happen within the test. */
+const TIMINGS = {
+  EVENTS_POLL_MS: '50',
+  WEBHOOK_POLL_MS: '50',
+  WEBHOOK_RETRY_BASE_MS: '50',
+  WEBHOOK_TIMEOUT_MS: '400',
+  WEBHOOK_LEASE_MS: '1000',
+  WEBHOOK_DISABLE_AFTER_MS: '2500',
+  WEBHOOK_SECRET_GRACE_MS: '1500',
+};
+
+type Truthy<T> = Exclude<T, false | null | undefined | 0 | ''>;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitFor<T>(what: string, probe: () => Promise<T> | T, timeoutMs = 8000): Promise<Truthy<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value as Truthy<T>;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+/** Verifies one request with the reference implementation; the parsed body, or the thrown error. */
+function verify(secret: string, request: RecordedRequest, signature = request.headers['webhook-signature']) {
+  return new Webhook(secret).verify(request.body, {
+    'webhook-id': String(request.headers['webhook-id']),
+    'webhook-timestamp': String(request.headers['webhook-timestamp']),
+    'webhook-signature': String(signature),
+  });
+}
+
+describe('webhooks', () => {
+  let receiver: HttpTestServer;
+  let outsider: HttpTestServer;
+  let spare: HttpTestServer;
+  let t: TestApp;
+  let admin: string;
+  let alice: TestUser;
+  let configId: string;
+
+  beforeAll(async () => {
+    receiver = await startHttpServer();
+    outsider = await startHttpServer();
+    spare = await startHttpServer();
+    t = await createTestApp({
+      env: {
+        ...TIMINGS,
+        WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${receiver.port},127.0.0.1:${spare.port}`,
+      },
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+    await receiver.close();
+    await outsider.close();
+    await spare.close();
+  });
+  beforeEach(async () => {
+    await t.reset();
+    receiver.reset();
+    outsider.reset();
+    admin = await adminToken(t);
+    alice = await createUser(t);
+    configId = await createConfig(t, admin);
+  });
+
+  const subscribe = async (body: Record<string, unknown>, app = t, token = admin) => {
+    const response = await app.request({
+      method: 'POST',
+      url: '/api/webhooks',
+      token,
+      payload: { url: receiver.url('/hooks'), events: ['record.created'], ...body },
+    });
+    expect(response.statusCode).toBe(201);
+    return response.json() as { id: string; secret: string; siteId: string | null };
+  };
+  const submit = async (data: Record<string, unknown>, app = t, headers?: Record<string, string>) => {
+    const response = await app.request({
+      method: 'POST',
+      url: `/api/data/${configId}`,
+      token: alice.token,
+      payload: data,
+      headers,
+    });
+    expect(response.statusCode).toBe(201);
+    return response.json() as { dataId: string; data: Record<string, unknown> };
+  };
+  const deliveries = async (webhookId: string, app = t) => {
+    const response = await app.request({
+      method: 'GET',
+      url: `/api/webhooks/${webhookId}/deliveries`,
+      token: admin,
+    });
+    expect(response.statusCode).toBe(200);
+    return response.json().data as Array<Record<string, any>>;
+  };
+  const settledDelivery = (webhookId: string, app = t) =>
+    waitFor('a settled delivery', async () => {
+      const [latest] = await deliveries(webhookId, app);
+      return latest && latest.state !== 'pending' ? latest : null;
+    });
+  const webhook = async (id: string) =>
+    (await t.request({ method: 'GET', url: `/api/webhooks/${id}`, token: admin })).json();
+
+  describe('subscriptions', () => {
+    it('are created, read, listed, changed and deleted by admins, the secret shown only at creation', async () => {
+      const created = await subscribe({
+        events: ['record.created', 'workflow.run.finished'],
+        description: 'ERP',
+      });
+      expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+      expect(Buffer.from(created.secret.slice(6), 'base64')).toHaveLength(32);
+      expect(created).toMatchObject({
+        url: receiver.url('/hooks'),
+        events: ['record.created', 'workflow.run.finished'],
+        configId: null,
+        siteId: null,
+        description: 'ERP',
+        enabled: true,
+        disabledReason: null,
+        previousSecretExpiresAt: null,
+      });
+
+      const read = await t.request({ method: 'GET', url: `/api/webhooks/${created.id}`, token: admin });
+      expect(read.statusCode).toBe(200);
+      expect(read.json()).not.toHaveProperty('secret');
+      expect(read.body).not.toContain(created.secret.slice(6));
+      const list = await t.request({ method: 'GET', url: '/api/webhooks', token: admin });
+      expect(list.json()).toMatchObject({ totalCount: 1, data: [{ id: created.id }] });
+      expect(list.body).not.toContain(created.secret.slice(6));
+
+      const updated = await t.request({
+        method: 'PUT',
+        url: `/api/webhooks/${created.id}`,
+        token: admin,
+        payload: { events: ['record.deleted'], configId, description: null },
+      });
+      expect(updated.statusCode).toBe(200);
+      expect(updated.json()).toMatchObject({ events: ['record.deleted'], configId, description: null });
+
+      const removed = await t.request({ method: 'DELETE', url: `/api/webhooks/${created.id}`, token: admin });
+      expect(removed.statusCode).toBe(200);
+      expect(removed.json().id).toBe(created.id);
+      const gone = await t.request({ method: 'GET', url: `/api/webhooks/${created.id}`, token: admin });
+      expect(gone.statusCode).toBe(404);
+      expect(gone.json().code).toBe('WEBHOOK_NOT_FOUND');
+    });
+
+    it('are refused to non-admins (403) on every route', async () => {
+      const { id } = await subscribe({});
+      const routes: Array<[string, string, object?]> = [
+        ['GET', '/api/webhooks'],
+        ['POST', '/api/webhooks', { url: receiver.url(), events: ['record.created'] }],
+        ['GET', `/api/webhooks/${id}`],
+        ['PUT', `/api/webhooks/${id}`, { enabled: false }],
+        ['DELETE', `/api/webhooks/${id}`],
+        ['POST', `/api/webhooks/${id}/rotate-secret`],
+        ['GET', `/api/webhooks/${id}/deliveries`],
+        ['POST', `/api/webhooks/${id}/deliveries/${id}/redeliver`],
+      ];
+      for (const [method, url, payload] of routes) {
+        const response = await t.request({ method: method as 'GET', url, token: alice.token, payload });
+        expect([method, url, response.statusCode, response.json().code]).toEqual([
+          method,
+          url,
+          403,
+          'FORBIDDEN',
+        ]);
+      }
+      expect((await webhook(id)).enabled).toBe(true);
+    });
+
+    it('refuse bad bodies with 422 naming the field', async () => {
+      const refused = async (payload: Record<string, unknown>) => {
+        const response = await t.request({ method: 'POST', url: '/api/webhooks', token: admin, payload });
+        expect(response.statusCode).toBe(422);
+        return (response.json().validationErrors as Array<{ field: string }>).map((error) => error.field);
+      };
+      const valid = { url: receiver.url('/hooks'), events: ['record.created'] };
+      expect(await refused({ ...valid, url: 'ftp://example.com/hooks' })).toEqual(['url']);
+      expect(await refused({ ...valid, url: 'not a url' })).toEqual(['url']);
+      expect(await refused({ ...valid, events: ['record.created', 'record.exploded'] })).toEqual(['events']);
+      expect(await refused({ ...valid, events: [] })).toEqual(['events']);
+      expect(await refused({ ...valid, secret: 'whsec_mine' })).toEqual(['secret']);
+      expect(await refused({ ...valid, configId: '3fa85f64-5717-4562-b3fc-2c963f66afa6' })).toEqual([
+        'configId',
+      ]);
+      expect(await refused({ ...valid, siteId: '3fa85f64-5717-4562-b3fc-2c963f66afa6' })).toEqual(['siteId']);
+      const list = await t.request({ method: 'GET', url: '/api/webhooks', token: admin });
+      expect(list.json().totalCount).toBe(0);
+    });
+  });
+
+  describe('deliveries', () => {
+    it('are signed after Standard Webhooks, with the event as the body', async () => {
+      const { id, secret } = await subscribe({});
+      const { dataId } = await submit({ name: 'Ann', qty: 2 });
+      const [request] = await waitFor(
+        'the delivery',
+        () => receiver.requests.length > 0 && receiver.requests,
+      );
+      expect(request.method).toBe('POST');
+      expect(request.url).toBe('/hooks');
+      expect(request.headers['content-type']).toBe('application/json');
+      const body = verify(secret, request) as Record<string, any>;
+      expect(body).toEqual(JSON.parse(request.body));
+      expect(Object.keys(body)).toEqual(['type', 'timestamp', 'data']);
+      expect(body.type).toBe('record.created');
+      expect(body.data).toMatchObject({
+        record: { _id: dataId, configId, userId: alice.user.id, data: { name: 'Ann', qty: 2 } },
+        changes: { name: { after: 'Ann' }, qty: { after: 2 } },
+        historyId: expect.any(Number),
+      });
+      expect(Math.abs(Date.parse(body.timestamp) - Date.now())).toBeLessThan(10_000);
+      const timestamp = Number(request.headers['webhook-timestamp']);
+      expect(Math.abs(timestamp - Date.now() / 1000)).toBeLessThan(10);
+      // Another secret does not verify it.
+      expect(() => verify(`whsec_${Buffer.alloc(32, 1).toString('base64')}`, request)).toThrow(
+        'No matching signature found',
+      );
+
+      const [delivery] = await waitFor('sent', async () => {
+        const list = await deliveries(id);
+        return list[0]?.state === 'sent' && list;
+      });
+      expect(delivery).toMatchObject({
+        eventId: request.headers['webhook-id'],
+        eventType: 'record.created',
+        attempts: 1,
+        lastError: null,
+        redeliveryOf: null,
+        attemptLog: [{ attempt: 1, status: 200, error: null, response: '{"ok":true}' }],
+      });
+    });
+
+    it('go only to subscriptions wanting the event type, configuration and site', async () => {
+      const other = await createConfig(t, admin, { title: 'Other form' });
+      const site = await t.request({
+        method: 'POST',
+        url: '/api/sites',
+        token: admin,
+        payload: { name: 'Shop', domains: ['shop.example.test'] },
+      });
+      const siteId = site.json().id as string;
+      const all = await subscribe({
+        url: receiver.url('/all'),
+        events: ['record.created', 'record.updated'],
+      });
+      await subscribe({ url: receiver.url('/config'), configId: other });
+      await subscribe({ url: receiver.url('/deleted'), events: ['record.deleted'] });
+      // Created through the site's host, without a siteId: the subscription takes the host's site.
+      const bySite = await t.request({
+        method: 'POST',
+        url: '/api/webhooks',
+        token: admin,
+        headers: { host: 'shop.example.test' },
+        payload: { url: receiver.url('/site'), events: ['record.created'] },
+      });
+      expect(bySite.json().siteId).toBe(siteId);
+
+      await submit({ name: 'No site', qty: 1 });
+      await submit({ name: 'Shop', qty: 1 }, t, { host: 'shop.example.test' });
+      configId = other;
+      await submit({ name: 'Other form', qty: 1 });
+
+      await waitFor('five deliveries', () => receiver.requests.length >= 5);
+      await sleep(300); // anything wrongly queued would arrive meanwhile
+      const got = receiver.requests
+        .map((request) => `${request.url} ${JSON.parse(request.body).data.record.data.name}`)
+        .sort();
+      expect(got).toEqual([
+        '/all No site',
+        '/all Other form',
+        '/all Shop',
+        '/config Other form',
+        '/site Shop',
+      ]);
+      expect((await deliveries(all.id)).every((delivery) => delivery.state === 'sent')).toBe(true);
+    });
+
+    it('are retried on 500, 429 (Retry-After) and timeouts until one is accepted', async () => {
+      const { id, secret } = await subscribe({});
+      const answers = [500, 429, 'hang', 200];
+      receiver.handle((_req, res) => {
+        const answer = answers[receiver.requests.length - 1];
+        if (answer === 'hang') return; // no answer within WEBHOOK_TIMEOUT_MS
+        res.writeHead(answer as number, answer === 429 ? { 'retry-after': '1' } : {});
+        res.end(answer === 200 ? 'thanks' : 'busy');
+      });
+      await submit({ name: 'Ann', qty: 1 });
+      const delivery = await settledDelivery(id);
+      expect(delivery.state).toBe('sent');
+      expect(delivery.attempts).toBe(4);
+      expect(
+        delivery.attemptLog.map((a: any) => [a.attempt, a.status, a.error?.code ?? null, a.response]),
+      ).toEqual([
+        [1, 500, 'HTTP_STATUS', 'busy'],
+        [2, 429, 'HTTP_STATUS', 'busy'],
+        [3, null, 'TIMEOUT', null],
+        [4, 200, null, 'thanks'],
+      ]);
+      // Retry-After: 1 was honoured: the third attempt came at least a second after the second.
+      const [, second, third] = delivery.attemptLog.map((a: any) => Date.parse(a.at));
+      expect(third - second).toBeGreaterThanOrEqual(900);
+      // Every attempt carried the same id and body, each signed afresh.
+      expect(new Set(receiver.requests.map((r) => r.headers['webhook-id'])).size).toBe(1);
+      expect(new Set(receiver.requests.map((r) => r.body)).size).toBe(1);
+      for (const request of receiver.requests)
+        expect(verify(secret, request)).toMatchObject({ type: 'record.created' });
+      expect((await webhook(id)).failingSince).toBeNull();
+    });
+
+    it('fail at once on a 4xx or a redirect (never followed)', async () => {
+      const rejecting = await subscribe({ url: receiver.url('/reject') });
+      const redirecting = await subscribe({ url: receiver.url('/redirect') });
+      receiver.handle((req, res) => {
+        if (req.url === '/redirect') res.writeHead(307, { location: receiver.url('/elsewhere') });
+        else res.writeHead(410);
+        res.end('gone');
+      });
+      await submit({ name: 'Ann', qty: 1 });
+      const rejected = await settledDelivery(rejecting.id);
+      expect(rejected).toMatchObject({
+        state: 'failed',
+        attempts: 1,
+        lastError: { code: 'HTTP_STATUS', message: 'the receiver answered 410' },
+        attemptLog: [{ status: 410, response: 'gone' }],
+      });
+      const redirected = await settledDelivery(redirecting.id);
+      expect(redirected).toMatchObject({ state: 'failed', attempts: 1, attemptLog: [{ status: 307 }] });
+      await sleep(200);
+      expect(receiver.requests.map((request) => request.url).sort()).toEqual(['/redirect', '/reject']);
+    });
+
+    it('is refused by the outbound guard for a private address that is not allow-listed; nothing is sent', async () => {
+      const { id } = await subscribe({ url: outsider.url('/hooks') });
+      await submit({ name: 'Ann', qty: 1 });
+      const delivery = await settledDelivery(id);
+      expect(delivery).toMatchObject({
+        state: 'failed',
+        attempts: 1,
+        lastError: { code: 'DESTINATION_REFUSED' },
+        attemptLog: [{ status: null, error: { code: 'DESTINATION_REFUSED' } }],
+      });
+      expect(outsider.connections).toBe(0);
+      expect(outsider.requests).toHaveLength(0);
+    });
+
+    it('are sent again on request with the same webhook-id and body (202)', async () => {
+      const { id, secret } = await subscribe({});
+      await submit({ name: 'Ann', qty: 1 });
+      const original = await settledDelivery(id);
+      const response = await t.request({
+        method: 'POST',
+        url: `/api/webhooks/${id}/deliveries/${original.id}/redeliver`,
+        token: admin,
+      });
+      expect(response.statusCode).toBe(202);
+      expect(response.json()).toMatchObject({
+        state: 'pending',
+        redeliveryOf: original.id,
+        eventId: original.eventId,
+      });
+      await waitFor('the redelivery', () => receiver.requests.length === 2);
+      const [first, again] = receiver.requests;
+      expect(again.headers['webhook-id']).toBe(first.headers['webhook-id']);
+      expect(again.body).toBe(first.body);
+      expect(verify(secret, again)).toEqual(JSON.parse(first.body));
+      const list = await waitFor('both sent', async () => {
+        const all = await deliveries(id);
+        return all.every((delivery) => delivery.state === 'sent') && all;
+      });
+      expect(list.map((delivery) => delivery.redeliveryOf)).toEqual([original.id, null]);
+
+      const unknown = await t.request({
+        method: 'POST',
+        url: `/api/webhooks/${id}/deliveries/3fa85f64-5717-4562-b3fc-2c963f66afa6/redeliver`,
+        token: admin,
+      });
+      expect([unknown.statusCode, unknown.json().code]).toEqual([404, 'WEBHOOK_DELIVERY_NOT_FOUND']);
+    });
+
+    it('carry both signatures during a rotation grace period, then only the new one', async () => {
+      const { id, secret: old } = await subscribe({});
+      const rotated = await t.request({
+        method: 'POST',
+        url: `/api/webhooks/${id}/rotate-secret`,
+        token: admin,
+      });
+      expect(rotated.statusCode).toBe(200);
+      const { secret: fresh, previousSecretExpiresAt } = rotated.json();
+      expect(fresh).toMatch(/^whsec_/);
+      expect(fresh).not.toBe(old);
+      expect(Date.parse(previousSecretExpiresAt) - Date.now()).toBeGreaterThan(1000);
+      expect((await webhook(id)).previousSecretExpiresAt).toBe(previousSecretExpiresAt);
+
+      await submit({ name: 'During', qty: 1 });
+      const [during] = await waitFor(
+        'the first delivery',
+        () => receiver.requests.length === 1 && receiver.requests,
+      );
+      const signatures = String(during.headers['webhook-signature']).split(' ');
+      expect(signatures).toHaveLength(2);
+      expect(signatures.every((signature) => signature.startsWith('v1,'))).toBe(true);
+      expect(verify(fresh, during, signatures[0])).toMatchObject({ type: 'record.created' });
+      expect(verify(old, during, signatures[1])).toMatchObject({ type: 'record.created' });
+      expect(() => verify(old, during, signatures[0])).toThrow('No matching signature found');
+      expect(() => verify(fresh, during, signatures[1])).toThrow('No matching signature found');
+
+      await sleep(Date.parse(previousSecretExpiresAt) - Date.now() + 50);
+      await submit({ name: 'After', qty: 1 });
+      const after = await waitFor(
+        'the second delivery',
+        () => receiver.requests.length === 2 && receiver.requests[1],
+      );
+      expect(String(after.headers['webhook-signature']).split(' ')).toHaveLength(1);
+      expect(verify(fresh, after)).toMatchObject({ data: { record: { data: { name: 'After' } } } });
+      expect(() => verify(old, after)).toThrow('No matching signature found');
+      expect((await webhook(id)).previousSecretExpiresAt).toBeNull();
+    });
+
+    it('disable a subscription that keeps failing; enabling it again sends what waited', async () => {
+      const { id } = await subscribe({});
+      receiver.handle((_req, res) => {
+        res.writeHead(503);
+        res.end();
+      });
+      await submit({ name: 'Ann', qty: 1 });
+      const disabled = await waitFor('disabled', async () => {
+        const current = await webhook(id);
+        return !current.enabled && current;
+      });
+      expect(disabled.disabledReason).toContain('without one success');
+      expect(disabled.disabledReason).toContain('the receiver answered 503');
+      expect(Date.parse(disabled.disabledAt) - Date.parse(disabled.failingSince)).toBeGreaterThanOrEqual(
+        2500,
+      );
+      const attemptsWhenDisabled = receiver.requests.length;
+      expect(attemptsWhenDisabled).toBeGreaterThan(3);
+
+      // Nothing is sent, and nothing queued, while it is disabled.
+      await submit({ name: 'Bob', qty: 1 });
+      await sleep(300);
+      expect(receiver.requests).toHaveLength(attemptsWhenDisabled);
+      expect(await deliveries(id)).toHaveLength(1);
+
+      receiver.handle((_req, res) => {
+        res.writeHead(204);
+        res.end();
+      });
+      const enabled = await t.request({
+        method: 'PUT',
+        url: `/api/webhooks/${id}`,
+        token: admin,
+        payload: { enabled: true },
+      });
+      expect(enabled.json()).toMatchObject({ enabled: true, disabledReason: null, failingSince: null });
+      const sent = await settledDelivery(id);
+      expect(sent.state).toBe('sent');
+      expect(sent.attemptLog.at(-1)).toMatchObject({ status: 204 });
+    });
+  });
+
+  describe('durability', () => {
+    it('a receiver down for a while gets every event once it is back', async () => {
+      const port = spare.port;
+      await spare.close();
+      const { id, secret } = await subscribe({ url: `http://127.0.0.1:${port}/hooks` });
+      for (let i = 1; i <= 5; i++) await submit({ name: `Order ${i}`, qty: i });
+      await waitFor('failed attempts', async () => {
+        const all = await deliveries(id);
+        return all.length === 5 && all.every((delivery) => delivery.attempts >= 3);
+      });
+      spare = await startHttpServer('127.0.0.1', port);
+      await waitFor(
+        'every event',
+        () => new Set(spare.requests.map((r) => r.headers['webhook-id'])).size === 5,
+      );
+      const names = spare.requests.map((request) => (verify(secret, request) as any).data.record.data.name);
+      expect(new Set(names)).toEqual(new Set(['Order 1', 'Order 2', 'Order 3', 'Order 4', 'Order 5']));
+      const all = await waitFor('all sent', async () => {
+        const list = await deliveries(id);
+        return list.every((delivery) => delivery.state === 'sent') && list;
+      });
+      for (const delivery of all) {
+        expect(delivery.attemptLog[0]).toMatchObject({ status: null, error: { code: 'NETWORK_ERROR' } });
+        expect(delivery.attemptLog.at(-1)).toMatchObject({ status: 200, error: null });
+      }
+      expect((await webhook(id)).enabled).toBe(true);
+    });
+  });
+});
+
+/** Instances that die: each test boots two on one database of its own, one after the other. */
+describe('webhooks across a crash', () => {
+  let receiver: HttpTestServer;
+
+  beforeAll(async () => {
+    receiver = await startHttpServer();
+  });
+  afterAll(() => receiver.close());
+  beforeEach(() => receiver.reset());
+
+  const subscribeOn = async (app: TestApp, token: string, server: HttpTestServer) => {
+    const response = await app.request({
+      method: 'POST',
+      url: '/api/webhooks',
+      token,
+      payload: { url: server.url('/hooks'), events: ['record.created'] },
+    });
+    expect(response.statusCode).toBe(201);
+    return response.json() as { id: string; secret: string };
+  };
+  const settledOn = (app: TestApp, token: string, webhookId: string) =>
+    waitFor('a settled delivery', async () => {
+      const response = await app.request({
+        method: 'GET',
+        url: `/api/webhooks/${webhookId}/deliveries`,
+        token,
+      });
+      const [latest] = response.json().data as Array<Record<string, any>>;
+      return latest && latest.state !== 'pending' ? latest : null;
+    });
+
+  it('a crash between the change and its delivery loses nothing: the next instance sends it', async () => {
+    const database = await createTestDatabase();
+    const env = { ...TIMINGS, WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${receiver.port}` };
+    try {
+      // The first instance sends nothing (as if it died right after the commit).
+      const first = await createTestApp({ database, env: { ...env, WEBHOOK_WORKERS: '0' } });
+      const token = await adminToken(first);
+      const user = await createUser(first);
+      const form = await createConfig(first, token);
+      const { secret } = await subscribeOn(first, token, receiver);
+      const saved = await first.request({
+        method: 'POST',
+        url: `/api/data/${form}`,
+        token: user.token,
+        payload: { name: 'Kept', qty: 1 },
+      });
+      expect(saved.statusCode).toBe(201);
+      await first.close();
+      expect(receiver.requests).toHaveLength(0);
+      const waiting = rowsOf(
+        await database.client.db.execute(
+          sql`select (select count(*) from domain_events) + (select count(*) from webhook_deliveries where state = 'pending') as n`,
+        ),
+      );
+      expect(Number(waiting[0].n)).toBeGreaterThan(0);
+
+      const second = await createTestApp({ database, env });
+      try {
+        const [request] = await waitFor(
+          'the delivery',
+          () => receiver.requests.length > 0 && receiver.requests,
+        );
+        expect(verify(secret, request)).toMatchObject({
+          type: 'record.created',
+          data: { record: { _id: saved.json().dataId, data: { name: 'Kept' } } },
+        });
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await database.close();
+    }
+  });
+
+  it('a crash after the receiver accepted, before the delivery was marked sent, resends the same webhook-id', async () => {
+    const database = await createTestDatabase();
+    const env = { ...TIMINGS, WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${receiver.port}` };
+    try {
+      const first = await createTestApp({ database, env });
+      const token = await adminToken(first);
+      const user = await createUser(first);
+      const form = await createConfig(first, token);
+      const { id, secret } = await subscribeOn(first, token, receiver);
+      // The first request is accepted (200 sent), but its answer never ends: the instance dies reading it.
+      receiver.handle((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        if (receiver.requests.length === 1) res.write('accepted');
+        else res.end('accepted again');
+      });
+      const saved = await first.request({
+        method: 'POST',
+        url: `/api/data/${form}`,
+        token: user.token,
+        payload: { name: 'Once', qty: 1 },
+      });
+      expect(saved.statusCode).toBe(201);
+      await waitFor('the first attempt', () => receiver.requests.length === 1);
+      await first.close();
+
+      const second = await createTestApp({ database, env });
+      try {
+        await waitFor('the resend', () => receiver.requests.length === 2);
+        const [accepted, resent] = receiver.requests;
+        expect(resent.headers['webhook-id']).toBe(accepted.headers['webhook-id']);
+        expect(resent.body).toBe(accepted.body);
+        expect(verify(secret, resent)).toMatchObject({ data: { record: { data: { name: 'Once' } } } });
+        const sent = await settledOn(second, token, id);
+        expect(sent).toMatchObject({ state: 'sent', attempts: 2 });
+        expect(sent.attemptLog.at(-1)).toMatchObject({
+          attempt: 2,
+          status: 200,
+          response: 'accepted again',
+        });
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await database.close();
+    }
+  });
+});
