@@ -12,8 +12,10 @@ import {
 } from '@nestjs/swagger';
 import { Roles } from '../common/auth/auth-decision.decorators';
 import { Ctx } from '../common/context/ctx.decorator';
+import { ApiCallbacks } from '../common/http/openapi-document';
 import type { RequestContext } from '../common/context/request-context';
 import { ShortPageQueryDto } from '../common/http/short-page-query.dto';
+import { WEBHOOK_CALLBACKS } from './dto/webhook-callbacks';
 import { WebhookDeliveryDto, WebhookDeliveryPageDto } from './dto/webhook-delivery.dto';
 import { WEBHOOK_EVENT_MODELS } from './dto/webhook-event.dto';
 import {
@@ -61,6 +63,7 @@ export class WebhooksController {
     summary: 'Subscribe a URL to events; the answer shows the signing secret, once',
     description: `${SIGNED} \`siteId\` absent: the site of the request's Host (none: every site).`,
   })
+  @ApiCallbacks(WEBHOOK_CALLBACKS)
   @ApiCreatedResponse({ type: CreatedWebhookDto })
   @ApiUnprocessableEntityResponse({
     description: 'Not an http(s) URL, an unknown event type or field, an unknown configuration or site',

@@ -45,6 +45,9 @@ const ORDER = [
   'POST /api/workflow/{workflowId}/runs/rerun',
   'POST /api/ai/configs/generate',
   'DELETE /api/data/{configId}',
+  'POST /api/webhooks',
+  'PUT /api/webhooks/{webhookId}',
+  'GET /api/webhooks/{webhookId}/deliveries',
   'POST /auth/change-password',
 ];
 
@@ -57,6 +60,7 @@ const CREATES: Record<string, [string, (body: any) => string]> = {
   'POST /api/data/{configId}': ['dataId', (body) => body.dataId],
   'POST /api/workflow': ['workflowId', (body) => body.id],
   'POST /api/workflow/{workflowId}/execute': ['runId', (body) => body.runId],
+  'POST /api/webhooks': ['webhookId', (body) => body.id],
 };
 
 /**

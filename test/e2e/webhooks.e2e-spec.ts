@@ -89,7 +89,7 @@ describe('webhooks', () => {
       payload: { url: receiver.url('/hooks'), events: ['record.created'], ...body },
     });
     expect(response.statusCode).toBe(201);
-    return response.json() as { id: string; secret: string; siteId: string | null };
+    return response.json<{ id: string; secret: string; siteId: string | null }>();
   };
   const submit = async (data: Record<string, unknown>, app = t, headers?: Record<string, string>) => {
     const response = await app.request({
@@ -100,7 +100,7 @@ describe('webhooks', () => {
       headers,
     });
     expect(response.statusCode).toBe(201);
-    return response.json() as { dataId: string; data: Record<string, unknown> };
+    return response.json<{ dataId: string; data: Record<string, unknown> }>();
   };
   const deliveries = async (webhookId: string, app = t) => {
     const response = await app.request({
@@ -206,6 +206,46 @@ describe('webhooks', () => {
       const list = await t.request({ method: 'GET', url: '/api/webhooks', token: admin });
       expect(list.json().totalCount).toBe(0);
     });
+  });
+
+  it('are documented in /api-docs-json: every route, and each event body as a callback of the create', async () => {
+    const document = (await t.request({ method: 'GET', url: '/api-docs-json' })).json();
+    const routes = Object.entries(document.paths as Record<string, object>)
+      .filter(([path]) => path.startsWith('/api/webhooks'))
+      .flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
+    expect(routes.sort()).toEqual([
+      'DELETE /api/webhooks/{webhookId}',
+      'GET /api/webhooks',
+      'GET /api/webhooks/{webhookId}',
+      'GET /api/webhooks/{webhookId}/deliveries',
+      'POST /api/webhooks',
+      'POST /api/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver',
+      'POST /api/webhooks/{webhookId}/rotate-secret',
+      'PUT /api/webhooks/{webhookId}',
+    ]);
+    const callbacks = document.paths['/api/webhooks'].post.callbacks;
+    expect(Object.keys(callbacks)).toEqual([
+      'record.created',
+      'record.updated',
+      'record.deleted',
+      'record.restored',
+      'workflow.run.finished',
+    ]);
+    for (const [type, callback] of Object.entries<any>(callbacks)) {
+      const post = callback['{$request.body#/url}'].post;
+      const media = post.requestBody.content['application/json'];
+      const schema = document.components.schemas[media.schema.$ref.split('/').pop()];
+      expect([type, schema.properties.type.enum]).toEqual([type, expect.arrayContaining([type])]);
+      expect(media.example.type).toBe(type);
+      expect(post.parameters.map((p: { name: string }) => p.name)).toEqual([
+        'webhook-id',
+        'webhook-timestamp',
+        'webhook-signature',
+      ]);
+    }
+    expect(document.components.schemas.WebhookRecordEventDataDto.properties.record.allOf[0].$ref).toBe(
+      '#/components/schemas/RecordDto',
+    );
   });
 
   describe('deliveries', () => {
@@ -526,7 +566,7 @@ describe('webhooks across a crash', () => {
       payload: { url: server.url('/hooks'), events: ['record.created'] },
     });
     expect(response.statusCode).toBe(201);
-    return response.json() as { id: string; secret: string };
+    return response.json<{ id: string; secret: string }>();
   };
   const settledOn = (app: TestApp, token: string, webhookId: string) =>
     waitFor('a settled delivery', async () => {

@@ -43,10 +43,25 @@ function addFormBody(operation: OperationObject & { [FORM_BODY]?: SchemaObject }
   delete operation[FORM_BODY];
 }
 
+const CALLBACKS = 'x-callbacks';
+
+/**
+ * Requests the service itself sends because of this operation (webhook deliveries), as the
+ * operation's OpenAPI `callbacks`: `{name: {'{$request.body#/url}': {post: ...}}}`.
+ */
+export const ApiCallbacks = (callbacks: Record<string, unknown>) => ApiExtension(CALLBACKS, callbacks);
+
+function addCallbacks(operation: OperationObject & { [CALLBACKS]?: OperationObject['callbacks'] }): void {
+  if (!operation[CALLBACKS]) return;
+  operation.callbacks = operation[CALLBACKS];
+  delete operation[CALLBACKS];
+}
+
 /**
  * Every 4xx and 5xx answer of every operation carries the one error body (ErrorResponseDto), and
  * every operation has a `default` answer with it: any route may also answer 422, 429 or 503. A form
- * body declared with ApiFormBody joins the request body.
+ * body declared with ApiFormBody joins the request body, callbacks declared with ApiCallbacks become
+ * the operation's.
  */
 function completeOperations(document: OpenAPIObject): void {
   const schema = { $ref: getSchemaPath(ErrorResponseDto) };
@@ -54,6 +69,7 @@ function completeOperations(document: OpenAPIObject): void {
     for (const operation of Object.values(item)) {
       if (typeof operation !== 'object' || operation === null || !('responses' in operation)) continue;
       addFormBody(operation);
+      addCallbacks(operation);
       const responses: Record<string, ResponseObject | ReferenceObject> = (operation.responses ??= {});
       responses.default ??= { description: 'An error (the status says which kind)' };
       for (const [status, response] of Object.entries(responses)) {

@@ -112,7 +112,13 @@ export class UpdateWebhookDto {
   @IsUUID()
   configId?: string | null;
 
-  @ApiPropertyOptional({ format: 'uuid', nullable: true, type: String, description: 'null: every site' })
+  @ApiPropertyOptional({
+    format: 'uuid',
+    nullable: true,
+    type: String,
+    example: null,
+    description: 'null: every site',
+  })
   @IsOptional()
   @ValidateIf((_, value) => value !== null)
   @IsUUID()
