@@ -87,6 +87,13 @@ call -X PUT "$BASE/api/permissions/$CONFIG" -d '{"roles": {
 call "$BASE/api/users" -d '{"email": "sam@example.com", "password": "sam-password-1", "name": "Sam", "role": "auditor"}'
 call "$BASE/api/sites" -d '{"name": "Shop", "domains": ["shop.localhost"]}'
 
+# Webhooks (admin): subscribe a URL to record events (the answer shows the signing secret, once),
+# rotate the secret, read the deliveries with their attempts.
+HOOK=$(call "$BASE/api/webhooks" -d '{"url": "https://hooks.example.com/forms",
+  "events": ["record.created", "record.updated"]}' | json .id)
+call "$BASE/api/webhooks/$HOOK/rotate-secret" -d '{}'
+call "$BASE/api/webhooks/$HOOK/deliveries"
+
 # Self-registration (on by default) answers a token of a `user`, who sees the form the admin shared.
 USER_TOKEN=$(curl -sS --fail-with-body "$BASE/auth/register" -H 'content-type: application/json' \
   -d '{"email": "ann@example.com", "password": "ann-password-1", "name": "Ann"}' | json .token)
