@@ -230,14 +230,6 @@ export class WebhookDeliveriesRepository {
       if (batch < 1000) return removed;
     }
   }
-
-  /** Deliveries per state (metrics, tests). */
-  async countByState(): Promise<Record<string, number>> {
-    const result = await this.db.execute(
-      sql`select state, count(*)::int as count from ${webhookDeliveries} group by state`,
-    );
-    return Object.fromEntries(rowsOf(result).map((row) => [String(row.state), Number(row.count)]));
-  }
 }
 
 function lastError(attempt: AttemptRecord): string | null {

@@ -34,7 +34,8 @@ export const MAX_BACKOFF_MS = 60 * 60_000;
  * starts the next one when it found work, so an idle instance asks the database once per poll
  * (WEBHOOK_POLL_MS); `sendSoon` is the nudge after a fan-out. A delivery is marked sent only after a
  * 2xx; a claim that ran out writes nothing of its outcome (another instance sends it again, with the
- * same `webhook-id`). At shutdown, attempts in flight are abandoned to their lease, as a crash would.
+ * same `webhook-id`). At shutdown, attempts in flight are abandoned: their deliveries are sent again
+ * (after their retry wait, or their lease when nothing was written), as after a crash.
  */
 @Injectable()
 export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
@@ -44,7 +45,6 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
   private workers = 0;
   private again = false;
   private stopping = false;
-  private readonly idle = new Set<() => void>();
 
   constructor(
     private readonly deliveries: WebhookDeliveriesRepository,
@@ -74,22 +74,7 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
       return;
     }
     this.workers++;
-    void this.work().finally(() => {
-      this.workers--;
-      if (this.workers === 0) for (const resolve of this.idle) resolve();
-    });
-  }
-
-  /** Resolves when no worker is busy (tests; a round started by `sendSoon` is over). */
-  settled(): Promise<void> {
-    if (this.workers === 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        this.idle.delete(done);
-        resolve();
-      };
-      this.idle.add(done);
-    });
+    void this.work().finally(() => this.workers--);
   }
 
   /** One worker: claims and sends deliveries one at a time until none is due. */

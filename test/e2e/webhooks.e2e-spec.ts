@@ -6,6 +6,7 @@ import { adminToken, createUser, type TestUser } from '../factories/user.factory
 import { startHttpServer, type HttpTestServer, type RecordedRequest } from '../utils/http-test-server';
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { createTestDatabase } from '../utils/test-database';
+import { WebhookDeliveryRetention } from '../../src/webhooks/webhook-delivery-retention';
 
 /**
  * Signed webhooks against real loopback receivers. Signatures are checked with the `standardwebhooks`
@@ -428,6 +429,14 @@ describe('webhooks', () => {
         return all.every((delivery) => delivery.state === 'sent') && all;
       });
       expect(list.map((delivery) => delivery.redeliveryOf)).toEqual([original.id, null]);
+      // Deliveries settled before the retention's cutoff go, with their attempts; a newer one stays.
+      await submit({ name: 'Newer', qty: 1 });
+      await waitFor('the newer delivery', async () => (await deliveries(id)).length === 3);
+      const cutoff = new Date(Date.parse(list[0].createdAt) + 1);
+      expect(await t.app.get(WebhookDeliveryRetention).purge(cutoff)).toBe(2);
+      const left = await deliveries(id);
+      expect(left).toHaveLength(1);
+      expect(left[0].eventId).not.toBe(original.eventId);
 
       const unknown = await t.request({
         method: 'POST',
