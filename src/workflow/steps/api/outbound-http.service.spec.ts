@@ -290,6 +290,16 @@ describe('OutboundHttpService (real servers on 127.0.0.1)', () => {
       );
     });
 
+    it('cuts a body over the cap with truncateResponse instead of failing', async () => {
+      server.handle((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.write('a'.repeat(600));
+        res.end('b'.repeat(600));
+      });
+      const response = await send({ url: server.url(), maxResponseBytes: 1000, truncateResponse: true });
+      expect(response.data).toBe('a'.repeat(600) + 'b'.repeat(400));
+    });
+
     it('accepts a body exactly at the cap', async () => {
       server.handle((_req, res) => {
         res.writeHead(200, { 'content-type': 'text/plain' });
@@ -390,6 +400,20 @@ describe('OutboundHttpService (real servers on 127.0.0.1)', () => {
       expect(error.code).toBe('TOO_MANY_REDIRECTS');
       expect(error.retryable).toBe(false);
       expect(server.requests).toHaveLength(6);
+    });
+
+    it('returns a redirect as the answer, without following it, with followRedirects: false', async () => {
+      hops(307);
+      const response = await send({
+        url: server.url('/hop/1'),
+        method: 'POST',
+        body: 'x',
+        followRedirects: false,
+      });
+      expect(response.status).toBe(307);
+      expect(response.headers.location).toBe('/hop/0');
+      expect(response.data).toBe('moved');
+      expect(server.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['POST /hop/1']);
     });
 
     it('returns a redirect without a location as it is', async () => {
