@@ -34,6 +34,8 @@ export interface ClaimedDelivery {
 
 /** One attempt's outcome as it is stored. */
 export interface AttemptRecord {
+  /** When the attempt started. */
+  at: Date;
   status: number | null;
   durationMs: number;
   error: { code: string; message: string } | null;
@@ -140,8 +142,8 @@ export class WebhookDeliveriesRepository {
         where id = ${claim.id}::uuid and state = 'pending' and attempts = ${claim.attempts}
         returning id
       )
-      insert into ${webhookAttempts} (delivery_id, attempt, status, duration_ms, error_code, error_message, response)
-      select id, ${claim.attempts}, ${attempt.status}::int, ${attempt.durationMs}::int, ${attempt.error?.code ?? null}::text,
+      insert into ${webhookAttempts} (delivery_id, attempt, at, status, duration_ms, error_code, error_message, response)
+      select id, ${claim.attempts}, ${attempt.at.toISOString()}::timestamptz, ${attempt.status}::int, ${attempt.durationMs}::int, ${attempt.error?.code ?? null}::text,
         ${attempt.error?.message ?? null}::text, ${attempt.response}::text
       from settled
       returning delivery_id`);

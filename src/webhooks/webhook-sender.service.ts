@@ -100,13 +100,13 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async deliver(delivery: ClaimedDelivery): Promise<void> {
-    const started = Date.now();
+    const started = new Date();
     let outcome: AttemptOutcome;
     try {
       const response = await this.outbound.request({
         method: 'POST',
         url: delivery.url,
-        headers: webhookHeaders(delivery.secrets, delivery.eventId, delivery.body),
+        headers: webhookHeaders(delivery.secrets, delivery.eventId, delivery.body, started),
         body: delivery.body,
         timeoutMs: this.config.webhookTimeoutMs,
         maxResponseBytes: KEPT_ANSWER_CHARS * 4,
@@ -121,8 +121,9 @@ export class WebhookSender implements OnApplicationBootstrap, OnModuleDestroy {
     // Shutting down (as a crash would): the claim runs out and the delivery is sent again.
     if (this.stopping) return;
     const attempt: AttemptRecord = {
+      at: started,
       status: outcome.status,
-      durationMs: Date.now() - started,
+      durationMs: Date.now() - started.getTime(),
       error: outcome.kind === 'sent' ? null : outcome.error,
       response: outcome.response,
     };

@@ -18,10 +18,10 @@ const TIMINGS = {
   EVENTS_POLL_MS: '50',
   WEBHOOK_POLL_MS: '50',
   WEBHOOK_RETRY_BASE_MS: '50',
-  WEBHOOK_TIMEOUT_MS: '400',
-  WEBHOOK_LEASE_MS: '1000',
-  WEBHOOK_DISABLE_AFTER_MS: '2500',
-  WEBHOOK_SECRET_GRACE_MS: '1500',
+  WEBHOOK_TIMEOUT_MS: '1000',
+  WEBHOOK_LEASE_MS: '2000',
+  WEBHOOK_DISABLE_AFTER_MS: '3000',
+  WEBHOOK_SECRET_GRACE_MS: '2500',
 };
 
 type Truthy<T> = Exclude<T, false | null | undefined | 0 | ''>;
@@ -321,11 +321,17 @@ describe('webhooks', () => {
       configId = other;
       await submit({ name: 'Other form', qty: 1 });
 
-      await waitFor('five deliveries', () => receiver.requests.length >= 5);
+      // At least once: a receiver keeps one request per webhook-id (a slow answer may be sent twice).
+      const received = () =>
+        new Map(
+          receiver.requests.map((r) => [
+            `${r.url} ${String(r.headers['webhook-id'])}`,
+            `${r.url} ${JSON.parse(r.body).data.record.data.name}`,
+          ]),
+        );
+      await waitFor('five deliveries', () => received().size >= 5);
       await sleep(300); // anything wrongly queued would arrive meanwhile
-      const got = receiver.requests
-        .map((request) => `${request.url} ${JSON.parse(request.body).data.record.data.name}`)
-        .sort();
+      const got = [...received().values()].sort();
       expect(got).toEqual([
         '/all No site',
         '/all Other form',
@@ -419,8 +425,8 @@ describe('webhooks', () => {
         redeliveryOf: original.id,
         eventId: original.eventId,
       });
-      await waitFor('the redelivery', () => receiver.requests.length === 2);
-      const [first, again] = receiver.requests;
+      await waitFor('the redelivery', () => receiver.requests.length >= 2);
+      const [first, again] = [receiver.requests[0], receiver.requests.at(-1)!];
       expect(again.headers['webhook-id']).toBe(first.headers['webhook-id']);
       expect(again.body).toBe(first.body);
       expect(verify(secret, again)).toEqual(JSON.parse(first.body));
@@ -463,7 +469,7 @@ describe('webhooks', () => {
       await submit({ name: 'During', qty: 1 });
       const [during] = await waitFor(
         'the first delivery',
-        () => receiver.requests.length === 1 && receiver.requests,
+        () => receiver.requests.length >= 1 && receiver.requests,
       );
       const signatures = String(during.headers['webhook-signature']).split(' ');
       expect(signatures).toHaveLength(2);
@@ -475,9 +481,8 @@ describe('webhooks', () => {
 
       await sleep(Date.parse(previousSecretExpiresAt) - Date.now() + 50);
       await submit({ name: 'After', qty: 1 });
-      const after = await waitFor(
-        'the second delivery',
-        () => receiver.requests.length === 2 && receiver.requests[1],
+      const after = await waitFor('the second delivery', () =>
+        receiver.requests.find((request) => request.body.includes('"name":"After"')),
       );
       expect(String(after.headers['webhook-signature']).split(' ')).toHaveLength(1);
       expect(verify(fresh, after)).toMatchObject({ data: { record: { data: { name: 'After' } } } });
