@@ -58,6 +58,8 @@ export interface AppConfig {
   workflowMaxClaims: number;
   /** How long a run retries its own writes while the database is unreachable (connection lost, restart). */
   workflowDbRetryMs: number;
+  /** Longest chain of workflow triggers: a run at this depth triggers no further run. */
+  workflowTriggerMaxDepth: number;
   /** How often an instance looks for due effects in the workflow outbox. */
   outboxPollMs: number;
   /** The wait before an effect's second attempt; it doubles with each attempt (at most 5 minutes). */
@@ -261,6 +263,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     workflowMaxQueuedPerUser: int('WORKFLOW_MAX_QUEUED_PER_USER', 100, 1, 1_000_000),
     workflowMaxClaims: int('WORKFLOW_MAX_CLAIMS', 5, 1, 1000),
     workflowDbRetryMs: int('WORKFLOW_DB_RETRY_MS', 30_000, 0, 600_000),
+    workflowTriggerMaxDepth: int('WORKFLOW_TRIGGER_MAX_DEPTH', 3, 1, 20),
     outboxPollMs: int('OUTBOX_POLL_MS', 1000, 50, 600_000),
     outboxRetryBaseMs: int('OUTBOX_RETRY_BASE_MS', 1000, 10, 3_600_000),
     outboxRetryMaxMs: int('OUTBOX_RETRY_MAX_MS', 86_400_000, 0, 604_800_000),

@@ -163,6 +163,22 @@ export class WorkflowRunsRepository {
   }
 
   /**
+   * A run for the queue under an id chosen from what caused it (a triggered run's event and
+   * workflow): false, and nothing written, when that run is stored already.
+   */
+  async enqueueUnlessStored(
+    run: NewRun,
+    progress: Pick<RunProgress, 'checkpoint' | 'nextStep' | 'steps' | 'dataId'>,
+  ): Promise<boolean> {
+    const rows = await this.db
+      .insert(workflowRuns)
+      .values({ ...run, ...progress, status: 'queued', availableAt: sql`now()` })
+      .onConflictDoNothing({ target: workflowRuns.id })
+      .returning({ id: workflowRuns.id });
+    return rows.length === 1;
+  }
+
+  /**
    * The first write of a run driven inside its request, made when its first step with an effect is
    * about to start: the run, its progress so far and its lease in one statement.
    */

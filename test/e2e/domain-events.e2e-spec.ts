@@ -3,6 +3,8 @@ import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../src/database/raw-rows';
 import type { DomainEvent } from '../../src/events/domain-event';
 import { EventConsumer } from '../../src/events/event-consumer';
+import { RecordsRepository } from '../../src/data/records.repository';
+import { DomainEventsRepository } from '../../src/events/domain-events.repository';
 import { EventDispatcher } from '../../src/events/event-dispatcher.service';
 import { createConfig } from '../factories/config.factory';
 import { adminToken, createUser, type TestUser } from '../factories/user.factory';
@@ -38,7 +40,10 @@ describe('domain events outbox', () => {
   let configId: string;
 
   beforeAll(async () => {
-    t = await createTestApp({ modules: [CollectorModule], env: { EVENTS_RETRY_BASE_MS: '50' } });
+    t = await createTestApp({
+      modules: [CollectorModule],
+      env: { EVENTS_RETRY_BASE_MS: '50', EVENTS_LEASE_MS: '1000', EVENTS_POLL_MS: '600000' },
+    });
   });
   afterAll(() => t.close());
   beforeEach(async () => {
@@ -170,6 +175,31 @@ describe('domain events outbox', () => {
       await dispatched();
     }
     expect(CollectingConsumer.events.map((event) => event.type)).toEqual(['record.created']);
+    expect(await pendingEvents()).toBe(0);
+  });
+
+  it('hands out again the events of a dispatcher that died after claiming them, once its lease ran out', async () => {
+    // A change made through the repository (no nudge of this instance's dispatcher): another
+    // instance's dispatcher claims its event and dies before handing it to anyone.
+    await t.app
+      .get(RecordsRepository)
+      .insertWithinLimit(
+        {
+          configId,
+          userId: alice.user.id,
+          siteId: null,
+          data: { name: 'Ann', qty: 1 },
+          dataKeys: ['name', 'qty'],
+        },
+        null,
+        { userId: alice.user.id, origin: null },
+      );
+    const claimed = await t.app.get(DomainEventsRepository).claimDue(10, 1000);
+    expect(claimed.map((event) => event.type)).toEqual(['record.created']);
+    expect(await dispatched()).toHaveLength(0);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const events = await dispatched();
+    expect(events.map((event) => event.id)).toEqual([claimed[0].id]);
     expect(await pendingEvents()).toBe(0);
   });
 });
