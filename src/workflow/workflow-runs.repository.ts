@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { PgInsertValue } from 'drizzle-orm/pg-core';
 import { and, count, desc, eq, gte, inArray, lt, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { siteCondition, type SiteScope } from '../common/context/site-scope';
 import { isUuid } from '../common/validation/is-uuid';
@@ -72,6 +73,37 @@ function columnValue<T>(value: Placeholder): T {
   return value as unknown as T;
 }
 
+/** The parameters of a run's first write as `running` (see `runningRun`). */
+type RunningRunParams = NewRun & RunProgress & { owner: string; lease: string };
+
+/**
+ * The row of a run's first write, `running` under this instance's lease, each value read through
+ * `value`: a placeholder of the prepared statement, or the value itself for a carried write.
+ */
+function runningRun(value: (name: keyof RunningRunParams) => unknown) {
+  const row = {
+    id: value('id'),
+    workflowId: value('workflowId'),
+    userId: value('userId'),
+    siteId: value('siteId'),
+    configId: value('configId'),
+    request: value('request'),
+    startedAt: value('startedAt'),
+    definition: value('definition'),
+    definitionVersion: value('definitionVersion'),
+    rerunOf: value('rerunOf'),
+    nextStep: value('nextStep'),
+    stepInFlight: value('stepInFlight'),
+    checkpoint: value('checkpoint'),
+    steps: value('steps'),
+    dataId: value('dataId'),
+    status: 'running',
+    leaseOwner: value('owner'),
+    leaseUntil: sql`now() + ${value('lease')}::interval`,
+  };
+  return row as PgInsertValue<typeof workflowRuns>;
+}
+
 /**
  * Run records, which are also the queue of durable runs (`FOR UPDATE SKIP LOCKED`, leases). The
  * writes every run makes are prepared statements: built once here, parsed and planned once per
@@ -86,26 +118,7 @@ export class WorkflowRunsRepository {
   constructor(@Inject(DATABASE) private readonly db: Database) {
     this.insertRunningStatement = db
       .insert(workflowRuns)
-      .values({
-        id: placeholder('id'),
-        workflowId: placeholder('workflowId'),
-        userId: placeholder('userId'),
-        siteId: placeholder('siteId'),
-        configId: placeholder('configId'),
-        request: placeholder('request'),
-        startedAt: placeholder('startedAt'),
-        definition: placeholder('definition'),
-        definitionVersion: placeholder('definitionVersion'),
-        rerunOf: placeholder('rerunOf'),
-        nextStep: placeholder('nextStep'),
-        stepInFlight: placeholder('stepInFlight'),
-        checkpoint: placeholder('checkpoint'),
-        steps: placeholder('steps'),
-        dataId: placeholder('dataId'),
-        status: 'running',
-        leaseOwner: placeholder('owner'),
-        leaseUntil: sql`now() + ${placeholder('lease')}::interval`,
-      })
+      .values(runningRun((name) => placeholder(name)))
       .prepare('workflow_run_insert_running');
     this.checkpointStatement = db
       .update(workflowRuns)
@@ -167,6 +180,18 @@ export class WorkflowRunsRepository {
    */
   async insertRunning(run: NewRun, owner: string, progress: RunProgress, leaseMs: number): Promise<void> {
     await this.insertRunningStatement.execute({ ...run, ...progress, owner, lease: interval(leaseMs) });
+  }
+
+  /**
+   * The same first write as a statement another module's insert carries (database/carried-write),
+   * so the run and that insert commit together.
+   */
+  insertRunningWrite(run: NewRun, owner: string, progress: RunProgress, leaseMs: number): SQL {
+    const params: RunningRunParams = { ...run, ...progress, owner, lease: interval(leaseMs) };
+    return this.db
+      .insert(workflowRuns)
+      .values(runningRun((name) => params[name]))
+      .getSQL();
   }
 
   /**

@@ -97,31 +97,7 @@ export class StepExecutor {
       const attemptStarted = this.clock.now();
       const buffer = new EffectBuffer((kind) => this.effects.get(kind));
       const outcome = await this.tracedAttempt(session, step, attempt, () =>
-        attemptStep({
-          context: buildStepContext({
-            ctx: session.ctx,
-            runId: session.journal.runId ?? 'dry-run',
-            workflow: session.workflow,
-            configId: session.request.configId,
-            step: { name: step.name, type: step.type, index },
-            attempt,
-            state,
-            env,
-            effects: buffer,
-            signal: new AbortController().signal,
-            resumedWith: this.resumedWith(session, index),
-          }),
-          registered,
-          config,
-          stepTimeoutMs: step.timeoutMs,
-          runLeftMs: Math.max(0, session.deadline - this.clock.now()),
-          runTimeout: () => this.runTimeout(session),
-          translate: session.translate,
-          onUnexpected: (error) =>
-            this.logger.warn(
-              `workflow ${session.workflow.id} run ${session.journal.runId} step ${step.name} threw: ${causeChain(error)}`,
-            ),
-        }),
+        this.attempt(session, step, index, attempt, registered, config, buffer),
       );
       const durationMs = this.clock.now() - attemptStarted;
       if ('outcome' in outcome) {
@@ -151,6 +127,46 @@ export class StepExecutor {
       retryAfterMs = failure.retryAfterMs;
     }
     throw new Error('unreachable: the attempt loop always returns');
+  }
+
+  /** One call of the handler (see attemptStep), with the run's first write offered to it (RunJournal). */
+  private attempt(
+    session: RunSession,
+    step: StepDefinition,
+    index: number,
+    attempt: number,
+    registered: RegisteredStep,
+    config: object,
+    buffer: EffectBuffer,
+  ): Promise<AttemptOutcome> {
+    const { state, env } = session;
+    return session.journal.attempt(() =>
+      attemptStep({
+        context: buildStepContext({
+          ctx: session.ctx,
+          runId: session.journal.runId ?? 'dry-run',
+          workflow: session.workflow,
+          configId: session.request.configId,
+          step: { name: step.name, type: step.type, index },
+          attempt,
+          state,
+          env,
+          effects: buffer,
+          signal: new AbortController().signal,
+          resumedWith: this.resumedWith(session, index),
+        }),
+        registered,
+        config,
+        stepTimeoutMs: step.timeoutMs,
+        runLeftMs: Math.max(0, session.deadline - this.clock.now()),
+        runTimeout: () => this.runTimeout(session),
+        translate: session.translate,
+        onUnexpected: (error) =>
+          this.logger.warn(
+            `workflow ${session.workflow.id} run ${session.journal.runId} step ${step.name} threw: ${causeChain(error)}`,
+          ),
+      }),
+    );
   }
 
   /** One attempt in its span (a child of the step's): the spans of what the handler does nest in it. */

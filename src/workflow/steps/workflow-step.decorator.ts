@@ -17,6 +17,12 @@ export interface WorkflowStepOptions {
    * such steps and only renders the others. Default false.
    */
   pure?: boolean;
+  /**
+   * Whether the step's only effect is an insert that carries a write offered with it
+   * (database/carried-write), as `save`'s record insert does: a run not stored yet is then stored
+   * in that insert's statement instead of in a statement of its own before the step. Default false.
+   */
+  carriesRunWrite?: boolean;
   /** Config paths (`email.template`, `compensate`) the runner leaves unrendered for the handler. */
   rawFields?: string[];
   /** One line for the documentation and the Swagger description. */

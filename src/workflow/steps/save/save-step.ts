@@ -18,6 +18,8 @@ export interface SaveStepResult {
   type: 'save',
   config: SaveStepConfig,
   replayable: true,
+  // The run's first write rides on the record's insert: one statement and one commit for both.
+  carriesRunWrite: true,
   description: 'Creates a data record exactly as POST /api/data/:configId does',
 })
 export class SaveStep implements WorkflowStepHandler<SaveStepConfig, SaveStepResult> {
