@@ -48,10 +48,10 @@ export class StepExecutor {
     const attemptLog: AttemptLog[] = pending?.attemptLog ?? [];
     const stepStarted = pending?.stepStartedAt ?? this.clock.now();
     const elapsed = () => this.clock.now() - stepStarted;
-    const { rawFields, fixedConfigProblems } = session.compiled[index];
-    const rendered = fixedConfigProblems
-      ? (step.config ?? {})
-      : renderDeep(step.config ?? {}, state.templateScope(), env, rawFields);
+    const { rawFields, rendered: templated, fixedConfigProblems } = session.compiled[index];
+    const rendered = templated
+      ? renderDeep(step.config ?? {}, state.templateScope(), env, rawFields)
+      : (step.config ?? {});
     const problems = fixedConfigProblems ?? this.registry.configProblems(step.type, rendered, 'config');
     if (problems.length > 0) {
       const failure = engineFailure('INVALID_STEP_CONFIG', session.translate, {

@@ -25,6 +25,13 @@ export interface WorkflowStepOptions {
   carriesRunWrite?: boolean;
   /** Config paths (`email.template`, `compensate`) the runner leaves unrendered for the handler. */
   rawFields?: string[];
+  /**
+   * Config paths holding free JSON that the config class checks only at the top (an object stays an
+   * object whatever the strings inside it render to), as an api step's `payload`. A config whose
+   * templates are all inside these (or in `rawFields`) is valid after rendering exactly when it is
+   * before, so it is checked once per definition version instead of after every rendering.
+   */
+  freeFields?: string[];
   /** One line for the documentation and the Swagger description. */
   description?: string;
 }
