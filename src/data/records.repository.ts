@@ -3,7 +3,7 @@ import { and, count, eq, sql, type SQL } from 'drizzle-orm';
 import type { ChangeOrigin } from '../common/context/request-context';
 import { sameSite } from '../common/context/site-scope';
 import { isUuid } from '../common/validation/is-uuid';
-import { takeCarriedWrite } from '../database/carried-write';
+import type { CarriedWrite } from '../database/carried-write';
 import { DATABASE, type Database } from '../database/database.types';
 import { dataRecords } from '../database/schema';
 import { compileSelector } from './grid/grid-selector';
@@ -154,22 +154,23 @@ export class RecordsRepository {
    * are that site's). Concurrent creates by the same user for the same configuration are serialized
    * by a transaction-scoped advisory lock, so the count and the insert cannot interleave. A record
    * whose idempotency key is already stored is not inserted again: the stored one is the outcome
-   * (`existing`), whatever the limit says now. A write offered in this async context
-   * (database/carried-write: a workflow run's first write) commits with the insert, in its statement
-   * or first in its transaction.
+   * (`existing`), whatever the limit says now. A `carried` write (database/carried-write: a
+   * workflow run's first write) commits with the insert, in its statement or first in its
+   * transaction.
    */
   async insertWithinLimit(
     record: NewRecord,
     saveLimit: number | null,
     author: ChangeAuthor,
+    carried: CarriedWrite | null = null,
   ): Promise<
     | { inserted: ListedRecordRow }
     | { existing: ListedRecordRow }
     | { limitReached: true; existingId: string | null }
   > {
     if (saveLimit === null || !record.userId) {
-      // A write offered alongside (a workflow run's first write) commits in this statement.
-      const inserted = await firstRecord(this.db, insertStatement(record, author, takeCarriedWrite()));
+      // A write handed along (a workflow run's first write) commits in this statement.
+      const inserted = await firstRecord(this.db, insertStatement(record, author, carried?.take() ?? null));
       if (inserted) return { inserted };
       // Only a keyed insert inserts nothing: the earlier record is read only then.
       const existing = record.idempotencyKey ? await this.findByIdempotencyKey(record.idempotencyKey) : null;
@@ -177,9 +178,9 @@ export class RecordsRepository {
       return { existing };
     }
     const owner = { configId: record.configId, userId: record.userId, siteId: record.siteId ?? null };
-    const carried = takeCarriedWrite();
+    const alongside = carried?.take();
     return this.db.transaction(async (tx) => {
-      if (carried) await tx.execute(carried);
+      if (alongside) await tx.execute(alongside);
       await lockSaveLimit(tx, owner.configId, owner.userId);
       const replayed = record.idempotencyKey ? await recordByKey(tx, record.idempotencyKey) : null;
       if (replayed) return { existing: replayed };
@@ -255,6 +256,7 @@ export class RecordsRepository {
     record: Pick<ListedRecordRow, 'id' | 'configId' | 'userId' | 'siteId'>,
     saveLimit: number | null,
     author: ChangeAuthor,
+    carried: CarriedWrite | null = null,
   ): Promise<{ restored: ListedRecordRow } | { limitReached: true } | null> {
     const restore = (db: Pick<Database, 'execute'>) =>
       firstRecord(

@@ -1,11 +1,11 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { SQL } from 'drizzle-orm';
 
 /**
- * A write one module offers to the next insert another module makes in the same async context, so
- * the two commit in one statement (a data-modifying CTE) or one transaction: one commit and one
- * round trip instead of two. Each module still writes only its own tables: the offering repository
- * builds the statement, the carrying one includes it without reading it.
+ * A write one module hands to an insert of another module, so the two commit in one statement (a
+ * data-modifying CTE) or one transaction: one commit and one round trip instead of two. Each module
+ * still writes only its own tables: the offering repository builds the statement, the carrying one
+ * includes it without reading it. It is passed explicitly (no async-local storage, whose promise
+ * hooks would cost every request of the process).
  *
  * The offering side learns afterwards whether the write was taken; taken and the carrying
  * operation answered means it committed. Taken and failed is unknown (the commit may have happened
@@ -21,7 +21,7 @@ export class CarriedWrite {
     return this.state === 'taken';
   }
 
-  /** The statement to include, once; null after it was taken or the offer was closed. */
+  /** The statement to include in the statement (or transaction) sent next, once; null after that or once closed. */
   take(): SQL | null {
     if (this.state !== 'offered') return null;
     this.state = 'taken';
@@ -32,23 +32,4 @@ export class CarriedWrite {
   close(): void {
     if (this.state === 'offered') this.state = 'closed';
   }
-}
-
-const offered = new AsyncLocalStorage<CarriedWrite>();
-
-/** Runs `work` with `write` offered to the first insert that takes it; the offer ends with `work`. */
-export async function offeringWrite<T>(write: CarriedWrite, work: () => Promise<T>): Promise<T> {
-  try {
-    return await offered.run(write, work);
-  } finally {
-    write.close();
-  }
-}
-
-/**
- * The write offered in this async context, if any, marked taken: the caller must put it into the
- * statement (or transaction) it sends next, so it commits with it.
- */
-export function takeCarriedWrite(): SQL | null {
-  return offered.getStore()?.take() ?? null;
 }

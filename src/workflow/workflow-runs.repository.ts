@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { PgInsertValue } from 'drizzle-orm/pg-core';
 import { and, count, desc, eq, gte, inArray, lt, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import { siteCondition, type SiteScope } from '../common/context/site-scope';
 import { isUuid } from '../common/validation/is-uuid';
@@ -73,53 +72,34 @@ function columnValue<T>(value: Placeholder): T {
   return value as unknown as T;
 }
 
-/** The parameters of a run's first write as `running` (see `runningRun`). */
-type RunningRunParams = NewRun & RunProgress & { owner: string; lease: string };
-
 /**
- * The row of a run's first write, `running` under this instance's lease, each value read through
- * `value`: a placeholder of the prepared statement, or the value itself for a carried write.
+ * A run's first write: `running` under this instance's lease, with its progress so far. One text
+ * for both uses: run alone, or carried by another module's insert (database/carried-write), which
+ * cannot take a prepared statement.
  */
-function runningRun(value: (name: keyof RunningRunParams) => unknown) {
-  const row = {
-    id: value('id'),
-    workflowId: value('workflowId'),
-    userId: value('userId'),
-    siteId: value('siteId'),
-    configId: value('configId'),
-    request: value('request'),
-    startedAt: value('startedAt'),
-    definition: value('definition'),
-    definitionVersion: value('definitionVersion'),
-    rerunOf: value('rerunOf'),
-    nextStep: value('nextStep'),
-    stepInFlight: value('stepInFlight'),
-    checkpoint: value('checkpoint'),
-    steps: value('steps'),
-    dataId: value('dataId'),
-    status: 'running',
-    leaseOwner: value('owner'),
-    leaseUntil: sql`now() + ${value('lease')}::interval`,
-  };
-  return row as PgInsertValue<typeof workflowRuns>;
+function runningInsert(run: NewRun, owner: string, progress: RunProgress, leaseMs: number): SQL {
+  const json = (value: unknown) => sql`${JSON.stringify(value)}::jsonb`;
+  return sql`insert into ${workflowRuns} (id, workflow_id, user_id, site_id, config_id, request, started_at,
+      definition, definition_version, rerun_of, next_step, step_in_flight, checkpoint, steps, data_id, status,
+      lease_owner, lease_until)
+    values (${run.id}::uuid, ${run.workflowId}::uuid, ${run.userId}::uuid, ${run.siteId}::uuid, ${run.configId}::uuid,
+      ${json(run.request)}, ${run.startedAt.toISOString()}::timestamptz, ${json(run.definition)},
+      ${run.definitionVersion}::int, ${run.rerunOf}::uuid, ${progress.nextStep}::int, ${progress.stepInFlight}::int,
+      ${json(progress.checkpoint)}, ${json(progress.steps)}, ${progress.dataId}::uuid, 'running',
+      ${owner}, now() + ${interval(leaseMs)}::interval)`;
 }
 
 /**
  * Run records, which are also the queue of durable runs (`FOR UPDATE SKIP LOCKED`, leases). The
- * writes every run makes are prepared statements: built once here, parsed and planned once per
- * connection by PostgreSQL.
+ * checkpoint and the cancellation read are prepared statements, built once here; the first write is
+ * built per run, as it usually rides in another statement (see `insertRunningWrite`).
  */
 @Injectable()
 export class WorkflowRunsRepository {
-  private readonly insertRunningStatement;
   private readonly checkpointStatement;
   private readonly cancelRequestedStatement;
 
   constructor(@Inject(DATABASE) private readonly db: Database) {
-    this.insertRunningStatement = db
-      .insert(workflowRuns)
-      .values(runningRun((name) => placeholder(name)))
-      .prepare('workflow_run_insert_running');
     this.checkpointStatement = db
       .update(workflowRuns)
       .set({
@@ -179,7 +159,7 @@ export class WorkflowRunsRepository {
    * about to start: the run, its progress so far and its lease in one statement.
    */
   async insertRunning(run: NewRun, owner: string, progress: RunProgress, leaseMs: number): Promise<void> {
-    await this.insertRunningStatement.execute({ ...run, ...progress, owner, lease: interval(leaseMs) });
+    await this.db.execute(runningInsert(run, owner, progress, leaseMs));
   }
 
   /**
@@ -187,11 +167,7 @@ export class WorkflowRunsRepository {
    * so the run and that insert commit together.
    */
   insertRunningWrite(run: NewRun, owner: string, progress: RunProgress, leaseMs: number): SQL {
-    const params: RunningRunParams = { ...run, ...progress, owner, lease: interval(leaseMs) };
-    return this.db
-      .insert(workflowRuns)
-      .values(runningRun((name) => params[name]))
-      .getSQL();
+    return runningInsert(run, owner, progress, leaseMs);
   }
 
   /**

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { CarriedWrite } from '../../src/database/carried-write';
 import { DatabaseRunJournal } from '../../src/workflow/engine/run-journal';
 import type { AttemptOutcome } from '../../src/workflow/engine/step-attempt';
 import { WorkflowEffectsRepository } from '../../src/workflow/effects/workflow-effects.repository';
@@ -83,7 +84,7 @@ describe('run journal and outbox: a crash between any two writes repeats and los
     const stored = async (id: string) => (await t.app.get(WorkflowRunsRepository).findById(id)) !== null;
     DatabaseRunJournal.prototype.attempt = async function carried<T extends AttemptOutcome>(
       this: DatabaseRunJournal,
-      work: () => Promise<T>,
+      work: (carried: CarriedWrite | null) => Promise<T>,
     ): Promise<T> {
       const before = await stored(this.runId);
       const outcome = await attempt.call(this, work);

@@ -2,7 +2,7 @@ import { AppError } from '../../common/errors/app-error';
 import { isUniqueViolation } from '../../database/unique-violation';
 import type { CommittedEffect } from '../effects/workflow-effects.repository';
 import type { NewRun, RunFinish, RunProgress, WorkflowRunsRepository } from '../workflow-runs.repository';
-import { CarriedWrite, offeringWrite } from '../../database/carried-write';
+import { CarriedWrite } from '../../database/carried-write';
 import type { WorkflowStepOptions } from '../steps/workflow-step.decorator';
 import { redact } from './redaction';
 import type { AttemptOutcome } from './step-attempt';
@@ -23,8 +23,8 @@ export interface RunJournal {
    * first write to a step that carries it) and answers whether cancellation was requested.
    */
   cancelledBeforeEffect(index: number, step: StepKind): Promise<boolean>;
-  /** One attempt of the step: the run's first write, when offered, rides on the step's insert. */
-  attempt<T extends AttemptOutcome>(work: () => Promise<T>): Promise<T>;
+  /** One attempt of the step, handed the run's first write to carry when one is offered (else null). */
+  attempt<T extends AttemptOutcome>(work: (carried: CarriedWrite | null) => Promise<T>): Promise<T>;
   /** A step ran: the cancellation flag last read is out of date. */
   stepRan(): void;
   readCancelRequested(): Promise<boolean>;
@@ -124,11 +124,16 @@ export class DatabaseRunJournal implements RunJournal {
    * not taken, nothing was stored; taken by a failed attempt, it may have committed (an answer lost),
    * so a stored run is tolerated and made current.
    */
-  async attempt<T extends AttemptOutcome>(work: () => Promise<T>): Promise<T> {
+  async attempt<T extends AttemptOutcome>(work: (carried: CarriedWrite | null) => Promise<T>): Promise<T> {
     const offered = this.offered;
     this.offered = null;
-    if (!offered) return work();
-    const outcome = await offeringWrite(offered.write, work);
+    if (!offered) return work(null);
+    let outcome: T;
+    try {
+      outcome = await work(offered.write);
+    } finally {
+      offered.write.close();
+    }
     if (offered.write.taken && 'outcome' in outcome) this.written();
     else await this.writeFirst(offered.progress, offered.write.taken);
     return outcome;
@@ -251,8 +256,8 @@ export class DryRunJournal implements RunJournal {
     return Promise.resolve(false);
   }
   stepRan(): void {}
-  attempt<T extends AttemptOutcome>(work: () => Promise<T>): Promise<T> {
-    return work();
+  attempt<T extends AttemptOutcome>(work: (carried: null) => Promise<T>): Promise<T> {
+    return work(null);
   }
   readCancelRequested(): Promise<boolean> {
     return Promise.resolve(false);

@@ -129,7 +129,7 @@ export class StepExecutor {
     throw new Error('unreachable: the attempt loop always returns');
   }
 
-  /** One call of the handler (see attemptStep), with the run's first write offered to it (RunJournal). */
+  /** One call of the handler (see attemptStep), handed the run's first write when the journal offers it. */
   private attempt(
     session: RunSession,
     step: StepDefinition,
@@ -140,7 +140,7 @@ export class StepExecutor {
     buffer: EffectBuffer,
   ): Promise<AttemptOutcome> {
     const { state, env } = session;
-    return session.journal.attempt(() =>
+    return session.journal.attempt((carriedWrite) =>
       attemptStep({
         context: buildStepContext({
           ctx: session.ctx,
@@ -154,6 +154,7 @@ export class StepExecutor {
           effects: buffer,
           signal: new AbortController().signal,
           resumedWith: this.resumedWith(session, index),
+          carriedWrite,
         }),
         registered,
         config,

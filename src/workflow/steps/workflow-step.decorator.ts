@@ -18,7 +18,7 @@ export interface WorkflowStepOptions {
    */
   pure?: boolean;
   /**
-   * Whether the step's only effect is an insert that carries a write offered with it
+   * Whether the step's only effect is an insert that carries `context.carriedWrite`
    * (database/carried-write), as `save`'s record insert does: a run not stored yet is then stored
    * in that insert's statement instead of in a statement of its own before the step. Default false.
    */

@@ -32,6 +32,8 @@ export class SaveStep implements WorkflowStepHandler<SaveStepConfig, SaveStepRes
     // One record per run and step, even when the step runs again after a crash.
     const saved = await this.records.create(ctx, configId, data, {
       idempotencyKey: `run:${context.runId}:${context.step.name}`,
+      // The run's first write, when it is not stored yet: it commits with the record.
+      carrying: context.carriedWrite,
     });
     return {
       result: { dataId: saved.dataId, configId },
