@@ -21,6 +21,7 @@ import type { AppConfig } from './config/app-config';
 import { AppConfigModule } from './config/config.module';
 import { DatabaseClient } from './database/database-client';
 import { DatabaseModule } from './database/database.module';
+import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
 
 export interface AppModuleOptions {
@@ -53,6 +54,7 @@ export class AppModule {
         FormConfigsModule,
         StatsModule,
         ExportModule,
+        EventsModule,
         DataModule,
         WorkflowModule,
         AiModule,

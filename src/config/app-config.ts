@@ -58,6 +58,8 @@ export interface AppConfig {
   workflowMaxClaims: number;
   /** How long a run retries its own writes while the database is unreachable (connection lost, restart). */
   workflowDbRetryMs: number;
+  /** Longest chain of workflow triggers: a run at this depth triggers no further run. */
+  workflowTriggerMaxDepth: number;
   /** How often an instance looks for due effects in the workflow outbox. */
   outboxPollMs: number;
   /** The wait before an effect's second attempt; it doubles with each attempt (at most 5 minutes). */
@@ -66,6 +68,12 @@ export interface AppConfig {
   outboxRetryMaxMs: number;
   /** How long a claimed effect is its sender's; a sender that died is replaced after it. */
   outboxLeaseMs: number;
+  /** How often an instance looks for domain events (record changes, finished runs) to hand out. */
+  eventsPollMs: number;
+  /** The wait before a batch of events a consumer failed on is handed out again; doubles (at most 1 minute). */
+  eventsRetryBaseMs: number;
+  /** How long a claimed batch of events is its dispatcher's; a dispatcher that died is replaced after it. */
+  eventsLeaseMs: number;
   idempotencyMaxAnswerBytes: number;
   bodyLimit: number;
   bodyMaxDepth: number;
@@ -237,10 +245,14 @@ export function loadConfig(env: Env = process.env): AppConfig {
     workflowMaxQueuedPerUser: int('WORKFLOW_MAX_QUEUED_PER_USER', 100, 1, 1_000_000),
     workflowMaxClaims: int('WORKFLOW_MAX_CLAIMS', 5, 1, 1000),
     workflowDbRetryMs: int('WORKFLOW_DB_RETRY_MS', 30_000, 0, 600_000),
+    workflowTriggerMaxDepth: int('WORKFLOW_TRIGGER_MAX_DEPTH', 3, 1, 20),
     outboxPollMs: int('OUTBOX_POLL_MS', 1000, 50, 600_000),
     outboxRetryBaseMs: int('OUTBOX_RETRY_BASE_MS', 1000, 10, 3_600_000),
     outboxRetryMaxMs: int('OUTBOX_RETRY_MAX_MS', 86_400_000, 0, 604_800_000),
     outboxLeaseMs: int('OUTBOX_LEASE_MS', 60_000, 1000, 3_600_000),
+    eventsPollMs: int('EVENTS_POLL_MS', 500, 20, 600_000),
+    eventsRetryBaseMs: int('EVENTS_RETRY_BASE_MS', 1000, 10, 3_600_000),
+    eventsLeaseMs: int('EVENTS_LEASE_MS', 60_000, 1000, 3_600_000),
     idempotencyMaxAnswerBytes: int('IDEMPOTENCY_MAX_ANSWER_BYTES', 1_048_576, 1024, 67_108_864),
     bodyLimit: int('BODY_LIMIT', 1_048_576, 1024, 1_073_741_824),
     bodyMaxDepth: int('BODY_MAX_DEPTH', 64, 1, 1000),

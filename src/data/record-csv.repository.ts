@@ -1,3 +1,4 @@
+import { isoInstant } from '../database/iso-instant';
 import { Readable } from 'node:stream';
 import { Injectable } from '@nestjs/common';
 import { sql, type SQL } from 'drizzle-orm';
@@ -85,7 +86,7 @@ function csvRowsQuery(where: SQL, fields: string[]): SQL {
   ];
   const outer = [
     sql`records.id`,
-    sql`to_char(records.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
+    isoInstant(sql`records.created_at`),
     ...fields.map(
       (field, index) => sql`fdws_csv_cell(records.${fieldText(index)}, records.data, ${field}::text)`,
     ),

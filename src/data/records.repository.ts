@@ -12,6 +12,7 @@ import type { PagingQuery } from './list-query.parser';
 import { rowsOf } from '../database/raw-rows';
 import { runningBytes, stoppedAtBytes, withinBytes } from './list-bounds';
 import { fromRawRecord, RAW_RECORD_COLUMNS, type ListedRecordRow, type RecordRow } from './record.mapper';
+import { appendRecordEvents } from './record-events';
 import { equalityConditions, scopeCondition, type RecordScope } from './record-selection';
 import {
   addedFields,
@@ -68,8 +69,9 @@ const entryOf = (action: HistoryEntry['action'], author: ChangeAuthor): HistoryE
 
 /**
  * `change` (a data-modifying statement on data_records with RETURNING, named `changed` in a CTE),
- * its history entry in the same statement, and the changed rows as the API reads them. One
- * statement, so the change and its entry commit together without a transaction of their own.
+ * its history entry and its domain event (webhooks, workflow triggers) in the same statement, and
+ * the changed rows as the API reads them. One statement, so the change, its entry and its event
+ * commit together without a transaction of their own.
  */
 function withHistory(
   change: SQL,
@@ -78,7 +80,8 @@ function withHistory(
   extra: { before?: SQL; join?: SQL } = {},
 ) {
   return sql`with ${extra.before ?? sql``} changed as (${change}),
-    entry as (${appendHistory(entry, changes, extra.join)})
+    entry as (${appendHistory(entry, changes, extra.join)} returning id, record_id, changes),
+    event as (${appendRecordEvents(entry)})
     select ${sql.raw(RAW_RECORD_COLUMNS)} from changed as data_records`;
 }
 

@@ -4,6 +4,7 @@ import { requireUser, type AuthUser, type RequestContext } from '../common/conte
 import { ownSiteScopeOf, siteOfNewRecord } from '../common/context/site-scope';
 import { AppError } from '../common/errors/app-error';
 import type { ConfigRow } from '../form-configs/form-configs.repository';
+import { EventDispatcher } from '../events/event-dispatcher.service';
 import { FormAccessService, type FormAccess } from '../permissions/form-access.service';
 import type { ValidationOutcome } from '../validation/form-definition';
 import { FormValidator } from '../validation/form-validator.service';
@@ -30,6 +31,7 @@ export class RecordsService {
     private readonly access: FormAccessService,
     private readonly records: RecordsRepository,
     private readonly validator: FormValidator,
+    private readonly events: EventDispatcher,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -76,6 +78,7 @@ export class RecordsService {
     );
     // A replayed workflow step (its process died after the insert) gets the record it saved.
     if ('existing' in outcome) return this.savedResponse(config, outcome.existing, computedResults);
+    if ('inserted' in outcome) this.events.dispatchSoon();
     if ('limitReached' in outcome) {
       throw new AppError('DATA_SAVE_LIMIT_REACHED', {
         messageKey: 'data.saveLimitReached',
@@ -142,6 +145,7 @@ export class RecordsService {
       authorOf(ctx),
     );
     if (!updated) throw new AppError('RECORD_NOT_FOUND');
+    this.events.dispatchSoon();
     return this.savedResponse(config, updated, computedResults);
   }
 
@@ -159,6 +163,7 @@ export class RecordsService {
     });
     const deleted = await this.records.deactivate(record.id, authorOf(ctx));
     if (!deleted) throw new AppError('RECORD_NOT_FOUND');
+    this.events.dispatchSoon();
     return toRecordResponse(deleted, { schemaOrder: schemaOrderOf(access.config.schema) });
   }
 
@@ -204,6 +209,7 @@ export class RecordsService {
         params: { limit: saveLimit },
         details: { limit: saveLimit },
       });
+    this.events.dispatchSoon();
     return toRecordResponse(outcome.restored, { schemaOrder: schemaOrderOf(access.config.schema) });
   }
 
@@ -220,6 +226,7 @@ export class RecordsService {
     });
     if (!record) return null;
     const deleted = await this.records.deactivate(record.id, authorOf(ctx));
+    if (deleted) this.events.dispatchSoon();
     return deleted ? toRecordResponse(deleted) : null;
   }
 

@@ -8,6 +8,7 @@ import { rowsOf } from '../database/raw-rows';
 import { workflowRuns } from '../database/schema';
 import { insertEffects, type CommittedEffect } from './effects/workflow-effects.repository';
 import type { RunStatus } from './dto/workflow-response.dto';
+import { finishedRunEvent, insertedRunEvent } from './run-finished-event';
 
 export type WorkflowRunRow = typeof workflowRuns.$inferSelect;
 
@@ -155,6 +156,22 @@ export class WorkflowRunsRepository {
   }
 
   /**
+   * A run for the queue under an id chosen from what caused it (a triggered run's event and
+   * workflow): false, and nothing written, when that run is stored already.
+   */
+  async enqueueUnlessStored(
+    run: NewRun,
+    progress: Pick<RunProgress, 'checkpoint' | 'nextStep' | 'steps' | 'dataId'>,
+  ): Promise<boolean> {
+    const rows = await this.db
+      .insert(workflowRuns)
+      .values({ ...run, ...progress, status: 'queued', availableAt: sql`now()` })
+      .onConflictDoNothing({ target: workflowRuns.id })
+      .returning({ id: workflowRuns.id });
+    return rows.length === 1;
+  }
+
+  /**
    * The first write of a run driven inside its request, made when its first step with an effect is
    * about to start: the run, its progress so far and its lease in one statement.
    */
@@ -172,7 +189,8 @@ export class WorkflowRunsRepository {
 
   /**
    * A run driven inside its request that ended before any step with an effect: written once,
-   * finished (with the entry of the record's workflow log, should a step have provided one).
+   * finished (with the entry of the record's workflow log, should a step have provided one, and its
+   * `workflow.run.finished` event).
    */
   async insertFinished(
     run: NewRun,
@@ -184,10 +202,12 @@ export class WorkflowRunsRepository {
       .$with('logged', {})
       .as(appendToWorkflowLog(outcome.dataId, JSON.stringify(logEntry)));
     const outboxed = this.db.$with('outboxed', {}).as(insertEffects(sql`${run.id}::uuid`, effects));
+    const finishedAt = new Date();
+    const announced = this.db.$with('announced', {}).as(insertedRunEvent(run, outcome, finishedAt));
     await this.db
-      .with(...(effects.length > 0 ? [logged, outboxed] : [logged]))
+      .with(...(effects.length > 0 ? [logged, outboxed, announced] : [logged, announced]))
       .insert(workflowRuns)
-      .values({ ...run, ...outcome, finishedAt: new Date() });
+      .values({ ...run, ...outcome, finishedAt });
   }
 
   /**
@@ -374,8 +394,8 @@ export class WorkflowRunsRepository {
 
   /**
    * Ends a run this instance holds (`owner`, still running), in one statement: the run's outcome,
-   * its entry in the workflow log of the record it saved, and the effects it committed to (into the
-   * outbox). False, and nothing written, when the lease was lost: another instance drives the run.
+   * its entry in the workflow log of the record it saved, the effects it committed to (into the
+   * outbox) and its `workflow.run.finished` event. False, and nothing written, when the lease was lost: another instance drives the run.
    * A finished run is never resumed: its checkpoint keeps only what a re-run reuses (see
    * runEnding).
    */
@@ -398,8 +418,8 @@ export class WorkflowRunsRepository {
           data_id = ${outcome.dataId}::uuid, duration_ms = ${outcome.durationMs}, finished_at = now(),
           checkpoint = ${JSON.stringify(outcome.checkpoint)}::jsonb, lease_owner = null, lease_until = null, step_in_flight = null
         where id = ${id}::uuid and lease_owner = ${owner} and status = 'running'
-        returning id
-      )${logged}${outboxed}
+        returning *
+      )${logged}${outboxed}, announced as (${finishedRunEvent()})
       select count(*)::int as finished from finished`);
     return Number(rowsOf(result)[0]?.finished) === 1;
   }

@@ -1,3 +1,4 @@
+import { isRunTrigger } from './engine/stored-state';
 import type { WorkflowResponseDto, WorkflowRunDto } from './dto/workflow-response.dto';
 import type { WorkflowEffectRow } from './effects/workflow-effects.repository';
 import type { WorkflowRunRow } from './workflow-runs.repository';
@@ -37,6 +38,7 @@ export function toRunResponse(row: WorkflowRunRow, effects: WorkflowEffectRow[] 
     finishedAt: row.finishedAt?.toISOString() ?? null,
     definitionVersion: row.definitionVersion,
     rerunOf: row.rerunOf,
+    trigger: triggerOf(row.request),
     waitingFor: waitingFor(row),
     effects: effects.map((effect) => ({
       step: effect.stepName,
@@ -66,4 +68,12 @@ function waitingFor(row: WorkflowRunRow): WorkflowRunDto['waitingFor'] {
   if (typeof waiting?.step !== 'string') return null;
   const until = typeof waiting.until === 'number' ? new Date(waiting.until).toISOString() : null;
   return { step: waiting.step, until };
+}
+
+/** The event that queued the run, as its stored request names it. */
+function triggerOf(request: unknown): WorkflowRunDto['trigger'] {
+  const trigger = (request as { trigger?: unknown } | null)?.trigger;
+  return isRunTrigger(trigger)
+    ? { eventId: trigger.eventId, event: trigger.event, depth: trigger.depth }
+    : null;
 }

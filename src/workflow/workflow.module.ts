@@ -30,6 +30,7 @@ import { NotifyStepModule } from './steps/notify/notify-step.module';
 import { SaveStepModule } from './steps/save/save-step.module';
 import { TransformStepModule } from './steps/transform/transform-step.module';
 import { ValidateStepModule } from './steps/validate/validate-step.module';
+import { WorkflowTriggerConsumer } from './triggers/workflow-trigger.consumer';
 import { WorkflowDefinitionValidator } from './workflow-definition.validator';
 import { WorkflowGauges } from './workflow-gauges';
 import { WorkflowMetrics } from './workflow-metrics';
@@ -80,6 +81,7 @@ export const BUILT_IN_STEP_MODULES = [
     WorkflowRunner,
     EffectRegistry,
     EffectDispatcher,
+    WorkflowTriggerConsumer,
     WorkflowEffectsRepository,
     MailEffectSender,
     WorkflowQueueWorker,

@@ -50,6 +50,23 @@ export class WorkflowsRepository {
     return { rows, total: Number(total) };
   }
 
+  /** The active workflows with a trigger on one of `events` (their definition's `triggers`). */
+  async activeTriggeredBy(events: string[]): Promise<WorkflowRow[]> {
+    if (events.length === 0) return [];
+    return this.db
+      .select()
+      .from(workflows)
+      .where(
+        and(
+          eq(workflows.isActive, true),
+          sql`exists (select 1 from jsonb_array_elements(case when jsonb_typeof(${workflows.config} -> 'triggers') = 'array'
+            then ${workflows.config} -> 'triggers' else '[]'::jsonb end) as t
+            where t ->> 'event' = any(${sql.param(events)}::text[]))`,
+        ),
+      )
+      .orderBy(asc(workflows.id));
+  }
+
   async insert(workflow: NewWorkflow): Promise<WorkflowRow> {
     const [row] = await this.db.insert(workflows).values(workflow).returning();
     return row;

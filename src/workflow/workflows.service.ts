@@ -110,6 +110,11 @@ export class WorkflowsService {
     return row;
   }
 
+  /** The active workflows an event of one of these types may trigger (checked again when run). */
+  triggeredBy(events: string[]): Promise<WorkflowRow[]> {
+    return this.workflows.activeTriggeredBy(events);
+  }
+
   /** An active workflow on the caller's site, or a 404. */
   async requireVisible(ctx: RequestContext, workflowId: string): Promise<WorkflowRow> {
     const row = await this.rowOf(workflowId);

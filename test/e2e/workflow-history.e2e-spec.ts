@@ -67,6 +67,7 @@ describe('workflow run history: paged, newest first, each user sees their own ru
       finishedAt: expect.any(String),
       definitionVersion: 1,
       rerunOf: null,
+      trigger: null,
       waitingFor: null,
       effects: [],
     });

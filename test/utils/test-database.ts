@@ -8,6 +8,7 @@ import { createPostgresPool } from '../../src/database/postgres-pool';
 import { snapshotPath, templateDatabaseName, withDatabase } from './snapshot';
 
 const TABLES = [
+  'domain_events',
   'workflow_effects',
   'workflow_operations',
   'workflow_runs',

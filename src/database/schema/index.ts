@@ -9,3 +9,4 @@ export * from './revoked-tokens.table';
 export * from './idempotency-keys.table';
 export * from './workflow-effects.table';
 export * from './record-history.table';
+export * from './domain-events.table';

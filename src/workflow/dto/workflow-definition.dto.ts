@@ -21,12 +21,14 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
+import { EVENT_TYPES, type EventType } from '../../events/domain-event';
 import { BACKOFFS, type Backoff } from '../engine/retry-policy';
 
 export const WORKFLOW_TYPES = ['save', 'validate', 'export', 'import', 'notification', 'custom'] as const;
 export const ON_ERROR_STRATEGIES = ['stop', 'continue', 'rollback'] as const;
 export type OnErrorStrategy = (typeof ON_ERROR_STRATEGIES)[number];
 export const MAX_WORKFLOW_STEPS = 50;
+export const MAX_WORKFLOW_TRIGGERS = 20;
 const STEP_NAME = /^[A-Za-z0-9_][A-Za-z0-9_-]*$/;
 
 export class RetryDto {
@@ -135,6 +137,20 @@ export class WorkflowStepDto {
   retry?: RetryDto;
 }
 
+export class WorkflowTriggerDto {
+  @ApiProperty({ enum: EVENT_TYPES, example: 'record.created', description: 'The event that queues a run' })
+  @IsIn(EVENT_TYPES)
+  event: EventType;
+
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description: "Only events of this configuration (a record's form; a finished run's configId)",
+  })
+  @IsOptional()
+  @IsUUID()
+  configId?: string;
+}
+
 export class WorkflowConfigDto {
   @ApiProperty({
     type: [WorkflowStepDto],
@@ -183,6 +199,19 @@ export class WorkflowConfigDto {
   @Min(1)
   @Max(1000)
   concurrency?: number;
+
+  @ApiPropertyOptional({
+    type: [WorkflowTriggerDto],
+    description:
+      'Events that queue a run of this workflow, as the user who caused the event, with the record as `input` and `savedData` (a finished run: the run as `input`)',
+    example: [{ event: 'record.created' }],
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(MAX_WORKFLOW_TRIGGERS)
+  @ValidateNested({ each: true })
+  @Type(() => WorkflowTriggerDto)
+  triggers?: WorkflowTriggerDto[];
 }
 
 export class WorkflowPermissionsDto {

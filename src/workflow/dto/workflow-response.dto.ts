@@ -1,3 +1,4 @@
+import { EVENT_TYPES } from '../../events/domain-event';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { FREE_OBJECT, JSON_VALUE } from '../../common/http/openapi-schemas';
 import { WORKFLOW_TYPES, WorkflowConfigDto, WorkflowPermissionsDto } from './workflow-definition.dto';
@@ -127,6 +128,17 @@ export class WaitingForDto {
   until: string | null;
 }
 
+export class RunTriggerDto {
+  @ApiProperty({
+    format: 'uuid',
+    description: 'The event id (a webhook delivery of it carries the same `webhook-id`)',
+  })
+  eventId: string;
+  @ApiProperty({ enum: EVENT_TYPES }) event: string;
+  @ApiProperty({ description: '1 for a change made through a route; n+1 for one made by a run at depth n' })
+  depth: number;
+}
+
 export class WorkflowRunDto {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ format: 'uuid' }) workflowId: string;
@@ -155,6 +167,12 @@ export class WorkflowRunDto {
   definitionVersion: number | null;
   @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'The run this one re-runs' })
   rerunOf: string | null;
+  @ApiProperty({
+    type: RunTriggerDto,
+    nullable: true,
+    description: 'The event that queued this run (a workflow trigger); null for a run started by a request',
+  })
+  trigger: RunTriggerDto | null;
   @ApiProperty({
     type: WaitingForDto,
     nullable: true,

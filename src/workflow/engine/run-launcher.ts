@@ -50,6 +50,8 @@ export class RunLauncher {
     workflowId: string,
     body: ExecuteBody,
     mode: RunRequest['mode'],
+    /** A run an event queues: the event and the scope's `savedData` from the start. */
+    triggered?: Pick<RunRequest, 'trigger' | 'savedData'>,
   ): Promise<LaunchedRun> {
     const user = requireUser(ctx);
     const workflow = await this.workflows.requireRunnable(ctx, workflowId);
@@ -65,6 +67,7 @@ export class RunLauncher {
       mode,
       // Read when the run is claimed, maybe by another instance: its trace links to this request's.
       ...(mode === 'async' ? { traceparent: activeTraceparent() } : {}),
+      ...triggered,
     };
     const startedAt = this.clock.now();
     const run: NewRun = {

@@ -1,4 +1,5 @@
 import type { AuthUser } from '../../common/context/request-context';
+import type { EventType } from '../../events/domain-event';
 import type { Locale } from '../../common/i18n/locale';
 import type { StepStatus } from '../dto/workflow-response.dto';
 import type { StepSignal, StepWait } from '../steps/step-handler';
@@ -44,6 +45,17 @@ export interface RunRequest {
   mode: 'sync' | 'async';
   /** A queued run: the W3C traceparent of the request that queued it (its drives link to that trace). */
   traceparent?: string;
+  /** A run queued by an event (a workflow trigger): which event, and how deep in a chain of triggers. */
+  trigger?: RunTrigger;
+  /** The scope's `savedData` from the start (a triggered run: the record of the event). */
+  savedData?: Record<string, unknown>;
+}
+
+/** The event that queued a run, and its place in a chain (1: caused by a route, n+1: by a run at n). */
+export interface RunTrigger {
+  eventId: string;
+  event: EventType;
+  depth: number;
 }
 
 export interface AttemptLog {

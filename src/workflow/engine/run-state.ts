@@ -27,13 +27,15 @@ export class RunState {
 
   /** A new run's state: nothing done yet. */
   static fresh(
-    request: Pick<RunRequest, 'actor' | 'formTitle' | 'data'>,
+    request: Pick<RunRequest, 'actor' | 'formTitle' | 'data' | 'savedData'>,
     workflowName: string,
     startedAt: number,
   ): RunState {
+    // A triggered run starts with the event's record as `savedData` (not the run's own record: dataId stays null).
+    const saved = request.savedData ? { savedData: request.savedData } : {};
     return new RunState(request, workflowName, [], {
       version: 2,
-      scope: { input: request.data, results: {} },
+      scope: { input: request.data, results: {}, ...saved },
       completed: [],
       effects: [],
       lastFailure: null,

@@ -1,9 +1,11 @@
 import { AppError } from '../../common/errors/app-error';
+import { isEventType } from '../../events/domain-event';
 import {
   CHECKPOINT_VERSION,
   type HeldEffect,
   type RunCheckpoint,
   type RunRequest,
+  type RunTrigger,
   type StepDefinition,
   type StepLog,
   type WorkflowDefinition,
@@ -61,7 +63,19 @@ export function parseRunRequest(value: unknown): RunRequest {
     requestId: typeof value.requestId === 'string' ? value.requestId : '',
     mode: value.mode === 'sync' ? 'sync' : 'async',
     ...(typeof value.traceparent === 'string' ? { traceparent: value.traceparent } : {}),
+    ...(isRunTrigger(value.trigger) ? { trigger: value.trigger } : {}),
+    ...(isObject(value.savedData) ? { savedData: value.savedData } : {}),
   };
+}
+
+/** A stored run request's `trigger` (the event that queued the run). */
+export function isRunTrigger(value: unknown): value is RunTrigger {
+  return (
+    isObject(value) &&
+    typeof value.eventId === 'string' &&
+    isEventType(value.event) &&
+    typeof value.depth === 'number'
+  );
 }
 
 /**

@@ -67,6 +67,26 @@ export class WorkflowRunner {
   }
 
   /**
+   * Queues the run an event triggers (see WorkflowTriggerConsumer) under `runId`, derived from the
+   * event and the workflow: a second call for the same pair stores nothing and answers false. The
+   * caller's checks are those of `enqueue`; the per-user queue bound does not apply (the run answers
+   * a change already made, and dropping it would lose it).
+   */
+  async enqueueTriggered(
+    ctx: RequestContext,
+    workflowId: string,
+    body: ExecuteBody,
+    triggered: Required<Pick<RunRequest, 'trigger'>> & Pick<RunRequest, 'savedData'>,
+    runId: string,
+  ): Promise<boolean> {
+    const launched = await this.launcher.launch(ctx, workflowId, body, 'async', triggered);
+    const run = { ...launched.run, id: runId };
+    const queued = await this.runs.enqueueUnlessStored(run, this.queuedProgress(launched));
+    if (queued) this.metrics.runStarted(launched.workflow.id, 'async');
+    return queued;
+  }
+
+  /**
    * Re-runs a finished run (see RunLauncher.relaunch) as a new run linked to it, inside the request
    * or, `async`, through the queue; the steps before the chosen point are taken over, not run.
    */
@@ -95,19 +115,24 @@ export class WorkflowRunner {
   }
 
   private async queueLaunched(launched: LaunchedRun): Promise<QueuedRunDto> {
-    const { run, seed } = launched;
-    const state = this.freshState(launched);
-    const progress = {
-      checkpoint: { ...state.snapshot() },
-      nextStep: seed.nextStep,
-      steps: redact(state.logs, this.secrets()),
-      dataId: state.checkpoint.dataId,
-    };
+    const { run } = launched;
+    const progress = this.queuedProgress(launched);
     const max = this.config.workflowMaxQueuedPerUser;
     if (!(await this.runs.enqueueWithinBound(run, progress, max)))
       throw new AppError('WORKFLOW_QUEUE_FULL', { details: { maxQueuedPerUser: max } });
     this.metrics.runStarted(launched.workflow.id, 'async');
     return { runId: run.id, status: 'queued' };
+  }
+
+  /** What a queued run is stored with: its state before the first step (a re-run's taken-over steps). */
+  private queuedProgress(launched: LaunchedRun) {
+    const state = this.freshState(launched);
+    return {
+      checkpoint: { ...state.snapshot() },
+      nextStep: launched.seed.nextStep,
+      steps: redact(state.logs, this.secrets()),
+      dataId: state.checkpoint.dataId,
+    };
   }
 
   /** A new run's state; a re-run's holds the steps it takes over. */

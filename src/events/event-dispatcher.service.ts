@@ -1,0 +1,119 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
+import { DiscoveryService, Reflector } from '@nestjs/core';
+import { causeChain } from '../common/errors/cause-chain';
+import { isDatabaseUnavailable } from '../common/errors/database-unavailable';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { DatabaseHealth } from '../database/database-health';
+import type { DomainEvent } from './domain-event';
+import { DomainEventsRepository, type ClaimedEvent } from './domain-events.repository';
+import { EVENT_CONSUMER, type EventConsumer } from './event-consumer';
+
+/** Events handed to the consumers at once. */
+const BATCH = 100;
+/** The longest wait before a batch a consumer failed on is handed out again. */
+const MAX_BACKOFF_MS = 60_000;
+
+/**
+ * Hands the events outbox to every event consumer: any instance claims a batch of due events
+ * (oldest first), gives it to each consumer in turn and removes it once all of them took it. A
+ * consumer that fails has the batch handed out again later, with backoff, to every consumer (they
+ * are idempotent on the event's id). A batch is claimed for EVENTS_LEASE_MS, so a dispatcher that died
+ * is replaced after it. Polled every EVENTS_POLL_MS; `dispatchSoon` is the nudge after a local
+ * change, so events of this instance go out without waiting for the poll.
+ */
+@Injectable()
+export class EventDispatcher implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(EventDispatcher.name);
+  private readonly consumers: { name: string; consumer: EventConsumer }[] = [];
+  private timer?: NodeJS.Timeout;
+  private dispatching: Promise<void> | null = null;
+  private again = false;
+  private stopping = false;
+
+  constructor(
+    private readonly events: DomainEventsRepository,
+    private readonly discovery: DiscoveryService,
+    private readonly reflector: Reflector,
+    private readonly databaseHealth: DatabaseHealth,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    for (const { metatype, instance } of this.discovery.getProviders()) {
+      if (!metatype || typeof metatype !== 'function' || !instance) continue;
+      const name = this.reflector.get<string | undefined>(EVENT_CONSUMER, metatype);
+      if (name) this.consumers.push({ name, consumer: instance as EventConsumer });
+    }
+  }
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => void this.dispatch(), this.config.eventsPollMs);
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    clearInterval(this.timer);
+    await this.dispatching;
+  }
+
+  /** Dispatches soon (a change of this instance just committed events). */
+  dispatchSoon(): void {
+    if (this.dispatching) this.again = true;
+    else setImmediate(() => void this.dispatch());
+  }
+
+  /** One round: claims and hands out batches until none is due. Resolves when the round is over. */
+  dispatch(): Promise<void> {
+    if (this.dispatching || this.stopping) return this.dispatching ?? Promise.resolve();
+    this.dispatching = (async () => {
+      try {
+        do {
+          this.again = false;
+          while (!this.stopping && (await this.dispatchBatch()));
+        } while (this.again && !this.stopping);
+      } catch (error) {
+        if (isDatabaseUnavailable(error)) this.databaseHealth.unavailable(error);
+        else this.logger.warn(`domain events dispatch failed: ${causeChain(error)}`);
+      } finally {
+        this.dispatching = null;
+      }
+    })();
+    return this.dispatching;
+  }
+
+  /** Claims one batch and hands it to every consumer; false when nothing was due. */
+  private async dispatchBatch(): Promise<boolean> {
+    const batch = await this.events.claimDue(BATCH, this.config.eventsLeaseMs);
+    if (batch.length === 0) return false;
+    const ids = batch.map((event) => event.id);
+    for (const { name, consumer } of this.consumers) {
+      try {
+        await consumer.consume(batch.map(withoutAttempts));
+      } catch (error) {
+        const attempts = Math.max(...batch.map((event) => event.attempts));
+        const delayMs = Math.min(this.config.eventsRetryBaseMs * 2 ** (attempts - 1), MAX_BACKOFF_MS);
+        this.logger.warn({
+          msg: `event consumer ${name} failed on ${batch.length} events, handed out again in ${delayMs} ms: ${causeChain(error)}`,
+          consumer: name,
+          events: batch.length,
+        });
+        await this.events.postpone(ids, delayMs);
+        return true;
+      }
+    }
+    await this.events.remove(ids);
+    return true;
+  }
+}
+
+function withoutAttempts({ attempts: _attempts, ...event }: ClaimedEvent): DomainEvent {
+  return event;
+}

@@ -1,0 +1,64 @@
+import type { DomainEvent } from '../../events/domain-event';
+import { originRunOf, triggeredRunInput, triggersOn } from './trigger-matching';
+
+const FORM = '3f1c2a55-0000-4000-8000-000000000001';
+const OTHER = '3f1c2a55-0000-4000-8000-000000000002';
+const SITE = '3f1c2a55-0000-4000-8000-0000000000aa';
+
+function event(overrides: Partial<DomainEvent> = {}): DomainEvent {
+  return {
+    id: 'e1',
+    type: 'record.created',
+    occurredAt: new Date(0),
+    siteId: null,
+    configId: FORM,
+    actorId: 'u1',
+    origin: { kind: 'route', route: 'POST /api/data/:configId' },
+    data: { record: { _id: 'r1', data: { name: 'Ann' } } },
+    ...overrides,
+  };
+}
+
+const workflow = (triggers: unknown, siteId: string | null = null) => ({
+  id: 'w1',
+  siteId,
+  config: { triggers },
+});
+
+describe('trigger matching', () => {
+  it('matches the event type, and the configId when the trigger names one', () => {
+    expect(triggersOn(workflow([{ event: 'record.created' }]), event())).toBe(true);
+    expect(triggersOn(workflow([{ event: 'record.created', configId: FORM }]), event())).toBe(true);
+    expect(triggersOn(workflow([{ event: 'record.created', configId: OTHER }]), event())).toBe(false);
+    expect(triggersOn(workflow([{ event: 'record.updated' }]), event())).toBe(false);
+    expect(triggersOn(workflow(undefined), event())).toBe(false);
+    expect(triggersOn(workflow([null, 'x']), event())).toBe(false);
+  });
+
+  it("takes a site's workflow only for that site's events", () => {
+    expect(triggersOn(workflow([{ event: 'record.created' }], SITE), event())).toBe(false);
+    expect(triggersOn(workflow([{ event: 'record.created' }], SITE), event({ siteId: SITE }))).toBe(true);
+    expect(triggersOn(workflow([{ event: 'record.created' }]), event({ siteId: SITE }))).toBe(true);
+  });
+
+  it('starts a record event with its data as input and the record as savedData; a finished run with the run', () => {
+    expect(triggeredRunInput(event())).toEqual({
+      body: { configId: FORM, data: { name: 'Ann' } },
+      savedData: { _id: 'r1', data: { name: 'Ann' } },
+    });
+    const run = { id: 'run1', status: 'success' };
+    expect(triggeredRunInput(event({ type: 'workflow.run.finished', data: { run } }))).toEqual({
+      body: { configId: FORM, data: run },
+    });
+    expect(triggeredRunInput(event({ configId: null }))).toBeNull();
+    expect(triggeredRunInput(event({ data: { record: 'x' } }))).toBeNull();
+  });
+
+  it("names the run an event came from: a run's save, or the run that finished", () => {
+    expect(originRunOf(event())).toBeNull();
+    expect(originRunOf(event({ origin: { kind: 'workflow', runId: 'run7', step: 'save' } }))).toBe('run7');
+    expect(
+      originRunOf(event({ type: 'workflow.run.finished', origin: null, data: { run: { id: 'run8' } } })),
+    ).toBe('run8');
+  });
+});

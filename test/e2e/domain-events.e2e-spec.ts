@@ -1,0 +1,205 @@
+import { Module } from '@nestjs/common';
+import { sql } from 'drizzle-orm';
+import { rowsOf } from '../../src/database/raw-rows';
+import type { DomainEvent } from '../../src/events/domain-event';
+import { EventConsumer } from '../../src/events/event-consumer';
+import { RecordsRepository } from '../../src/data/records.repository';
+import { DomainEventsRepository } from '../../src/events/domain-events.repository';
+import { EventDispatcher } from '../../src/events/event-dispatcher.service';
+import { createConfig } from '../factories/config.factory';
+import { adminToken, createUser, type TestUser } from '../factories/user.factory';
+import { createTestApp, type TestApp } from '../utils/test-app';
+import { createSteps, run } from '../utils/workflow-api';
+
+/** A third-party consumer, registered the way webhooks and triggers are: it keeps what it got. */
+@EventConsumer('collector')
+class CollectingConsumer {
+  static events: DomainEvent[] = [];
+  static failNext = 0;
+  consume(events: DomainEvent[]): Promise<void> {
+    if (CollectingConsumer.failNext > 0) {
+      CollectingConsumer.failNext--;
+      return Promise.reject(new Error('consumer failed on purpose'));
+    }
+    CollectingConsumer.events.push(...events);
+    return Promise.resolve();
+  }
+}
+
+@Module({ providers: [CollectingConsumer] })
+class CollectorModule {}
+
+/**
+ * Domain events: every record change and every finished run writes an event in the statement of
+ * the change, and the dispatcher hands it to every consumer after the commit.
+ */
+describe('domain events outbox', () => {
+  let t: TestApp;
+  let admin: string;
+  let alice: TestUser;
+  let configId: string;
+
+  beforeAll(async () => {
+    t = await createTestApp({
+      modules: [CollectorModule],
+      env: { EVENTS_RETRY_BASE_MS: '50', EVENTS_LEASE_MS: '1000', EVENTS_POLL_MS: '600000' },
+    });
+  });
+  afterAll(() => t.close());
+  beforeEach(async () => {
+    await t.reset();
+    CollectingConsumer.events = [];
+    CollectingConsumer.failNext = 0;
+    admin = await adminToken(t);
+    alice = await createUser(t);
+    configId = await createConfig(t, admin, {
+      preferences: { saveLimit: 1, allowEdit: true, allowDelete: true, storeComputedResults: false },
+    });
+  });
+
+  const dispatched = async () => {
+    await t.app.get(EventDispatcher).dispatch();
+    return CollectingConsumer.events;
+  };
+  const pendingEvents = async () =>
+    Number(
+      rowsOf(await t.database.client.db.execute(sql`select count(*)::int as n from domain_events`))[0].n,
+    );
+
+  it('reports create, update, patch, delete and restore with the record as the API returns it', async () => {
+    const created = await t.request({
+      method: 'POST',
+      url: `/api/data/${configId}`,
+      token: alice.token,
+      payload: { qty: 2, name: 'Ann', price: 3 },
+    });
+    expect(created.statusCode).toBe(201);
+    const dataId = created.json().dataId as string;
+    const url = `/api/data/${configId}/${dataId}`;
+    expect(
+      (await t.request({ method: 'PATCH', url, token: alice.token, payload: { qty: 4 } })).statusCode,
+    ).toBe(200);
+    expect((await t.request({ method: 'DELETE', url, token: alice.token })).statusCode).toBe(200);
+    expect((await t.request({ method: 'POST', url: `${url}/restore`, token: alice.token })).statusCode).toBe(
+      200,
+    );
+
+    const events = await dispatched();
+    expect(events.map((event) => event.type)).toEqual([
+      'record.created',
+      'record.updated',
+      'record.deleted',
+      'record.restored',
+    ]);
+    const [create, update] = events;
+    expect(create).toMatchObject({
+      configId,
+      actorId: alice.user.id,
+      siteId: null,
+      origin: { kind: 'route', route: 'POST /api/data/:configId' },
+      data: {
+        record: { _id: dataId, configId, userId: alice.user.id, isActive: true, deletedAt: null },
+        changes: { qty: { after: 2 }, name: { after: 'Ann' }, price: { after: 3 } },
+        historyId: expect.any(Number),
+      },
+    });
+    // The record's fields in the order they were submitted, as the API returns them.
+    expect(Object.keys((create.data.record as { data: object }).data)).toEqual(['qty', 'name', 'price']);
+    expect((create.data.record as { createdAt: string }).createdAt).toBe(created.json().data.createdAt);
+    expect(update.data).toMatchObject({
+      record: { data: { qty: 4, name: 'Ann', price: 3 } },
+      changes: { qty: { before: 2, after: 4 } },
+    });
+    expect(new Set(events.map((event) => event.id)).size).toBe(4);
+    expect(await pendingEvents()).toBe(0);
+  });
+
+  it('writes no event for a change that did not happen (a refused create, a repeated delete)', async () => {
+    const first = await t.request({
+      method: 'POST',
+      url: `/api/data/${configId}`,
+      token: alice.token,
+      payload: { name: 'Ann', qty: 1 },
+    });
+    const refused = await t.request({
+      method: 'POST',
+      url: `/api/data/${configId}`,
+      token: alice.token,
+      payload: { name: 'Ann', qty: 2 },
+    });
+    expect(refused.statusCode).toBe(400);
+    const url = `/api/data/${configId}/${first.json().dataId}`;
+    expect((await t.request({ method: 'DELETE', url, token: alice.token })).statusCode).toBe(200);
+    expect((await t.request({ method: 'DELETE', url, token: alice.token })).statusCode).toBe(404);
+    expect((await dispatched()).map((event) => event.type)).toEqual(['record.created', 'record.deleted']);
+  });
+
+  it('reports a finished run, and the save of a run with the run as origin', async () => {
+    const workflowId = await createSteps(t, admin, [{ name: 'store', type: 'save' }]);
+    const result = await run(t, alice.token, workflowId, configId, { name: 'Bob', qty: 3 });
+    expect(result.success).toBe(true);
+    const events = await dispatched();
+    expect(events.map((event) => event.type)).toEqual(['record.created', 'workflow.run.finished']);
+    expect(events[0].origin).toEqual({ kind: 'workflow', runId: result.runId, step: 'store' });
+    expect(events[1]).toMatchObject({
+      actorId: alice.user.id,
+      configId,
+      data: {
+        run: {
+          id: result.runId,
+          workflowId,
+          status: 'success',
+          configId,
+          dataId: result.results.store.dataId,
+          userId: alice.user.id,
+          startedAt: expect.any(String),
+          finishedAt: expect.any(String),
+        },
+      },
+    });
+  });
+
+  it('hands a batch out again when a consumer failed, until it is taken', async () => {
+    CollectingConsumer.failNext = 2;
+    await t.request({
+      method: 'POST',
+      url: `/api/data/${configId}`,
+      token: alice.token,
+      payload: { name: 'Ann', qty: 1 },
+    });
+    await dispatched();
+    expect(CollectingConsumer.events).toHaveLength(0);
+    expect(await pendingEvents()).toBe(1);
+    for (let i = 0; i < 50 && CollectingConsumer.events.length === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await dispatched();
+    }
+    expect(CollectingConsumer.events.map((event) => event.type)).toEqual(['record.created']);
+    expect(await pendingEvents()).toBe(0);
+  });
+
+  it('hands out again the events of a dispatcher that died after claiming them, once its lease ran out', async () => {
+    // A change made through the repository (no nudge of this instance's dispatcher): another
+    // instance's dispatcher claims its event and dies before handing it to anyone.
+    await t.app
+      .get(RecordsRepository)
+      .insertWithinLimit(
+        {
+          configId,
+          userId: alice.user.id,
+          siteId: null,
+          data: { name: 'Ann', qty: 1 },
+          dataKeys: ['name', 'qty'],
+        },
+        null,
+        { userId: alice.user.id, origin: null },
+      );
+    const claimed = await t.app.get(DomainEventsRepository).claimDue(10, 1000);
+    expect(claimed.map((event) => event.type)).toEqual(['record.created']);
+    expect(await dispatched()).toHaveLength(0);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const events = await dispatched();
+    expect(events.map((event) => event.id)).toEqual([claimed[0].id]);
+    expect(await pendingEvents()).toBe(0);
+  });
+});
