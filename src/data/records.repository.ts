@@ -259,7 +259,6 @@ export class RecordsRepository {
     record: Pick<ListedRecordRow, 'id' | 'configId' | 'userId' | 'siteId'>,
     saveLimit: number | null,
     author: ChangeAuthor,
-    carried: CarriedWrite | null = null,
   ): Promise<{ restored: ListedRecordRow } | { limitReached: true } | null> {
     const restore = (db: Pick<Database, 'execute'>) =>
       firstRecord(
