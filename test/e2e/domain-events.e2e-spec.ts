@@ -181,19 +181,17 @@ describe('domain events outbox', () => {
   it('hands out again the events of a dispatcher that died after claiming them, once its lease ran out', async () => {
     // A change made through the repository (no nudge of this instance's dispatcher): another
     // instance's dispatcher claims its event and dies before handing it to anyone.
-    await t.app
-      .get(RecordsRepository)
-      .insertWithinLimit(
-        {
-          configId,
-          userId: alice.user.id,
-          siteId: null,
-          data: { name: 'Ann', qty: 1 },
-          dataKeys: ['name', 'qty'],
-        },
-        null,
-        { userId: alice.user.id, origin: null },
-      );
+    await t.app.get(RecordsRepository).insertWithinLimit(
+      {
+        configId,
+        userId: alice.user.id,
+        siteId: null,
+        data: { name: 'Ann', qty: 1 },
+        dataKeys: ['name', 'qty'],
+      },
+      null,
+      { userId: alice.user.id, origin: null },
+    );
     const claimed = await t.app.get(DomainEventsRepository).claimDue(10, 1000);
     expect(claimed.map((event) => event.type)).toEqual(['record.created']);
     expect(await dispatched()).toHaveLength(0);
