@@ -3,6 +3,7 @@ import { and, count, eq, sql, type SQL } from 'drizzle-orm';
 import type { ChangeOrigin } from '../common/context/request-context';
 import { sameSite } from '../common/context/site-scope';
 import { isUuid } from '../common/validation/is-uuid';
+import type { CarriedWrite } from '../database/carried-write';
 import { DATABASE, type Database } from '../database/database.types';
 import { dataRecords } from '../database/schema';
 import { compileSelector } from './grid/grid-selector';
@@ -89,7 +90,7 @@ function withHistory(
  * key) lets the unique key decide in the same statement: on a conflict nothing is inserted and no
  * entry written. jsonb values go as JSON text, so a record without computed results stores SQL NULL.
  */
-function insertStatement(record: NewRecord, author: ChangeAuthor): SQL {
+function insertStatement(record: NewRecord, author: ChangeAuthor, carried: SQL | null = null): SQL {
   const computed = record.computedResults ?? null;
   const conflict = record.idempotencyKey
     ? sql`on conflict (idempotency_key) where idempotency_key is not null do nothing`
@@ -102,6 +103,7 @@ function insertStatement(record: NewRecord, author: ChangeAuthor): SQL {
       ${conflict} returning *`,
     entryOf('created', author),
     addedFields(sql`changed.data`),
+    carried ? { before: sql`carried as (${carried}),` } : {},
   );
 }
 
@@ -155,19 +157,23 @@ export class RecordsRepository {
    * are that site's). Concurrent creates by the same user for the same configuration are serialized
    * by a transaction-scoped advisory lock, so the count and the insert cannot interleave. A record
    * whose idempotency key is already stored is not inserted again: the stored one is the outcome
-   * (`existing`), whatever the limit says now.
+   * (`existing`), whatever the limit says now. A `carried` write (database/carried-write: a
+   * workflow run's first write) commits with the insert, in its statement or first in its
+   * transaction.
    */
   async insertWithinLimit(
     record: NewRecord,
     saveLimit: number | null,
     author: ChangeAuthor,
+    carried: CarriedWrite | null = null,
   ): Promise<
     | { inserted: ListedRecordRow }
     | { existing: ListedRecordRow }
     | { limitReached: true; existingId: string | null }
   > {
     if (saveLimit === null || !record.userId) {
-      const inserted = await firstRecord(this.db, insertStatement(record, author));
+      // A write handed along (a workflow run's first write) commits in this statement.
+      const inserted = await firstRecord(this.db, insertStatement(record, author, carried?.take() ?? null));
       if (inserted) return { inserted };
       // Only a keyed insert inserts nothing: the earlier record is read only then.
       const existing = record.idempotencyKey ? await this.findByIdempotencyKey(record.idempotencyKey) : null;
@@ -175,7 +181,9 @@ export class RecordsRepository {
       return { existing };
     }
     const owner = { configId: record.configId, userId: record.userId, siteId: record.siteId ?? null };
+    const alongside = carried?.take();
     return this.db.transaction(async (tx) => {
+      if (alongside) await tx.execute(alongside);
       await lockSaveLimit(tx, owner.configId, owner.userId);
       const replayed = record.idempotencyKey ? await recordByKey(tx, record.idempotencyKey) : null;
       if (replayed) return { existing: replayed };

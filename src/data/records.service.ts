@@ -1,3 +1,4 @@
+import type { CarriedWrite } from '../database/carried-write';
 import { Inject, Injectable } from '@nestjs/common';
 import { requireUser, type AuthUser, type RequestContext } from '../common/context/request-context';
 import { ownSiteScopeOf, siteOfNewRecord } from '../common/context/site-scope';
@@ -37,12 +38,13 @@ export class RecordsService {
   /**
    * The spec's five create rules, in order: 404, 400 validation, 400 save limit, store, return.
    * Checks `createResults` itself, so a workflow step calling it is held to the route's rule.
+   * `carrying`: a write of the caller's that commits with the insert (a workflow run's first write).
    */
   async create(
     ctx: RequestContext,
     configId: string,
     body: unknown,
-    options: { idempotencyKey?: string } = {},
+    options: { idempotencyKey?: string; carrying?: CarriedWrite | null } = {},
   ): Promise<SavedRecordDto> {
     const { config } = await this.access.require(ctx, configId, 'createResults');
     const user = requireUser(ctx);
@@ -72,6 +74,7 @@ export class RecordsService {
       },
       saveLimit,
       authorOf(ctx),
+      options.carrying ?? null,
     );
     // A replayed workflow step (its process died after the insert) gets the record it saved.
     if ('existing' in outcome) return this.savedResponse(config, outcome.existing, computedResults);

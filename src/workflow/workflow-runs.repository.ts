@@ -74,40 +74,33 @@ function columnValue<T>(value: Placeholder): T {
 }
 
 /**
+ * A run's first write: `running` under this instance's lease, with its progress so far. One text
+ * for both uses: run alone, or carried by another module's insert (database/carried-write), which
+ * cannot take a prepared statement.
+ */
+function runningInsert(run: NewRun, owner: string, progress: RunProgress, leaseMs: number): SQL {
+  const json = (value: unknown) => sql`${JSON.stringify(value)}::jsonb`;
+  return sql`insert into ${workflowRuns} (id, workflow_id, user_id, site_id, config_id, request, started_at,
+      definition, definition_version, rerun_of, next_step, step_in_flight, checkpoint, steps, data_id, status,
+      lease_owner, lease_until)
+    values (${run.id}::uuid, ${run.workflowId}::uuid, ${run.userId}::uuid, ${run.siteId}::uuid, ${run.configId}::uuid,
+      ${json(run.request)}, ${run.startedAt.toISOString()}::timestamptz, ${json(run.definition)},
+      ${run.definitionVersion}::int, ${run.rerunOf}::uuid, ${progress.nextStep}::int, ${progress.stepInFlight}::int,
+      ${json(progress.checkpoint)}, ${json(progress.steps)}, ${progress.dataId}::uuid, 'running',
+      ${owner}, now() + ${interval(leaseMs)}::interval)`;
+}
+
+/**
  * Run records, which are also the queue of durable runs (`FOR UPDATE SKIP LOCKED`, leases). The
- * writes every run makes are prepared statements: built once here, parsed and planned once per
- * connection by PostgreSQL.
+ * checkpoint and the cancellation read are prepared statements, built once here; the first write is
+ * built per run, as it usually rides in another statement (see `insertRunningWrite`).
  */
 @Injectable()
 export class WorkflowRunsRepository {
-  private readonly insertRunningStatement;
   private readonly checkpointStatement;
   private readonly cancelRequestedStatement;
 
   constructor(@Inject(DATABASE) private readonly db: Database) {
-    this.insertRunningStatement = db
-      .insert(workflowRuns)
-      .values({
-        id: placeholder('id'),
-        workflowId: placeholder('workflowId'),
-        userId: placeholder('userId'),
-        siteId: placeholder('siteId'),
-        configId: placeholder('configId'),
-        request: placeholder('request'),
-        startedAt: placeholder('startedAt'),
-        definition: placeholder('definition'),
-        definitionVersion: placeholder('definitionVersion'),
-        rerunOf: placeholder('rerunOf'),
-        nextStep: placeholder('nextStep'),
-        stepInFlight: placeholder('stepInFlight'),
-        checkpoint: placeholder('checkpoint'),
-        steps: placeholder('steps'),
-        dataId: placeholder('dataId'),
-        status: 'running',
-        leaseOwner: placeholder('owner'),
-        leaseUntil: sql`now() + ${placeholder('lease')}::interval`,
-      })
-      .prepare('workflow_run_insert_running');
     this.checkpointStatement = db
       .update(workflowRuns)
       .set({
@@ -183,7 +176,15 @@ export class WorkflowRunsRepository {
    * about to start: the run, its progress so far and its lease in one statement.
    */
   async insertRunning(run: NewRun, owner: string, progress: RunProgress, leaseMs: number): Promise<void> {
-    await this.insertRunningStatement.execute({ ...run, ...progress, owner, lease: interval(leaseMs) });
+    await this.db.execute(runningInsert(run, owner, progress, leaseMs));
+  }
+
+  /**
+   * The same first write as a statement another module's insert carries (database/carried-write),
+   * so the run and that insert commit together.
+   */
+  insertRunningWrite(run: NewRun, owner: string, progress: RunProgress, leaseMs: number): SQL {
+    return runningInsert(run, owner, progress, leaseMs);
   }
 
   /**

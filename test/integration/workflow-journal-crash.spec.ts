@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type { CarriedWrite } from '../../src/database/carried-write';
+import { DatabaseRunJournal } from '../../src/workflow/engine/run-journal';
+import type { AttemptOutcome } from '../../src/workflow/engine/step-attempt';
 import { WorkflowEffectsRepository } from '../../src/workflow/effects/workflow-effects.repository';
 import { WorkflowRunsRepository } from '../../src/workflow/workflow-runs.repository';
 import { createConfig } from '../factories/config.factory';
@@ -10,6 +13,8 @@ import { createSteps, execute } from '../utils/workflow-api';
 
 /** A repository method as the crash injection wraps it. */
 type Write = (...args: unknown[]) => Promise<unknown>;
+
+const realAttempt = DatabaseRunJournal.prototype.attempt;
 
 /** The process "dies" here: nothing after it in this drive (or this delivery) happens. */
 class Crash extends Error {}
@@ -73,6 +78,25 @@ describe('run journal and outbox: a crash between any two writes repeats and los
         return answer;
       };
     }
+    // The run's first write rides on the save step's record insert (database/carried-write): it
+    // counts as a write when the run is stored after that attempt and was not before.
+    const attempt = realAttempt;
+    const stored = async (id: string) => (await t.app.get(WorkflowRunsRepository).findById(id)) !== null;
+    DatabaseRunJournal.prototype.attempt = async function carried<T extends AttemptOutcome>(
+      this: DatabaseRunJournal,
+      work: (carried: CarriedWrite | null) => Promise<T>,
+    ): Promise<T> {
+      const before = await stored(this.runId);
+      const outcome = await attempt.call(this, work);
+      if (!before && (await stored(this.runId))) {
+        written.push('insertRunning with the record');
+        if (written.length === crashAt) {
+          crashAt = null;
+          throw new Crash('crashed after the record insert carrying the run');
+        }
+      }
+      return outcome as T;
+    };
     const effects = t.app.get<WorkflowEffectsRepository, Record<string, Write>>(WorkflowEffectsRepository);
     const claimDue = effects.claimDue.bind(effects);
     effects.claimDue = async (...args: unknown[]) => {
@@ -99,6 +123,7 @@ describe('run journal and outbox: a crash between any two writes repeats and los
     user = await createUser(t);
   });
   afterAll(async () => {
+    DatabaseRunJournal.prototype.attempt = realAttempt;
     await t.close();
     await smtp.close();
     await receiver.close();
@@ -152,9 +177,10 @@ describe('run journal and outbox: a crash between any two writes repeats and los
     const { run, writes, response } = await runThrough(null, 'nocrash');
     expect(response.statusCode).toBe(200);
     expect(run.status).toBe('success');
-    // Written before the first step with an effect (save), with the non-replayable api step marked
-    // in flight, at the end (the mail into the outbox in the same statement); then the delivery.
-    expect(writes).toEqual(['insertRunning', 'checkpoint', 'finish', 'claimDue', 'markSent']);
+    // Written with the first step with an effect (in the save's record insert), with the
+    // non-replayable api step marked in flight, at the end (the mail into the outbox in the same
+    // statement); then the delivery.
+    expect(writes).toEqual(['insertRunning with the record', 'checkpoint', 'finish', 'claimDue', 'markSent']);
   });
 
   it.each([1, 2, 3, 4, 5])(

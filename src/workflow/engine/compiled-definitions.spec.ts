@@ -8,7 +8,9 @@ function workflowOf(version: number, steps: unknown[]): DefinitionSource {
 describe('CompiledDefinitions', () => {
   const checked: unknown[] = [];
   const registry = {
-    get: (type: string) => ({ options: { rawFields: type === 'api' ? ['compensate'] : [] } }),
+    get: (type: string) => ({
+      options: type === 'api' ? { rawFields: ['compensate'], freeFields: ['payload'] } : { rawFields: [] },
+    }),
     configProblems: (_type: string, config: unknown) => {
       checked.push(config);
       return (config as { bad?: boolean }).bad ? [{ field: 'config.bad', rule: 'x', message: 'bad' }] : [];
@@ -22,7 +24,7 @@ describe('CompiledDefinitions', () => {
     const steps = [
       { name: 'a', type: 'save', config: { configId: 'c1' } },
       { name: 'b', type: 'api', config: { url: 'https://x.test/{{input.id}}' } },
-      { name: 'c', type: 'api', config: { url: 'https://x.test/', compensate: { url: '{{result.data}}' } } },
+      { name: 'c', type: 'api', config: { url: 'https://x.test/', payload: '{{results.shape}}' } },
       { name: 'd', type: 'transform', config: { bad: true } },
     ];
     const first = definitions.stepsOf(workflowOf(1, steps));
@@ -40,5 +42,26 @@ describe('CompiledDefinitions', () => {
     // An update is a new version: compiled (and checked) again.
     expect(definitions.stepsOf(workflowOf(2, steps))).not.toBe(first);
     expect(checked).toHaveLength(4);
+  });
+
+  it('checks once a config whose templates are all unrendered (rawFields) or inside a free field', () => {
+    const definitions = new CompiledDefinitions(registry);
+    const steps = [
+      { name: 'a', type: 'api', config: { url: 'https://x.test/', compensate: { url: '{{result.data}}' } } },
+      { name: 'b', type: 'api', config: { url: 'https://x.test/', payload: { id: '{{savedData._id}}' } } },
+      {
+        name: 'c',
+        type: 'api',
+        config: { url: 'https://x.test/', payload: { lines: ['{{results.shape}}'] } },
+      },
+      // The field itself templated may render to anything (a number): checked at each run.
+      { name: 'd', type: 'api', config: { url: 'https://x.test/', payload: '{{input.count}}' } },
+      { name: 'e', type: 'transform', config: { payload: { id: '{{input.id}}' } } },
+    ];
+    const compiled = definitions.stepsOf(workflowOf(1, steps));
+    expect(compiled.map((step) => step.fixedConfigProblems)).toEqual([[], [], [], null, null]);
+    // Checked once is not left unrendered: only a template in a raw field is.
+    expect(compiled.map((step) => step.rendered)).toEqual([false, true, true, true, true]);
+    expect(checked).toEqual([steps[0].config, steps[1].config, steps[2].config]);
   });
 });

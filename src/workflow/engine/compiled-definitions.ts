@@ -8,15 +8,27 @@ import { stringsOf } from './template';
 export interface CompiledStep {
   /** The paths of the config left unrendered (the step type's `rawFields`). */
   rawFields: ReadonlySet<string>;
+  /** Whether the config has templates outside `rawFields`: without any it is the same at every run. */
+  rendered: boolean;
   /**
    * A config without any `{{ }}` renders to itself at every run, so it is checked against its type's
-   * config class once (its problems, usually none); null for a config with templates, which is
-   * checked after each rendering.
+   * config class once (its problems, usually none); so is one whose templates are all where
+   * rendering cannot change its validity (the type's `rawFields`, inside its `freeFields`). Null
+   * for any other config with templates, which is checked after each rendering.
    */
   fixedConfigProblems: FieldError[] | null;
 }
 
 const CACHE_SIZE = 500;
+
+/** Whether the `stringsOf` path `at` is inside the config path `field`. */
+function inside(at: string, field: string): boolean {
+  return at.startsWith(`${field}.`) || at.startsWith(`${field}[`);
+}
+
+function atOrInside(at: string, field: string): boolean {
+  return at === field || inside(at, field);
+}
 
 /** A definition as a run runs it: its workflow, its version, the stored definition. */
 export interface DefinitionSource {
@@ -46,11 +58,18 @@ export class CompiledDefinitions {
       return cached;
     }
     const steps = parseDefinition(workflow.config).steps.map((step) => {
-      const rawFields = new Set(this.registry.get(step.type)?.options.rawFields ?? []);
-      const templated = stringsOf(step.config ?? {}).some(([, text]) => text.includes('{{'));
+      const options = this.registry.get(step.type)?.options;
+      const rawFields = new Set(options?.rawFields ?? []);
+      const freeFields = options?.freeFields ?? [];
+      // The paths of the strings rendered at each run: those with templates outside the raw fields.
+      const rendered = stringsOf(step.config ?? {})
+        .filter(([at, text]) => text.includes('{{') && ![...rawFields].some((raw) => atOrInside(at, raw)))
+        .map(([at]) => at);
+      const validityMayChange = rendered.some((at) => !freeFields.some((free) => inside(at, free)));
       return {
         rawFields,
-        fixedConfigProblems: templated
+        rendered: rendered.length > 0,
+        fixedConfigProblems: validityMayChange
           ? null
           : this.registry.configProblems(step.type, step.config ?? {}, 'config'),
       };

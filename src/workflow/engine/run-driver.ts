@@ -161,7 +161,7 @@ export class RunDriver {
       const refused = await this.executor.callerRefused(session);
       if (refused) return { kind: 'fatal', failure: refused, log: failedLog(step, refused, [], 0) };
     }
-    if (hasEffect && (await journal.cancelledBeforeEffect(index, registered.options.replayable)))
+    if (hasEffect && (await journal.cancelledBeforeEffect(index, registered.options)))
       return { kind: 'cancelled' };
     const result = await this.executor.execute(session, step, index, registered, pending);
     journal.stepRan();

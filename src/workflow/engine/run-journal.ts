@@ -2,7 +2,10 @@ import { AppError } from '../../common/errors/app-error';
 import { isUniqueViolation } from '../../database/unique-violation';
 import type { CommittedEffect } from '../effects/workflow-effects.repository';
 import type { NewRun, RunFinish, RunProgress, WorkflowRunsRepository } from '../workflow-runs.repository';
+import { CarriedWrite } from '../../database/carried-write';
+import type { WorkflowStepOptions } from '../steps/workflow-step.decorator';
 import { redact } from './redaction';
+import type { AttemptOutcome } from './step-attempt';
 import type { RunState } from './run-state';
 import { retryWhileUnavailable } from './transient-retry';
 
@@ -16,10 +19,12 @@ export interface RunJournal {
   /** The run's id; null for a dry run, which is never stored. */
   readonly runId: string | null;
   /**
-   * Before a step with an effect: commits the progress where a crash needs it and answers whether
-   * cancellation was requested.
+   * Before a step with an effect: commits the progress where a crash needs it (or offers the run's
+   * first write to a step that carries it) and answers whether cancellation was requested.
    */
-  cancelledBeforeEffect(index: number, replayable: boolean): Promise<boolean>;
+  cancelledBeforeEffect(index: number, step: StepKind): Promise<boolean>;
+  /** One attempt of the step, handed the run's first write to carry when one is offered (else null). */
+  attempt<T extends AttemptOutcome>(work: (carried: CarriedWrite | null) => Promise<T>): Promise<T>;
   /** A step ran: the cancellation flag last read is out of date. */
   stepRan(): void;
   readCancelRequested(): Promise<boolean>;
@@ -35,6 +40,9 @@ export interface RunJournal {
   /** Stops the lease's heartbeat. */
   close(): void;
 }
+
+/** What the journal needs to know of a step type. */
+export type StepKind = Pick<WorkflowStepOptions, 'replayable' | 'carriesRunWrite'>;
 
 export interface JournalSettings {
   owner: string;
@@ -61,6 +69,8 @@ export class DatabaseRunJournal implements RunJournal {
   private unwritten: NewRun | null;
   /** The row still marks a non-replayable step in flight; the next write clears or moves the marker. */
   private markedInFlight: boolean;
+  /** The run's first write (and the progress it stores), offered to the next attempt of the step that carries it. */
+  private offered: { write: CarriedWrite; progress: RunProgress } | null = null;
   /** The cancellation flag as the last write (or claim) read it, while no step has run since; else null. */
   private cancelFlag: boolean | null;
   private readonly heartbeat: NodeJS.Timeout;
@@ -90,13 +100,43 @@ export class DatabaseRunJournal implements RunJournal {
     this.cancelFlag = null;
   }
 
-  async cancelledBeforeEffect(index: number, replayable: boolean): Promise<boolean> {
+  async cancelledBeforeEffect(index: number, step: StepKind): Promise<boolean> {
+    const { replayable, carriesRunWrite } = step;
+    if (this.unwritten && replayable && carriesRunWrite) {
+      // Nobody can see (or cancel) a run not stored yet: it is stored with the step's insert.
+      const { owner, leaseMs } = this.settings;
+      const progress = this.progress(index, null);
+      const write = new CarriedWrite(this.runs.insertRunningWrite(this.unwritten, owner, progress, leaseMs));
+      this.offered = { write, progress };
+      return false;
+    }
     if (this.unwritten || !replayable || this.markedInFlight) {
       await this.commit(index, replayable ? null : index);
     } else if (this.cancelFlag === null) {
       this.cancelFlag = await this.readCancelRequested();
     }
     return this.cancelFlag === true;
+  }
+
+  /**
+   * The offered first write rides on the attempt's insert. Taken by an attempt that succeeded, it
+   * committed with it. Otherwise the run is written now, as it would have been before the step:
+   * not taken, nothing was stored; taken by a failed attempt, it may have committed (an answer lost),
+   * so a stored run is tolerated and made current.
+   */
+  async attempt<T extends AttemptOutcome>(work: (carried: CarriedWrite | null) => Promise<T>): Promise<T> {
+    const offered = this.offered;
+    this.offered = null;
+    if (!offered) return work(null);
+    let outcome: T;
+    try {
+      outcome = await work(offered.write);
+    } finally {
+      offered.write.close();
+    }
+    if (offered.write.taken && 'outcome' in outcome) this.written();
+    else await this.writeFirst(offered.progress, offered.write.taken);
+    return outcome;
   }
 
   readCancelRequested(): Promise<boolean> {
@@ -159,25 +199,39 @@ export class DatabaseRunJournal implements RunJournal {
   private async commit(nextStep: number, stepInFlight: number | null): Promise<void> {
     const progress = this.progress(nextStep, stepInFlight);
     const { owner, leaseMs } = this.settings;
-    const unwritten = this.unwritten;
-    if (unwritten) {
-      await this.retried(async (attempt) => {
-        try {
-          await this.runs.insertRunning(unwritten, owner, progress, leaseMs);
-        } catch (error) {
-          if (!(attempt > 1 && isUniqueViolation(error))) throw error;
-          // Stored by the try that lost its answer: this write makes it current.
-          if (!(await this.runs.checkpoint(this.runId, owner, progress, leaseMs))) throw leaseLost();
-        }
-      });
-      this.unwritten = null;
-      this.cancelFlag = false;
+    if (this.unwritten) {
+      await this.writeFirst(progress, false);
     } else {
       const kept = await this.retried(() => this.runs.checkpoint(this.runId, owner, progress, leaseMs));
       if (!kept) throw leaseLost();
       this.cancelFlag = kept.cancelRequested;
     }
     this.markedInFlight = stepInFlight !== null;
+  }
+
+  /**
+   * The run's first write. A try after one whose answer was lost (or after a carried write that may
+   * have committed: `maybeStored`) finds the run stored, and makes it current instead.
+   */
+  private async writeFirst(progress: RunProgress, maybeStored: boolean): Promise<void> {
+    const { owner, leaseMs } = this.settings;
+    const unwritten = this.unwritten!;
+    await this.retried(async (attempt) => {
+      try {
+        await this.runs.insertRunning(unwritten, owner, progress, leaseMs);
+      } catch (error) {
+        if (!((attempt > 1 || maybeStored) && isUniqueViolation(error))) throw error;
+        if (!(await this.runs.checkpoint(this.runId, owner, progress, leaseMs))) throw leaseLost();
+      }
+    });
+    this.written();
+  }
+
+  /** The run is stored now (nobody could cancel it before). */
+  private written(): void {
+    this.unwritten = null;
+    this.cancelFlag = false;
+    this.markedInFlight = false;
   }
 
   private progress(nextStep: number, stepInFlight: number | null): RunProgress {
@@ -202,6 +256,9 @@ export class DryRunJournal implements RunJournal {
     return Promise.resolve(false);
   }
   stepRan(): void {}
+  attempt<T extends AttemptOutcome>(work: (carried: null) => Promise<T>): Promise<T> {
+    return work(null);
+  }
   readCancelRequested(): Promise<boolean> {
     return Promise.resolve(false);
   }

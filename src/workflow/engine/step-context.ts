@@ -1,3 +1,4 @@
+import type { CarriedWrite } from '../../database/carried-write';
 import type { RequestContext } from '../../common/context/request-context';
 import type { EffectSender } from '../effects/effect-sender';
 import { StepError } from '../steps/step-error';
@@ -48,6 +49,8 @@ export interface StepContextParts {
   signal: AbortSignal;
   /** What resumes a step that paused its run (null otherwise). */
   resumedWith?: StepSignal | null;
+  /** The run's first write for the step to carry (see StepContext.carriedWrite). */
+  carriedWrite?: CarriedWrite | null;
 }
 
 /** The context a handler gets: the run's scope, its template renderer (never code) and its effects. */
@@ -65,6 +68,7 @@ export function buildStepContext(parts: StepContextParts): StepContext {
     signal: parts.signal,
     effects: parts.effects,
     resumedWith: parts.resumedWith ?? null,
+    carriedWrite: parts.carriedWrite ?? null,
     read: (path) => {
       const parsed = parseContextPath(path);
       if ('problem' in parsed || parsed.segments[0] === 'env') return undefined;

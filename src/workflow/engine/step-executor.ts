@@ -48,10 +48,10 @@ export class StepExecutor {
     const attemptLog: AttemptLog[] = pending?.attemptLog ?? [];
     const stepStarted = pending?.stepStartedAt ?? this.clock.now();
     const elapsed = () => this.clock.now() - stepStarted;
-    const { rawFields, fixedConfigProblems } = session.compiled[index];
-    const rendered = fixedConfigProblems
-      ? (step.config ?? {})
-      : renderDeep(step.config ?? {}, state.templateScope(), env, rawFields);
+    const { rawFields, rendered: templated, fixedConfigProblems } = session.compiled[index];
+    const rendered = templated
+      ? renderDeep(step.config ?? {}, state.templateScope(), env, rawFields)
+      : (step.config ?? {});
     const problems = fixedConfigProblems ?? this.registry.configProblems(step.type, rendered, 'config');
     if (problems.length > 0) {
       const failure = engineFailure('INVALID_STEP_CONFIG', session.translate, {
@@ -97,31 +97,7 @@ export class StepExecutor {
       const attemptStarted = this.clock.now();
       const buffer = new EffectBuffer((kind) => this.effects.get(kind));
       const outcome = await this.tracedAttempt(session, step, attempt, () =>
-        attemptStep({
-          context: buildStepContext({
-            ctx: session.ctx,
-            runId: session.journal.runId ?? 'dry-run',
-            workflow: session.workflow,
-            configId: session.request.configId,
-            step: { name: step.name, type: step.type, index },
-            attempt,
-            state,
-            env,
-            effects: buffer,
-            signal: new AbortController().signal,
-            resumedWith: this.resumedWith(session, index),
-          }),
-          registered,
-          config,
-          stepTimeoutMs: step.timeoutMs,
-          runLeftMs: Math.max(0, session.deadline - this.clock.now()),
-          runTimeout: () => this.runTimeout(session),
-          translate: session.translate,
-          onUnexpected: (error) =>
-            this.logger.warn(
-              `workflow ${session.workflow.id} run ${session.journal.runId} step ${step.name} threw: ${causeChain(error)}`,
-            ),
-        }),
+        this.attempt(session, step, index, attempt, registered, config, buffer),
       );
       const durationMs = this.clock.now() - attemptStarted;
       if ('outcome' in outcome) {
@@ -151,6 +127,47 @@ export class StepExecutor {
       retryAfterMs = failure.retryAfterMs;
     }
     throw new Error('unreachable: the attempt loop always returns');
+  }
+
+  /** One call of the handler (see attemptStep), handed the run's first write when the journal offers it. */
+  private attempt(
+    session: RunSession,
+    step: StepDefinition,
+    index: number,
+    attempt: number,
+    registered: RegisteredStep,
+    config: object,
+    buffer: EffectBuffer,
+  ): Promise<AttemptOutcome> {
+    const { state, env } = session;
+    return session.journal.attempt((carriedWrite) =>
+      attemptStep({
+        context: buildStepContext({
+          ctx: session.ctx,
+          runId: session.journal.runId ?? 'dry-run',
+          workflow: session.workflow,
+          configId: session.request.configId,
+          step: { name: step.name, type: step.type, index },
+          attempt,
+          state,
+          env,
+          effects: buffer,
+          signal: new AbortController().signal,
+          resumedWith: this.resumedWith(session, index),
+          carriedWrite,
+        }),
+        registered,
+        config,
+        stepTimeoutMs: step.timeoutMs,
+        runLeftMs: Math.max(0, session.deadline - this.clock.now()),
+        runTimeout: () => this.runTimeout(session),
+        translate: session.translate,
+        onUnexpected: (error) =>
+          this.logger.warn(
+            `workflow ${session.workflow.id} run ${session.journal.runId} step ${step.name} threw: ${causeChain(error)}`,
+          ),
+      }),
+    );
   }
 
   /** One attempt in its span (a child of the step's): the spans of what the handler does nest in it. */

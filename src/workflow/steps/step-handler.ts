@@ -1,3 +1,4 @@
+import type { CarriedWrite } from '../../database/carried-write';
 import type { RequestContext } from '../../common/context/request-context';
 
 /** What templates and conditions read: `{{input.x}}`, `savedData._id`, `results.lookup.status`, ... */
@@ -78,6 +79,12 @@ export interface StepContext {
    * its deadline; null at its first run.
    */
   readonly resumedWith: StepSignal | null;
+  /**
+   * The run's first write, when the run is not stored yet and the step type declares
+   * `carriesRunWrite`: the step hands it to its insert (RecordsService.create's `carrying`), so the
+   * run is stored with the step's effect. Null otherwise.
+   */
+  readonly carriedWrite: CarriedWrite | null;
 }
 
 /** What resumes a paused run at its step. */

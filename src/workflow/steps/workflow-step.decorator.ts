@@ -17,8 +17,21 @@ export interface WorkflowStepOptions {
    * such steps and only renders the others. Default false.
    */
   pure?: boolean;
+  /**
+   * Whether the step's only effect is an insert that carries `context.carriedWrite`
+   * (database/carried-write), as `save`'s record insert does: a run not stored yet is then stored
+   * in that insert's statement instead of in a statement of its own before the step. Default false.
+   */
+  carriesRunWrite?: boolean;
   /** Config paths (`email.template`, `compensate`) the runner leaves unrendered for the handler. */
   rawFields?: string[];
+  /**
+   * Config paths holding free JSON that the config class checks only at the top (an object stays an
+   * object whatever the strings inside it render to), as an api step's `payload`. A config whose
+   * templates are all inside these (or in `rawFields`) is valid after rendering exactly when it is
+   * before, so it is checked once per definition version instead of after every rendering.
+   */
+  freeFields?: string[];
   /** One line for the documentation and the Swagger description. */
   description?: string;
 }

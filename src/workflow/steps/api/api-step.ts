@@ -33,6 +33,8 @@ const MAX_LOGGED_DATA_CHARS = 2048;
   replayable: false,
   // The url is rendered by the handler: values in it are encoded and may not move its origin.
   rawFields: ['url', 'compensate'],
+  // `payload` is only checked to be a string or an object: templates inside an object keep it one.
+  freeFields: ['payload'],
   description: 'Calls an HTTP(S) endpoint; the result holds the answer status and data',
 })
 export class ApiStep implements WorkflowStepHandler<ApiStepConfig, ApiStepResult> {

@@ -18,6 +18,8 @@ export interface SaveStepResult {
   type: 'save',
   config: SaveStepConfig,
   replayable: true,
+  // The run's first write rides on the record's insert: one statement and one commit for both.
+  carriesRunWrite: true,
   description: 'Creates a data record exactly as POST /api/data/:configId does',
 })
 export class SaveStep implements WorkflowStepHandler<SaveStepConfig, SaveStepResult> {
@@ -30,6 +32,8 @@ export class SaveStep implements WorkflowStepHandler<SaveStepConfig, SaveStepRes
     // One record per run and step, even when the step runs again after a crash.
     const saved = await this.records.create(ctx, configId, data, {
       idempotencyKey: `run:${context.runId}:${context.step.name}`,
+      // The run's first write, when it is not stored yet: it commits with the record.
+      carrying: context.carriedWrite,
     });
     return {
       result: { dataId: saved.dataId, configId },
