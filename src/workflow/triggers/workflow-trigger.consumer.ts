@@ -91,8 +91,10 @@ export class WorkflowTriggerConsumer implements Consumer {
         derivedRunId(event.id, workflow.id),
       );
     } catch (error) {
-      // The user may not run it (any more): the event is not lost, it is simply not theirs to act on.
-      if (error instanceof AppError) return skip(`the user may not run it (${error.code})`);
+      // The user may not run it (any more): the event is not theirs to act on. Anything else (the
+      // database away, a damaged row) hands the batch out again later, so no trigger is lost.
+      if (error instanceof AppError && error.status < 500)
+        return skip(`the user may not run it (${error.code})`);
       throw error;
     }
   }
