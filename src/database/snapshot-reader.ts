@@ -183,7 +183,7 @@ class CopyOutStream extends Readable {
       // The reader went away mid-COPY: ask PostgreSQL to stop (a cancel request on a connection of
       // its own, so no pool slot is needed) and drain what is still in flight until the COPY ends.
       // The connection is dropped afterwards, so a cancel arriving late can hit nothing else.
-      cancelRunningStatement(this.client);
+      cancelRunningStatement(this.client as unknown as CancelTarget);
       this.copy.resume();
     }
     callback(error);
@@ -199,27 +199,38 @@ class CopyOutStream extends Readable {
 /** CancelRequest: its code, and the packet's length (protocol 3.0, a 4-byte secret key). */
 const CANCEL_REQUEST_CODE = 80877102;
 const CANCEL_REQUEST_LENGTH = 16;
+/** Where a backend listens and the key that cancels its statement (node-postgres keeps them on its client). */
+export interface CancelTarget {
+  host: string;
+  port: number;
+  processID: number;
+  secretKey: number;
+}
+/** How long a cancel connection waits for the server to close it before giving up on it. */
+export const CANCEL_WAIT_MS = 15_000;
 
 /**
  * Asks PostgreSQL to cancel whatever `client`'s backend is running, the way libpq's PQcancel does: a
- * CancelRequest on a new connection of its own (no authentication, no pool slot). The connection
- * details are node-postgres's own; a cancel that cannot be delivered changes nothing.
+ * CancelRequest on a new connection of its own (no authentication, no pool slot), then waiting for
+ * the server to close that connection, which is how it says it handled the request. Closing our
+ * side first (sending the packet with a FIN) is what crashes PgBouncer 1.18 (Debian 12's package):
+ * it frees the cancel client on our EOF and frees it again when the server is done ("bad client
+ * state: 0"). The connection details are node-postgres's own; a cancel that cannot be delivered
+ * changes nothing.
  */
-function cancelRunningStatement(client: PoolClient): void {
-  const { host, port, processID, secretKey } = client as unknown as {
-    host: string;
-    port: number;
-    processID: number;
-    secretKey: number;
-  };
+export function cancelRunningStatement(backend: CancelTarget, waitMs = CANCEL_WAIT_MS): void {
+  const { host, port, processID, secretKey } = backend;
   const socket = host.startsWith('/') ? connect(`${host}/.s.PGSQL.${port}`) : connect(port, host);
-  socket.on('error', () => undefined);
+  socket.on('error', () => socket.destroy());
+  // The server closes first; ours follows it (allowHalfOpen is off). A server that never answers
+  // is left after waitMs.
+  socket.setTimeout(waitMs, () => socket.destroy());
   socket.on('connect', () => {
     const packet = Buffer.alloc(CANCEL_REQUEST_LENGTH);
     packet.writeInt32BE(CANCEL_REQUEST_LENGTH, 0);
     packet.writeInt32BE(CANCEL_REQUEST_CODE, 4);
     packet.writeInt32BE(processID, 8);
     packet.writeInt32BE(secretKey, 12);
-    socket.end(packet);
+    socket.write(packet);
   });
 }
