@@ -43,10 +43,9 @@ export function fieldDiff(before: SQL, after: SQL): SQL {
     where (${before} -> k.key) is distinct from (${after} -> k.key))`;
 }
 
-/** fieldDiff from nothing: every field of `after` as added (cheaper than the general diff). */
+/** fieldDiff from nothing: every field of `after` as added (migration 0014's `fdws_added_fields`). */
 export function addedFields(after: SQL): SQL {
-  return sql`(select coalesce(jsonb_object_agg(key, jsonb_build_object('after', value)), '{}'::jsonb)
-    from jsonb_each(${after}))`;
+  return sql`fdws_added_fields(${after})`;
 }
 
 /** No change of `data` (a delete or a restore). */
