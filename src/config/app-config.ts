@@ -74,6 +74,8 @@ export interface AppConfig {
   eventsRetryBaseMs: number;
   /** How long a claimed batch of events is its dispatcher's; a dispatcher that died is replaced after it. */
   eventsLeaseMs: number;
+  /** An event interest nobody wants is removed once declared longer ago than this. */
+  eventsInterestGraceMs: number;
   /** Webhook deliveries one instance sends at once (`0`: it sends none). */
   webhookWorkers: number;
   /** How often an instance looks for due webhook deliveries (retries, other instances' events). */
@@ -271,6 +273,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     eventsPollMs: int('EVENTS_POLL_MS', 500, 20, 600_000),
     eventsRetryBaseMs: int('EVENTS_RETRY_BASE_MS', 1000, 10, 3_600_000),
     eventsLeaseMs: int('EVENTS_LEASE_MS', 60_000, 1000, 3_600_000),
+    eventsInterestGraceMs: int('EVENTS_INTEREST_GRACE_MS', 600_000, 1000, 86_400_000),
     webhookWorkers: int('WEBHOOK_WORKERS', 4, 0, 100),
     webhookPollMs: int('WEBHOOK_POLL_MS', 1000, 20, 600_000),
     webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, 1, 60_000),

@@ -1,5 +1,6 @@
 import { applyDecorators, Injectable, SetMetadata } from '@nestjs/common';
 import type { DomainEvent } from './domain-event';
+import type { EventInterest } from './event-interest';
 
 export const EVENT_CONSUMER = Symbol('event-consumer');
 
@@ -15,6 +16,13 @@ export interface EventConsumer {
    * it. Throwing hands the whole batch out again later (with backoff), to every consumer.
    */
   consume(events: DomainEvent[]): Promise<void>;
+
+  /**
+   * The events this consumer takes now (read from its own store); changes write only events some
+   * consumer wants. Without it, every event is wanted. Whoever stores a new need (a subscription, a
+   * trigger) also declares it at once through `EventInterests.declare`, before storing it.
+   */
+  interests?(): Promise<EventInterest[]>;
 }
 
 /** Marks a provider as an event consumer; `name` appears in the log lines about it. */

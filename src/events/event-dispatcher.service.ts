@@ -13,7 +13,10 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { DatabaseHealth } from '../database/database-health';
 import type { DomainEvent } from './domain-event';
 import { DomainEventsRepository, type ClaimedEvent } from './domain-events.repository';
+import { EVENT_TYPES } from './domain-event';
 import { EVENT_CONSUMER, type EventConsumer } from './event-consumer';
+import type { EventInterest } from './event-interest';
+import { EventInterests } from './event-interests.service';
 
 /** Events handed to the consumers at once. */
 const BATCH = 100;
@@ -33,6 +36,7 @@ export class EventDispatcher implements OnModuleInit, OnApplicationBootstrap, On
   private readonly logger = new Logger(EventDispatcher.name);
   private readonly consumers: { name: string; consumer: EventConsumer }[] = [];
   private timer?: NodeJS.Timeout;
+  private reconcileTimer?: NodeJS.Timeout;
   private dispatching: Promise<void> | null = null;
   private again = false;
   private stopping = false;
@@ -42,6 +46,7 @@ export class EventDispatcher implements OnModuleInit, OnApplicationBootstrap, On
     private readonly discovery: DiscoveryService,
     private readonly reflector: Reflector,
     private readonly databaseHealth: DatabaseHealth,
+    private readonly interests: EventInterests,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -56,11 +61,37 @@ export class EventDispatcher implements OnModuleInit, OnApplicationBootstrap, On
   onApplicationBootstrap(): void {
     this.timer = setInterval(() => void this.dispatch(), this.config.eventsPollMs);
     this.timer.unref();
+    void this.reconcileInterests();
+    this.reconcileTimer = setInterval(
+      () => void this.reconcileInterests(),
+      Math.max(1000, this.config.eventsInterestGraceMs / 2),
+    );
+    this.reconcileTimer.unref();
+  }
+
+  /**
+   * Brings the stored event interests to what the consumers want now (a consumer without
+   * `interests` wants every event). Resolves when done; a failure is logged and left to the next
+   * round, the stored interests then stay as they were (at worst wanting too much).
+   */
+  async reconcileInterests(): Promise<void> {
+    try {
+      const wanted: EventInterest[] = [];
+      for (const { consumer } of this.consumers) {
+        if (consumer.interests) wanted.push(...(await consumer.interests()));
+        else wanted.push(...EVENT_TYPES.map((type) => ({ type, configId: null })));
+      }
+      await this.interests.reconcile(wanted);
+    } catch (error) {
+      if (isDatabaseUnavailable(error)) this.databaseHealth.unavailable(error);
+      else this.logger.warn(`event interests not reconciled: ${causeChain(error)}`);
+    }
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopping = true;
     clearInterval(this.timer);
+    clearInterval(this.reconcileTimer);
     await this.dispatching;
   }
 

@@ -2,6 +2,8 @@ import { Global, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { DomainEventsRepository } from './domain-events.repository';
 import { EventDispatcher } from './event-dispatcher.service';
+import { EventInterests } from './event-interests.service';
+import { EventInterestsRepository } from './event-interests.repository';
 
 /**
  * The domain events outbox and its dispatcher. Global, so any feature that writes events can nudge
@@ -10,7 +12,7 @@ import { EventDispatcher } from './event-dispatcher.service';
 @Global()
 @Module({
   imports: [DiscoveryModule],
-  providers: [DomainEventsRepository, EventDispatcher],
-  exports: [EventDispatcher],
+  providers: [DomainEventsRepository, EventDispatcher, EventInterestsRepository, EventInterests],
+  exports: [EventDispatcher, EventInterests],
 })
 export class EventsModule {}

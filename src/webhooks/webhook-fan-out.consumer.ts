@@ -1,7 +1,9 @@
 import type { DomainEvent } from '../events/domain-event';
 import { EventConsumer } from '../events/event-consumer';
+import type { EventInterest } from '../events/event-interest';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookSender } from './webhook-sender.service';
+import { WebhookSubscriptionsRepository } from './webhook-subscriptions.repository';
 
 /** The body every delivery of an event sends, fixed here so every attempt signs the same bytes. */
 export function webhookBody(event: DomainEvent): string {
@@ -18,7 +20,12 @@ export class WebhookFanOut {
   constructor(
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly sender: WebhookSender,
+    private readonly subscriptions: WebhookSubscriptionsRepository,
   ) {}
+
+  interests(): Promise<EventInterest[]> {
+    return this.subscriptions.enabledInterests();
+  }
 
   async consume(events: DomainEvent[]): Promise<void> {
     const queued = await this.deliveries.fanOut(

@@ -2,6 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { and, desc, eq, isNotNull, lte, sql } from 'drizzle-orm';
 import { DATABASE, type Database } from '../database/database.types';
 import { webhookSubscriptions } from '../database/schema';
+import { isEventType } from '../events/domain-event';
+import type { EventInterest } from '../events/event-interest';
 
 export type WebhookSubscriptionRow = typeof webhookSubscriptions.$inferSelect;
 export type NewWebhookSubscription = Pick<
@@ -24,6 +26,17 @@ export class WebhookSubscriptionsRepository {
   }
 
   /** Newest first. */
+  /** The events the enabled subscriptions take (the webhooks' event interests). */
+  async enabledInterests(): Promise<EventInterest[]> {
+    const rows = await this.db
+      .selectDistinct({ events: webhookSubscriptions.events, configId: webhookSubscriptions.configId })
+      .from(webhookSubscriptions)
+      .where(eq(webhookSubscriptions.enabled, true));
+    return rows.flatMap((row) =>
+      row.events.filter(isEventType).map((type) => ({ type, configId: row.configId ?? null })),
+    );
+  }
+
   async list(): Promise<WebhookSubscriptionRow[]> {
     return this.db
       .select()

@@ -23,8 +23,16 @@ import {
   type WebhookSubscriptionRow,
 } from './webhook-subscriptions.repository';
 import { toWebhookResponse } from './webhook.mapper';
+import { isEventType } from '../events/domain-event';
+import type { EventInterest } from '../events/event-interest';
+import { EventInterests } from '../events/event-interests.service';
 
 /** Webhook subscriptions (admins only): their rules, secrets and enabling. */
+/** The events a subscription takes, as event interests. */
+function interestsOf(events: readonly string[], configId: string | null): EventInterest[] {
+  return events.filter(isEventType).map((type) => ({ type, configId }));
+}
+
 @Injectable()
 export class WebhooksService {
   private readonly logger = new Logger(WebhooksService.name);
@@ -35,6 +43,7 @@ export class WebhooksService {
     private readonly sender: WebhookSender,
     private readonly configs: FormConfigsService,
     private readonly sites: SitesService,
+    private readonly interests: EventInterests,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -54,6 +63,8 @@ export class WebhooksService {
     requireAdmin(ctx);
     const siteId = body.siteId === undefined ? ctx.siteId : body.siteId;
     await this.checkReferences(ctx, body.configId, siteId);
+    // Declared first: a change committed once the subscription is stored writes its event.
+    await this.interests.declare(interestsOf(body.events, body.configId ?? null));
     const row = await this.subscriptions.insert({
       url: body.url,
       events: body.events,
@@ -72,6 +83,12 @@ export class WebhooksService {
     requireAdmin(ctx);
     const current = await this.require(id);
     await this.checkReferences(ctx, body.configId, body.siteId);
+    await this.interests.declare(
+      interestsOf(
+        body.events ?? current.events,
+        body.configId !== undefined ? body.configId : current.configId,
+      ),
+    );
     const { enabled, ...changes } = body;
     await this.subscriptions.update(id, changes);
     if (enabled !== undefined && enabled !== current.enabled) {

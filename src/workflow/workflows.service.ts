@@ -14,6 +14,8 @@ import type {
 import { WorkflowDefinitionValidator } from './workflow-definition.validator';
 import { toWorkflowResponse } from './workflow.mapper';
 import { WorkflowsRepository, type WorkflowRow } from './workflows.repository';
+import { EventInterests } from '../events/event-interests.service';
+import { triggerInterests } from './triggers/trigger-matching';
 
 /**
  * Workflow definitions: admins (or roles granted `workflows:*`) write them; everyone reads the ones
@@ -26,6 +28,7 @@ export class WorkflowsService {
     private readonly definitions: WorkflowDefinitionValidator,
     private readonly sites: SitesService,
     private readonly cache: AppCache,
+    private readonly interests: EventInterests,
   ) {}
 
   async list(ctx: RequestContext, query: ListWorkflowsQueryDto): Promise<WorkflowListDto> {
@@ -54,6 +57,8 @@ export class WorkflowsService {
   async create(ctx: RequestContext, body: CreateWorkflowDto): Promise<WorkflowResponseDto> {
     this.definitions.assertValid(body.config);
     await this.assertSiteUsable(body.siteId);
+    // Declared first: a change committed once the workflow is stored writes the event it waits for.
+    await this.interests.declare(triggerInterests(body.config as unknown as Record<string, unknown>));
     const row = await this.workflows.insert({
       name: body.name,
       alias: body.alias ?? null,
@@ -73,9 +78,12 @@ export class WorkflowsService {
     workflowId: string,
     body: UpdateWorkflowDto,
   ): Promise<WorkflowResponseDto> {
-    await this.requireVisible(ctx, workflowId);
+    const current = await this.requireVisible(ctx, workflowId);
     if (body.config) this.definitions.assertValid(body.config);
     if (body.siteId !== undefined) await this.assertSiteUsable(body.siteId);
+    await this.interests.declare(
+      triggerInterests((body.config as unknown as Record<string, unknown> | undefined) ?? current.config),
+    );
     const row = await this.workflows.updateActive(workflowId, {
       name: body.name,
       alias: body.alias,

@@ -16,7 +16,8 @@ describe('WorkflowRunsRepository', () => {
   let configId: string;
   let workflowId: string;
   beforeAll(async () => {
-    t = await createTestApp();
+    // The app's own outbox sender would claim the effects these tests claim by hand.
+    t = await createTestApp({ env: { OUTBOX_POLL_MS: '600000' } });
     runs = t.app.get(WorkflowRunsRepository);
   });
   afterAll(() => t.close());

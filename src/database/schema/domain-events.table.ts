@@ -1,4 +1,15 @@
-import { bigint, index, integer, json, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  index,
+  integer,
+  json,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  unique,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { primaryId } from './columns';
 
 /**
@@ -31,4 +42,21 @@ export const domainEvents = pgTable(
     attempts: integer('attempts').notNull().default(0),
   },
   (table) => [index('domain_events_due_idx').on(table.availableAt, table.seq)],
+);
+
+/**
+ * Which events anybody takes: a type, and the configuration it is limited to (null: any). A change
+ * writes its event only when a row here wants it, so an installation without webhooks or triggers
+ * writes none. A consumer declares a row before the subscription or trigger that needs it is
+ * stored; the dispatcher's reconciliation removes rows nobody wants once they are older than
+ * EVENTS_INTEREST_GRACE_MS, so a declaration racing a reconciliation is never lost.
+ */
+export const domainEventInterests = pgTable(
+  'domain_event_interests',
+  {
+    type: text('type').notNull(),
+    configId: uuid('config_id'),
+    declaredAt: timestamp('declared_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (table) => [unique('domain_event_interests_key').on(table.type, table.configId).nullsNotDistinct()],
 );

@@ -1,4 +1,5 @@
-import type { DomainEvent } from '../../events/domain-event';
+import { isEventType, type DomainEvent } from '../../events/domain-event';
+import type { EventInterest } from '../../events/event-interest';
 import type { ExecuteBody } from '../engine/run-launcher';
 
 /** A workflow as trigger matching reads it. */
@@ -6,6 +7,16 @@ export interface TriggeredWorkflow {
   id: string;
   siteId: string | null;
   config: Record<string, unknown>;
+}
+
+/** The events a workflow definition's triggers take, as event interests. */
+export function triggerInterests(config: Record<string, unknown>): EventInterest[] {
+  const triggers = Array.isArray(config.triggers) ? (config.triggers as unknown[]) : [];
+  return triggers.flatMap((trigger) => {
+    if (trigger === null || typeof trigger !== 'object') return [];
+    const { event: type, configId } = trigger as { event?: unknown; configId?: unknown };
+    return isEventType(type) ? [{ type, configId: typeof configId === 'string' ? configId : null }] : [];
+  });
 }
 
 /**

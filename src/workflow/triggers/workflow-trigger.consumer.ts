@@ -1,7 +1,8 @@
 import { Inject, Logger } from '@nestjs/common';
 import { AppError } from '../../common/errors/app-error';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import type { DomainEvent } from '../../events/domain-event';
+import { EVENT_TYPES, type DomainEvent } from '../../events/domain-event';
+import type { EventInterest } from '../../events/event-interest';
 import { EventConsumer, type EventConsumer as Consumer } from '../../events/event-consumer';
 import { derivedRunId } from '../engine/derived-run-id';
 import { RunCaller } from '../engine/run-caller';
@@ -10,7 +11,13 @@ import { WorkflowQueueWorker } from '../engine/workflow-queue.worker';
 import { WorkflowRunner } from '../engine/workflow-runner.service';
 import { WorkflowRunsRepository } from '../workflow-runs.repository';
 import { WorkflowsService } from '../workflows.service';
-import { originRunOf, triggeredRunInput, triggersOn, type TriggeredWorkflow } from './trigger-matching';
+import {
+  originRunOf,
+  triggeredRunInput,
+  triggerInterests,
+  triggersOn,
+  type TriggeredWorkflow,
+} from './trigger-matching';
 
 /** Where an event sits in a chain of triggers: the workflow of the run that caused it, and its depth. */
 interface Cause {
@@ -38,6 +45,11 @@ export class WorkflowTriggerConsumer implements Consumer {
     private readonly queue: WorkflowQueueWorker,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  async interests(): Promise<EventInterest[]> {
+    const workflows = await this.workflows.triggeredBy([...EVENT_TYPES]);
+    return workflows.flatMap((workflow) => triggerInterests(workflow.config));
+  }
 
   async consume(events: DomainEvent[]): Promise<void> {
     const candidates = await this.workflows.triggeredBy([...new Set(events.map((event) => event.type))]);
