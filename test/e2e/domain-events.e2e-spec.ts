@@ -44,6 +44,8 @@ describe('domain events outbox', () => {
       modules: [CollectorModule],
       env: { EVENTS_RETRY_BASE_MS: '50', EVENTS_LEASE_MS: '1000', EVENTS_POLL_MS: '600000' },
     });
+    // The collector lists no interests, so it takes every event: wanted from this reconciliation on.
+    await t.app.get(EventDispatcher).reconcileInterests();
   });
   afterAll(() => t.close());
   beforeEach(async () => {

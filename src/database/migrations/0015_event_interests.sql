@@ -5,11 +5,14 @@ CREATE TABLE IF NOT EXISTS "domain_event_interests" (
 	CONSTRAINT "domain_event_interests_key" UNIQUE NULLS NOT DISTINCT("type","config_id")
 );
 --> statement-breakpoint
--- Until the dispatcher first reconciles (at start, then periodically) every event is wanted, so an
--- installation upgraded with subscriptions or triggers misses none meanwhile.
+-- An installation upgraded with webhook subscriptions or workflow triggers wants every event until
+-- the dispatcher's reconciliation (at start, then periodically) narrows it after the grace period,
+-- so it misses none meanwhile. A new one has neither: it writes no events until it has.
 INSERT INTO domain_event_interests (type, config_id)
 SELECT type, NULL FROM unnest(ARRAY['record.created', 'record.updated', 'record.deleted', 'record.restored',
   'workflow.run.finished']) AS type
+WHERE EXISTS (SELECT 1 FROM webhook_subscriptions)
+  OR EXISTS (SELECT 1 FROM workflows WHERE jsonb_typeof(config -> 'triggers') = 'array')
 ON CONFLICT DO NOTHING;
 --> statement-breakpoint
 -- Whether anybody takes events of this type for this configuration (see domain_event_interests).
