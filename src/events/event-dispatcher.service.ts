@@ -95,8 +95,12 @@ export class EventDispatcher implements OnModuleInit, OnApplicationBootstrap, On
     await this.dispatching;
   }
 
-  /** Dispatches soon (a change of this instance just committed events). */
+  /**
+   * Dispatches soon (a change of this instance just committed, maybe with events). Skipped while
+   * nobody wants events: a claim per change would find nothing (the poll still looks).
+   */
   dispatchSoon(): void {
+    if (!this.interests.anyWanted) return;
     if (this.dispatching) this.again = true;
     else setImmediate(() => void this.dispatch());
   }
