@@ -15,7 +15,6 @@ import { fromRawRecord, RAW_RECORD_COLUMNS, type ListedRecordRow, type RecordRow
 import { appendRecordEvents } from './record-events';
 import { equalityConditions, scopeCondition, type RecordScope } from './record-selection';
 import {
-  addedFields,
   appendHistory,
   fieldDiff,
   NO_FIELD_CHANGES,
@@ -86,33 +85,21 @@ function withHistory(
 }
 
 /**
- * The insert of a submission with its `created` entry and event. A keyed one (a workflow step's
- * idempotency key) lets the unique key decide in the same statement: on a conflict nothing is
- * inserted and no entry written. jsonb values go as JSON text, so a record without computed results
- * stores SQL NULL. Alone it is one call of `fdws_insert_record` (migration 0014: PostgreSQL keeps its
- * plans per connection, where this statement as CTEs was parsed and planned on every create); with a
- * carried write, the same insert as data-modifying CTEs next to that write.
+ * The insert of a submission with its `created` entry and event: one call of `fdws_insert_record`
+ * (migration 0014; PostgreSQL keeps its plans per connection, where the same writes as CTEs were
+ * parsed and planned on every create). A keyed one (a workflow step's idempotency key) lets the
+ * unique key decide: on a conflict nothing is inserted, no entry written, no row returned. jsonb
+ * values go as JSON text, so a record without computed results stores SQL NULL. A carried write
+ * rides along as a data-modifying CTE of the same statement.
  */
 function insertStatement(record: NewRecord, author: ChangeAuthor, carried: SQL | null = null): SQL {
   const computed = record.computedResults ?? null;
-  const values = sql`${record.configId}::uuid, ${record.userId ?? null}::uuid, ${record.siteId ?? null}::uuid,
-        ${JSON.stringify(record.data)}::jsonb, ${sql.param(record.dataKeys ?? null)}::text[],
-        ${computed === null ? null : JSON.stringify(computed)}::jsonb, ${record.idempotencyKey ?? null}::text`;
-  if (!carried) {
-    const origin = author.origin ? JSON.stringify(author.origin) : null;
-    return sql`select ${sql.raw(RAW_RECORD_COLUMNS)}
-      from fdws_insert_record(${values}, ${author.userId}::uuid, ${origin}::jsonb) as data_records`;
-  }
-  const conflict = record.idempotencyKey
-    ? sql`on conflict (idempotency_key) where idempotency_key is not null do nothing`
-    : sql``;
-  return withHistory(
-    sql`insert into data_records (config_id, user_id, site_id, data, data_keys, computed_results, idempotency_key)
-      values (${values}) ${conflict} returning *`,
-    entryOf('created', author),
-    addedFields(sql`changed.data`),
-    { before: sql`carried as (${carried}),` },
-  );
+  const origin = author.origin ? JSON.stringify(author.origin) : null;
+  return sql`${carried ? sql`with carried as (${carried}) ` : sql``}select ${sql.raw(RAW_RECORD_COLUMNS)}
+    from fdws_insert_record(${record.configId}::uuid, ${record.userId ?? null}::uuid, ${record.siteId ?? null}::uuid,
+      ${JSON.stringify(record.data)}::jsonb, ${sql.param(record.dataKeys ?? null)}::text[],
+      ${computed === null ? null : JSON.stringify(computed)}::jsonb, ${record.idempotencyKey ?? null}::text,
+      ${author.userId}::uuid, ${origin}::jsonb) as data_records`;
 }
 
 async function firstRecord(db: Pick<Database, 'execute'>, statement: SQL): Promise<ListedRecordRow | null> {

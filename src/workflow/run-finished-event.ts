@@ -1,5 +1,4 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { isoInstant } from '../database/iso-instant';
 import { appendEvents } from '../events/append-events';
 import type { NewRun, RunFinish } from './workflow-runs.repository';
 
@@ -7,16 +6,13 @@ import type { NewRun, RunFinish } from './workflow-runs.repository';
  * The `workflow.run.finished` event of a run's final write, `{run: {id, workflowId, status, message,
  * configId, dataId, userId, startedAt, finishedAt, durationMs}}`, carried by the write itself so the
  * event exists exactly when the run ended. Two forms of one payload: `finishedRunEvent` reads the
- * CTE `finished` (an update of workflow_runs returning its row), `insertedRunEvent` the values of a
+ * CTE `finished` (an update of workflow_runs returning its row; migration 0016's
+ * `fdws_run_finished_json`, which the end's function `fdws_finish_run` writes too), `insertedRunEvent` the values of a
  * run written finished in one insert. A dry run writes neither.
  */
 export function finishedRunEvent(): SQL {
   return appendEvents(sql`select 'workflow.run.finished', finished.site_id, finished.config_id,
-      finished.user_id, null::jsonb, json_build_object('run', json_build_object(
-        'id', finished.id, 'workflowId', finished.workflow_id, 'status', finished.status,
-        'message', finished.message, 'configId', finished.config_id, 'dataId', finished.data_id,
-        'userId', finished.user_id, 'startedAt', ${isoInstant(sql`finished.started_at`)},
-        'finishedAt', ${isoInstant(sql`finished.finished_at`)}, 'durationMs', finished.duration_ms))
+      finished.user_id, null::jsonb, fdws_run_finished_json(row(finished.*)::workflow_runs)
     from finished`);
 }
 

@@ -406,6 +406,14 @@ export class WorkflowRunsRepository {
     logEntry: Record<string, unknown>,
     effects: CommittedEffect[] = [],
   ): Promise<boolean> {
+    if (effects.length === 0) {
+      // The usual end: one call of a function whose plans PostgreSQL keeps (migration 0016).
+      const result = await this.db.execute(sql`select fdws_finish_run(${id}::uuid, ${owner}::text,
+          ${outcome.status}::text, ${outcome.message}::text, ${JSON.stringify(outcome.steps)}::jsonb,
+          ${outcome.dataId}::uuid, ${outcome.durationMs}::int, ${JSON.stringify(outcome.checkpoint)}::jsonb,
+          ${JSON.stringify(logEntry)}::jsonb) as finished`);
+      return rowsOf(result)[0]?.finished === true;
+    }
     const finishedId = sql`(select id from finished)`;
     const logged = outcome.dataId
       ? sql`, logged as (${appendToWorkflowLog(sql`(select ${outcome.dataId}::uuid from finished)`, JSON.stringify(logEntry))})`

@@ -43,11 +43,6 @@ export function fieldDiff(before: SQL, after: SQL): SQL {
     where (${before} -> k.key) is distinct from (${after} -> k.key))`;
 }
 
-/** fieldDiff from nothing: every field of `after` as added (migration 0014's `fdws_added_fields`). */
-export function addedFields(after: SQL): SQL {
-  return sql`fdws_added_fields(${after})`;
-}
-
 /** No change of `data` (a delete or a restore). */
 export const NO_FIELD_CHANGES = sql`'{}'::jsonb`;
 
