@@ -190,9 +190,21 @@ describe('approval steps: a run waits durably for a decision, a timeout, or a ca
   });
 
   it('the timeout decides with its outcome', async () => {
+    // A waiting run shows its deadline: one far enough away that a loaded machine cannot pass it first.
+    const patient = await approvalWorkflow(t, { timeoutMs: 60_000, onTimeout: 'approve' });
+    const waiting = await run(t, user.token, patient, configId, { name: 'Cy', qty: 1 });
+    const deadline = Date.parse((await runOf(t, waiting.runId)).waitingFor.until);
+    expect(deadline - Date.now()).toBeGreaterThan(30_000);
+    expect(deadline - Date.now()).toBeLessThanOrEqual(60_000);
+    const cancelled = await t.request({
+      method: 'POST',
+      url: `/api/workflow/runs/${waiting.runId}/cancel`,
+      token: user.token,
+    });
+    expect(cancelled.statusCode).toBe(200);
+
     const approving = await approvalWorkflow(t, { timeoutMs: 300, onTimeout: 'approve' });
     const first = await run(t, user.token, approving, configId, { name: 'Di', qty: 1 });
-    expect((await runOf(t, first.runId)).waitingFor.until).toEqual(expect.any(String));
     const approved = await until(() => runOf(t, first.runId), settled, 'the timed-out run');
     expect(approved).toMatchObject({
       status: 'success',
