@@ -225,6 +225,8 @@ export function cancelRunningStatement(backend: CancelTarget, waitMs = CANCEL_WA
   // The server closes first; ours follows it (allowHalfOpen is off). A server that never answers
   // is left after waitMs.
   socket.setTimeout(waitMs, () => socket.destroy());
+  // A cancel still waiting for its answer never keeps a stopping process alive.
+  socket.unref();
   socket.on('connect', () => {
     const packet = Buffer.alloc(CANCEL_REQUEST_LENGTH);
     packet.writeInt32BE(CANCEL_REQUEST_LENGTH, 0);

@@ -25,7 +25,6 @@ export class WebhookSubscriptionsRepository {
     return row;
   }
 
-  /** Newest first. */
   /** The events the enabled subscriptions take (the webhooks' event interests). */
   async enabledInterests(): Promise<EventInterest[]> {
     const rows = await this.db
@@ -37,6 +36,7 @@ export class WebhookSubscriptionsRepository {
     );
   }
 
+  /** Newest first. */
   async list(): Promise<WebhookSubscriptionRow[]> {
     return this.db
       .select()

@@ -4,6 +4,9 @@ import { requireUser } from '../common/context/request-context';
 import { AppError, type FieldError } from '../common/errors/app-error';
 import { isUuid } from '../common/validation/is-uuid';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { isEventType } from '../events/domain-event';
+import type { EventInterest } from '../events/event-interest';
+import { EventInterests } from '../events/event-interests.service';
 import { FormConfigsService } from '../form-configs/form-configs.service';
 import { SitesService } from '../sites/sites.service';
 import type {
@@ -23,16 +26,13 @@ import {
   type WebhookSubscriptionRow,
 } from './webhook-subscriptions.repository';
 import { toWebhookResponse } from './webhook.mapper';
-import { isEventType } from '../events/domain-event';
-import type { EventInterest } from '../events/event-interest';
-import { EventInterests } from '../events/event-interests.service';
 
-/** Webhook subscriptions (admins only): their rules, secrets and enabling. */
 /** The events a subscription takes, as event interests. */
 function interestsOf(events: readonly string[], configId: string | null): EventInterest[] {
   return events.filter(isEventType).map((type) => ({ type, configId }));
 }
 
+/** Webhook subscriptions (admins only): their rules, secrets and enabling. */
 @Injectable()
 export class WebhooksService {
   private readonly logger = new Logger(WebhooksService.name);

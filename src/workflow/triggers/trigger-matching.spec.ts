@@ -1,5 +1,5 @@
 import type { DomainEvent } from '../../events/domain-event';
-import { originRunOf, triggeredRunInput, triggersOn } from './trigger-matching';
+import { originRunOf, triggeredRunInput, triggerInterests, triggersOn } from './trigger-matching';
 
 const FORM = '3f1c2a55-0000-4000-8000-000000000001';
 const OTHER = '3f1c2a55-0000-4000-8000-000000000002';
@@ -33,6 +33,15 @@ describe('trigger matching', () => {
     expect(triggersOn(workflow([{ event: 'record.updated' }]), event())).toBe(false);
     expect(triggersOn(workflow(undefined), event())).toBe(false);
     expect(triggersOn(workflow([null, 'x']), event())).toBe(false);
+  });
+
+  it('reads a null configId as any configuration, in matching and in the interests it declares', () => {
+    const anyForm = workflow([{ event: 'record.created', configId: null }, { event: 'no.such' }, 'junk']);
+    expect(triggersOn(anyForm, event({ configId: OTHER }))).toBe(true);
+    expect(triggerInterests(anyForm.config)).toEqual([{ type: 'record.created', configId: null }]);
+    expect(triggerInterests(workflow([{ event: 'record.updated', configId: FORM }]).config)).toEqual([
+      { type: 'record.updated', configId: FORM },
+    ]);
   });
 
   it("takes a site's workflow only for that site's events", () => {

@@ -9,7 +9,10 @@ export interface TriggeredWorkflow {
   config: Record<string, unknown>;
 }
 
-/** The events a workflow definition's triggers take, as event interests. */
+/**
+ * The events a workflow definition's triggers take, as event interests: a trigger's type, and its
+ * `configId` (absent or null: any configuration).
+ */
 export function triggerInterests(config: Record<string, unknown>): EventInterest[] {
   const triggers = Array.isArray(config.triggers) ? (config.triggers as unknown[]) : [];
   return triggers.flatMap((trigger) => {
@@ -25,12 +28,10 @@ export function triggerInterests(config: Record<string, unknown>): EventInterest
  */
 export function triggersOn(workflow: TriggeredWorkflow, event: DomainEvent): boolean {
   if (workflow.siteId !== null && workflow.siteId !== event.siteId) return false;
-  const triggers = Array.isArray(workflow.config.triggers) ? (workflow.config.triggers as unknown[]) : [];
-  return triggers.some((trigger) => {
-    if (trigger === null || typeof trigger !== 'object') return false;
-    const { event: type, configId } = trigger as { event?: unknown; configId?: unknown };
-    return type === event.type && (configId === undefined || configId === event.configId);
-  });
+  return triggerInterests(workflow.config).some(
+    (trigger) =>
+      trigger.type === event.type && (trigger.configId === null || trigger.configId === event.configId),
+  );
 }
 
 /**
