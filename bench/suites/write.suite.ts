@@ -62,11 +62,19 @@ async function postgresFigures(profile: SettingsProfile): Promise<void> {
     });
 
     const workflowId = await createWorkflow(service.url, token, configId);
-    const run = await post(
-      `${service.url}/api/workflow/${workflowId}/execute`,
+    const executeUrl = `${service.url}/api/workflow/${workflowId}/execute`;
+    const executeBody = JSON.stringify({ configId, data: BENCH_SUBMISSION });
+    // Warmed up like the create figure (2 s): the first runs compile the definition, open the api
+    // step's kept-alive connections and bring the engine's code to the optimising compiler.
+    await load({
+      url: executeUrl,
+      method: 'POST',
       headers,
-      JSON.stringify({ configId, data: BENCH_SUBMISSION }),
-    );
+      body: executeBody,
+      connections: 16,
+      durationSeconds: 2,
+    });
+    const run = await post(executeUrl, headers, executeBody);
     const workflowRatio = run.requestsPerSecond / ours.requestsPerSecond;
     report({
       figure: 'workflow',

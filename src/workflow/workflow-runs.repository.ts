@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { and, count, desc, eq, gte, inArray, lt, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import { siteCondition, type SiteScope } from '../common/context/site-scope';
 import { isUuid } from '../common/validation/is-uuid';
 import { appendToWorkflowLog } from '../data/record-workflow-log';
@@ -65,15 +65,6 @@ const interval = (ms: number) => `${ms} milliseconds`;
 const placeholder = sql.placeholder;
 
 /**
- * A placeholder of a prepared statement where a column's value goes in `set`: drizzle encodes the
- * value given at execution with the column's mapping (jsonb, timestamps), as it does in `values`
- * (whose typings, unlike those of `set`, name placeholders).
- */
-function columnValue<T>(value: Placeholder): T {
-  return value as unknown as T;
-}
-
-/**
  * A run's first write: `running` under this instance's lease, with its progress so far. One text
  * for both uses: run alone, or carried by another module's insert (database/carried-write), which
  * cannot take a prepared statement.
@@ -92,34 +83,15 @@ function runningInsert(run: NewRun, owner: string, progress: RunProgress, leaseM
 
 /**
  * Run records, which are also the queue of durable runs (`FOR UPDATE SKIP LOCKED`, leases). The
- * checkpoint and the cancellation read are prepared statements, built once here; the first write is
+ * cancellation read is a prepared statement, built once here; the checkpoint and the usual end are
+ * calls of functions whose plans PostgreSQL keeps (migrations 0016 and 0017); the first write is
  * built per run, as it usually rides in another statement (see `insertRunningWrite`).
  */
 @Injectable()
 export class WorkflowRunsRepository {
-  private readonly checkpointStatement;
   private readonly cancelRequestedStatement;
 
   constructor(@Inject(DATABASE) private readonly db: Database) {
-    this.checkpointStatement = db
-      .update(workflowRuns)
-      .set({
-        nextStep: columnValue(placeholder('nextStep')),
-        stepInFlight: columnValue(placeholder('stepInFlight')),
-        checkpoint: columnValue(placeholder('checkpoint')),
-        steps: columnValue(placeholder('steps')),
-        dataId: columnValue(placeholder('dataId')),
-        leaseUntil: sql`now() + ${placeholder('lease')}::interval`,
-      })
-      .where(
-        and(
-          eq(workflowRuns.id, placeholder('id')),
-          eq(workflowRuns.leaseOwner, placeholder('owner')),
-          eq(workflowRuns.status, 'running'),
-        ),
-      )
-      .returning({ cancelRequested: workflowRuns.cancelRequested })
-      .prepare('workflow_run_checkpoint');
     this.cancelRequestedStatement = db
       .select({ cancelRequested: workflowRuns.cancelRequested })
       .from(workflowRuns)
@@ -297,13 +269,12 @@ export class WorkflowRunsRepository {
     progress: RunProgress,
     leaseMs: number,
   ): Promise<{ cancelRequested: boolean } | null> {
-    const [row] = await this.checkpointStatement.execute({
-      ...progress,
-      id,
-      owner,
-      lease: interval(leaseMs),
-    });
-    return row ?? null;
+    // One call of a function whose plan PostgreSQL keeps (migration 0017).
+    const result = await this.db.execute(sql`select fdws_checkpoint_run(${id}::uuid, ${owner}::text,
+      ${progress.nextStep}::int, ${progress.stepInFlight}::int, ${JSON.stringify(progress.checkpoint)}::jsonb,
+      ${JSON.stringify(progress.steps)}::jsonb, ${progress.dataId}::uuid, ${interval(leaseMs)}::interval) as cancel_requested`);
+    const cancelRequested = rowsOf(result)[0]?.cancel_requested;
+    return typeof cancelRequested === 'boolean' ? { cancelRequested } : null;
   }
 
   /** Puts a run back in the queue until `delayMs` from now (a retry waits here, not in memory). */
