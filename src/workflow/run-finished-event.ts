@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { appendEvents } from '../events/append-events';
+import { workflowRuns } from '../database/schema';
 import type { NewRun, RunFinish } from './workflow-runs.repository';
 
 /**
@@ -8,7 +9,8 @@ import type { NewRun, RunFinish } from './workflow-runs.repository';
  * event exists exactly when the run ended. Two forms of one payload: `finishedRunEvent` reads the
  * CTE `finished` (an update of workflow_runs returning its row; migration 0016's
  * `fdws_run_finished_json`, which the end's function `fdws_finish_run` writes too), `insertedRunEvent` the values of a
- * run written finished in one insert. A dry run writes neither.
+ * run written finished in one insert, `cancelledRunEvent` the stored row of a run just ended by a
+ * cancel before it started (in the cancel's transaction). A dry run writes none.
  */
 export function finishedRunEvent(): SQL {
   return appendEvents(sql`select 'workflow.run.finished', finished.site_id, finished.config_id,
@@ -33,4 +35,9 @@ export function insertedRunEvent(run: NewRun, outcome: RunFinish, finishedAt: Da
   };
   return appendEvents(sql`select 'workflow.run.finished', ${run.siteId}::uuid, ${run.configId}::uuid,
       ${run.userId}::uuid, null::jsonb, ${JSON.stringify(data)}::json`);
+}
+
+export function cancelledRunEvent(runId: string): SQL {
+  return appendEvents(sql`select 'workflow.run.finished', r.site_id, r.config_id, r.user_id, null::jsonb,
+      fdws_run_finished_json(r) from ${workflowRuns} r where r.id = ${runId}::uuid`);
 }

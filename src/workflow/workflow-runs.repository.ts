@@ -8,7 +8,7 @@ import { rowsOf } from '../database/raw-rows';
 import { workflowRuns } from '../database/schema';
 import { insertEffects, type CommittedEffect } from './effects/workflow-effects.repository';
 import type { RunStatus } from './dto/workflow-response.dto';
-import { finishedRunEvent, insertedRunEvent } from './run-finished-event';
+import { cancelledRunEvent, finishedRunEvent, insertedRunEvent } from './run-finished-event';
 
 export type WorkflowRunRow = typeof workflowRuns.$inferSelect;
 
@@ -421,22 +421,27 @@ export class WorkflowRunsRepository {
    */
   async requestCancel(id: string): Promise<WorkflowRunRow | null> {
     if (!isUuid(id)) return null;
-    // One statement, so a run changing state meanwhile (pausing, being claimed) cannot fall between
+    // One update, so a run changing state meanwhile (pausing, being claimed) cannot fall between
     // the cases: a queued run that never started ends here; a waiting one is queued to end in its
     // drive (compensated there with rollback); a running one is flagged for its drive.
     const neverStarted = sql`${workflowRuns.status} = 'queued' and ${workflowRuns.nextStep} = 0`;
-    const [updated] = await this.db
-      .update(workflowRuns)
-      .set({
-        status: sql`case when ${neverStarted} then 'cancelled' when ${workflowRuns.status} = 'waiting' then 'queued' else ${workflowRuns.status} end`,
-        finishedAt: sql`case when ${neverStarted} then now() else ${workflowRuns.finishedAt} end`,
-        message: sql`case when ${neverStarted} then 'Workflow cancelled before it started' else ${workflowRuns.message} end`,
-        cancelRequested: sql`not (${neverStarted})`,
-        availableAt: sql`case when ${workflowRuns.status} = 'waiting' then now() else ${workflowRuns.availableAt} end`,
-      })
-      .where(and(eq(workflowRuns.id, id), inArray(workflowRuns.status, ['queued', 'running', 'waiting'])))
-      .returning();
-    return updated ?? this.findById(id);
+    const changed = await this.db.transaction(async (tx) => {
+      const [updated] = await tx
+        .update(workflowRuns)
+        .set({
+          status: sql`case when ${neverStarted} then 'cancelled' when ${workflowRuns.status} = 'waiting' then 'queued' else ${workflowRuns.status} end`,
+          finishedAt: sql`case when ${neverStarted} then now() else ${workflowRuns.finishedAt} end`,
+          message: sql`case when ${neverStarted} then 'Workflow cancelled before it started' else ${workflowRuns.message} end`,
+          cancelRequested: sql`not (${neverStarted})`,
+          availableAt: sql`case when ${workflowRuns.status} = 'waiting' then now() else ${workflowRuns.availableAt} end`,
+        })
+        .where(and(eq(workflowRuns.id, id), inArray(workflowRuns.status, ['queued', 'running', 'waiting'])))
+        .returning();
+      // A run that ends here ends like any other: with its `workflow.run.finished` event, in the same transaction.
+      if (updated?.status === 'cancelled') await tx.execute(cancelledRunEvent(updated.id));
+      return updated;
+    });
+    return changed ?? this.findById(id);
   }
 
   async isCancelRequested(id: string): Promise<boolean> {

@@ -42,7 +42,13 @@ describe('domain events outbox', () => {
   beforeAll(async () => {
     t = await createTestApp({
       modules: [CollectorModule],
-      env: { EVENTS_RETRY_BASE_MS: '50', EVENTS_LEASE_MS: '1000', EVENTS_POLL_MS: '600000' },
+      // No queue workers: a queued run stays queued until the test cancels it.
+      env: {
+        EVENTS_RETRY_BASE_MS: '50',
+        EVENTS_LEASE_MS: '1000',
+        EVENTS_POLL_MS: '600000',
+        WORKFLOW_WORKERS: '0',
+      },
     });
     // The collector lists no interests, so it takes every event: wanted from this reconciliation on.
     await t.app.get(EventDispatcher).reconcileInterests();
@@ -159,6 +165,53 @@ describe('domain events outbox', () => {
         },
       },
     });
+  });
+
+  it('reports a queued run cancelled before it started as finished, cancelled', async () => {
+    const workflowId = await createSteps(t, admin, [{ name: 'store', type: 'save' }]);
+    const queued = await t.request({
+      method: 'POST',
+      url: `/api/workflow/${workflowId}/execute`,
+      token: alice.token,
+      headers: { prefer: 'respond-async' },
+      payload: { configId, data: { name: 'Bob', qty: 3 } },
+    });
+    expect(queued.statusCode).toBe(202);
+    const runId = queued.json().runId as string;
+    const cancelled = await t.request({
+      method: 'POST',
+      url: `/api/workflow/runs/${runId}/cancel`,
+      token: alice.token,
+    });
+    expect(cancelled.statusCode).toBe(200);
+    expect(cancelled.json()).toMatchObject({ status: 'cancelled' });
+
+    const events = await dispatched();
+    expect(events.map((event) => event.type)).toEqual(['workflow.run.finished']);
+    expect(events[0]).toMatchObject({
+      actorId: alice.user.id,
+      configId,
+      data: {
+        run: {
+          id: runId,
+          workflowId,
+          status: 'cancelled',
+          message: 'Workflow cancelled before it started',
+          configId,
+          dataId: null,
+          userId: alice.user.id,
+          finishedAt: expect.any(String),
+        },
+      },
+    });
+    // Cancelling it again changes nothing and reports nothing more.
+    const again = await t.request({
+      method: 'POST',
+      url: `/api/workflow/runs/${runId}/cancel`,
+      token: alice.token,
+    });
+    expect(again.statusCode).toBe(409);
+    expect((await dispatched()).length).toBe(1);
   });
 
   it('hands a batch out again when a consumer failed, until it is taken', async () => {
