@@ -14,8 +14,12 @@ describe('cancelling a running statement', () => {
     let server: Server;
     let port: number;
     const connections: Socket[] = [];
+    const acceptedAt = new WeakMap<Socket, number>();
     beforeAll(async () => {
-      server = createServer({ allowHalfOpen: true }, (socket) => connections.push(socket));
+      server = createServer({ allowHalfOpen: true }, (socket) => {
+        acceptedAt.set(socket, Date.now());
+        connections.push(socket);
+      });
       server.listen(0, '127.0.0.1');
       await once(server, 'listening');
       port = (server.address() as { port: number }).port;
@@ -30,16 +34,27 @@ describe('cancelling a running statement', () => {
       socket: Socket;
       received: Buffer;
       endedEarly: () => boolean;
+      /** Milliseconds from the server's accepting the connection to the client's end; null while open. */
+      openFor: () => number | null;
     }> => {
       const before = connections.length;
       while (connections.length === before) await new Promise((resolve) => setTimeout(resolve, 5));
       const socket = connections[connections.length - 1];
       let ended = false;
-      socket.on('end', () => (ended = true));
+      let endedAt: number | null = null;
+      socket.on('end', () => {
+        ended = true;
+        endedAt = Date.now();
+      });
       const chunks: Buffer[] = [];
       socket.on('data', (chunk: Buffer) => chunks.push(chunk));
       while (Buffer.concat(chunks).length < 16) await new Promise((resolve) => setTimeout(resolve, 5));
-      return { socket, received: Buffer.concat(chunks), endedEarly: () => ended };
+      return {
+        socket,
+        received: Buffer.concat(chunks),
+        endedEarly: () => ended,
+        openFor: () => (endedAt === null ? null : endedAt - acceptedAt.get(socket)!),
+      };
     };
 
     const target = (): CancelTarget => ({ host: '127.0.0.1', port, processID: 4242, secretKey: -17 });
@@ -59,11 +74,18 @@ describe('cancelling a running statement', () => {
 
     it('gives up on a server that never closes after the wait it was given', async () => {
       cancelRunningStatement(target(), 200);
-      const { endedEarly } = await nextConnection();
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(endedEarly()).toBe(false);
-      await new Promise((resolve) => setTimeout(resolve, 400));
-      expect(endedEarly()).toBe(true);
+      const { openFor } = await nextConnection();
+      // Timed from the events themselves, not by sleeping and looking: on a loaded machine a sleep of
+      // 100 ms can end after the 200 ms wait has.
+      const deadline = Date.now() + 5_000;
+      while (openFor() === null && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      // Ended, not before the wait and soon after it: the timer starts when the packet is written,
+      // right after the connection is accepted; the slack on either side is what the sleeps this
+      // replaced allowed (looked at 100 ms in, and again 400 ms later).
+      expect(openFor()).not.toBeNull();
+      expect(openFor()!).toBeGreaterThanOrEqual(100);
+      expect(openFor()!).toBeLessThan(600);
     });
   });
 

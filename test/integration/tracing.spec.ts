@@ -238,14 +238,19 @@ describe('tracing (OTLP/HTTP to a real receiver)', () => {
     expect(login.status).toBe(200);
     expect((await fetch(`${service.url}/health`)).status).toBe(200);
     // The batch exporter may send the request's inner spans before its server span (which ends
-    // last): wait for both.
-    await receiver.waitFor(
-      (spans) =>
-        spans.some((span) => span.attributes['http.request.header.x_request_id'] === 'trace-me-123') &&
-        spans.some(
-          (span) => span.scope === '@opentelemetry/instrumentation-http' && span.name === 'POST /auth/login',
-        ),
-    );
+    // last): wait for both, in one trace. (Any server span named POST /auth/login would not do: the
+    // earlier tests' logins have them, and on a loaded machine they arrive first.)
+    await receiver.waitFor((spans) => {
+      const tagged = spans.find(
+        (span) => span.attributes['http.request.header.x_request_id'] === 'trace-me-123',
+      );
+      return spans.some(
+        (span) =>
+          span.traceId === tagged?.traceId &&
+          span.scope === '@opentelemetry/instrumentation-http' &&
+          !span.parentSpanId,
+      );
+    });
     const tagged = receiver.spans.find(
       (span) => span.attributes['http.request.header.x_request_id'] === 'trace-me-123',
     )!;

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { Client } from 'pg';
 import { DatabaseClient } from '../../src/database/database-client';
@@ -13,7 +13,11 @@ export default async function globalSetup(): Promise<void> {
     const client = await DatabaseClient.forPglite(pglite);
     await client.migrate();
     const dump = await pglite.dumpDataDir('gzip');
-    writeFileSync(path, Buffer.from(await dump.arrayBuffer()));
+    // Written aside and renamed: another test run started at the same time (CI runs the PostgreSQL
+    // configurations side by side) reads either no snapshot or a whole one, never half of it.
+    const partial = `${path}.${process.pid}.partial`;
+    writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
+    renameSync(partial, path);
     await client.close();
   }
 
