@@ -6,6 +6,7 @@ import { createApp } from '../../src/bootstrap';
 import { loadConfig } from '../../src/config/app-config';
 import { DatabaseClient } from '../../src/database/database-client';
 import { testEnv } from '../utils/test-app';
+import { embeddedOnly } from '../utils/configurations';
 
 const root = resolve(__dirname, '../..');
 
@@ -18,7 +19,7 @@ function runAdminCli(dataDir: string, args: string[]) {
   });
 }
 
-describe('npm run admin (src/cli/admin.ts)', () => {
+embeddedOnly('npm run admin (src/cli/admin.ts)', () => {
   it('creates an admin without a server, then resets it; the server then logs in with the new password only', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'fdws-admin-cli-'));
     const created = runAdminCli(dataDir, ['--email', 'Ops@Example.com', '--password', 'first-password']);

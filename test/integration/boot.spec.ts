@@ -6,10 +6,11 @@ import { DatabaseClient } from '../../src/database/database-client';
 import { createApp } from '../../src/bootstrap';
 import { loadConfig } from '../../src/config/app-config';
 import { testEnv } from '../utils/test-app';
+import { embeddedOnly } from '../utils/configurations';
 
 const root = resolve(__dirname, '../..');
 
-describe('boot', () => {
+embeddedOnly('boot', () => {
   it('stops the process with every configuration problem listed, as one JSON line', () => {
     const result = spawnSync(process.execPath, ['-r', '@swc-node/register', 'src/main.ts'], {
       cwd: root,

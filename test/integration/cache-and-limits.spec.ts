@@ -5,6 +5,7 @@ import { AppCache } from '../../src/common/cache/app-cache.service';
 import { ChangeNotifications, LISTENER_NAME } from '../../src/database/change-notifications';
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { createTestDatabase } from '../utils/test-database';
+import { onPostgres } from '../utils/configurations';
 
 describe('AppCache', () => {
   let t: TestApp;
@@ -73,7 +74,6 @@ describe('AppCache', () => {
   });
 });
 
-const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
 onPostgres('process memory while the notification connection is down (PostgreSQL)', () => {
   it('keeps nothing while it is down and starts keeping again once it is back', async () => {
     const t = await createTestApp({ env: { CACHE_ENABLED: 'false' } });

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { TEST_JWT_SECRET } from '../utils/test-app';
+import { embeddedOnly } from '../utils/configurations';
 
 const root = resolve(__dirname, '../..');
 
@@ -47,7 +48,7 @@ async function listening(server: Server): Promise<void> {
   }
 }
 
-describe('one embedded database per DATA_DIR', () => {
+embeddedOnly('one embedded database per DATA_DIR', () => {
   const started: Server[] = [];
   afterAll(() => {
     for (const server of started) if (server.child.exitCode === null) server.child.kill('SIGKILL');

@@ -6,6 +6,7 @@ import { sql } from 'drizzle-orm';
 import { DatabaseClient, MIGRATIONS_FOLDER } from '../../src/database/database-client';
 import { applyMigrations } from '../../src/database/migrator';
 import { rowsOf } from '../../src/database/raw-rows';
+import { embeddedOnly } from '../utils/configurations';
 
 /** The migrations up to and including `tag`, as a folder of their own (an older release's). */
 function migrationsUpTo(tag: string): string {
@@ -25,7 +26,7 @@ function migrationsUpTo(tag: string): string {
  * that already has webhook subscriptions or triggers must not drop their events before the first
  * reconciliation; a new database wants none.
  */
-describe('event interests when upgrading', () => {
+embeddedOnly('event interests when upgrading', () => {
   const clients: DatabaseClient[] = [];
   let older: string;
   beforeAll(() => {

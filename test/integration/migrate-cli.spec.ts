@@ -6,6 +6,7 @@ import { createApp } from '../../src/bootstrap';
 import { loadConfig } from '../../src/config/app-config';
 import { DatabaseClient } from '../../src/database/database-client';
 import { testEnv } from '../utils/test-app';
+import { embeddedOnly } from '../utils/configurations';
 
 const root = resolve(__dirname, '../..');
 
@@ -32,7 +33,7 @@ async function bootWithoutMigrating(dataDir: string): Promise<string | null> {
   }
 }
 
-describe('npm run migrate (src/cli/migrate.ts) and DATABASE_MIGRATE=false', () => {
+embeddedOnly('npm run migrate (src/cli/migrate.ts) and DATABASE_MIGRATE=false', () => {
   it('a boot that does not migrate refuses an unmigrated database; after npm run migrate it comes up', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'fdws-migrate-cli-'));
     expect(await bootWithoutMigrating(dataDir)).toMatch(

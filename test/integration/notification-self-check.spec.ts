@@ -7,8 +7,7 @@ import {
   PROBE_CHANNEL,
 } from '../../src/database/change-notifications';
 import { createTestApp } from '../utils/test-app';
-
-const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
+import { onPostgres } from '../utils/configurations';
 
 /**
  * The self-check of change notifications: a notice to itself that does not come back in time

@@ -6,6 +6,7 @@ import { sql } from 'drizzle-orm';
 import { DatabaseClient } from '../../src/database/database-client';
 import { rowsOf } from '../../src/database/raw-rows';
 import { TEST_ADMIN, TEST_JWT_SECRET } from '../utils/test-app';
+import { embeddedOnly } from '../utils/configurations';
 
 const root = resolve(__dirname, '../..');
 
@@ -52,7 +53,7 @@ async function listening(server: Server): Promise<void> {
   }
 }
 
-describe('embedded database durability', () => {
+embeddedOnly('embedded database durability', () => {
   const started: Server[] = [];
   afterAll(() => {
     for (const server of started) if (server.child.exitCode === null) server.child.kill('SIGKILL');

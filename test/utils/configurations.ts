@@ -1,0 +1,14 @@
+/**
+ * Which of CI's configurations a suite runs in (README "Tests"). `npm test` runs embedded (PGlite)
+ * unless TEST_DATABASE_URL names a PostgreSQL server.
+ */
+
+/** Suites that need the PostgreSQL server: skipped in the embedded run. */
+export const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
+
+/**
+ * Suites that only ever use the embedded database (a DATA_DIR of their own, child processes on it),
+ * whatever the configuration: they run in the embedded run and are skipped where they would only
+ * repeat it (the PostgreSQL and PgBouncer runs).
+ */
+export const embeddedOnly = process.env.TEST_DATABASE_URL ? describe.skip : describe;
