@@ -17,7 +17,15 @@ describe('workflow run outcomes: conditions, onError, rollback, held mail and fa
   beforeAll(async () => {
     smtp = await startSmtpTestServer({ rejectRecipients: ['bounce@example.com'] });
     t = await createTestApp({
-      env: { SMTP_URL: smtp.url, ADMIN_NOTIFY_EMAIL: ADMIN_NOTIFY, MAIL_FROM: 'forms@example.com' },
+      env: {
+        SMTP_URL: smtp.url,
+        ADMIN_NOTIFY_EMAIL: ADMIN_NOTIFY,
+        MAIL_FROM: 'forms@example.com',
+        // A run's mail is sent by the run itself, right after its final commit, before it answers:
+        // that is what these tests read. The outbox poll (which sends what a run left behind) could
+        // claim the mail first and send it after the answer, so it is kept out of their way.
+        OUTBOX_POLL_MS: '600000',
+      },
     });
   });
   afterAll(async () => {
