@@ -2,7 +2,8 @@
 // service process) and PostgreSQL backend CPU per request, for a plain create and for workflows made
 // of the benchmark's steps (validate -> save -> transform -> api to a loopback receiver) cut after
 // each step, all on one service and database, one after the other. Like cpu-per-run.ts, CPU time per
-// request, which a loaded machine moves far less than req/s:
+// request, which a loaded machine moves far less than req/s; and the cores each process kept busy
+// during the load (which one was the limit):
 // `npm run build && node -r @swc-node/register bench/cpu-per-step.ts`.
 // BENCH_STEP_VARIANTS: `;`-separated variants, each `create` or a `,`-separated list of step names.
 import { readFileSync } from 'node:fs';
@@ -77,23 +78,35 @@ async function main(): Promise<void> {
       await load({ ...request, amount: WARM_UP });
       const before = userAndSystemMs(service.process.pid!);
       const databaseBefore = await databaseBackendsCpuMs(database.url);
+      const benchBefore = process.cpuUsage();
+      const startedAt = performance.now();
       const result = await load({ ...request, amount: REQUESTS });
+      const wallMs = performance.now() - startedAt;
+      const bench = process.cpuUsage(benchBefore);
       const after = userAndSystemMs(service.process.pid!);
       const databaseAfter = await databaseBackendsCpuMs(database.url);
       const perRequest = (ms: number) => Number((ms / REQUESTS).toFixed(3));
+      // Cores busy on average during the load: which of the service, PostgreSQL and this process
+      // (autocannon and the receiver) was the limit.
+      const cores = (ms: number) => Number((ms / wallMs).toFixed(2));
       console.log(
         JSON.stringify({
           figure: 'cpu-per-step',
           variant,
           requests: REQUESTS,
           non2xx: result.non2xx,
-          reqPerSec: result.requestsPerSecond,
+          reqPerSec: Math.round((REQUESTS * 1000) / wallMs),
+          p50Ms: result.p50,
           userMsPerRequest: perRequest(after.user - before.user),
           systemMsPerRequest: perRequest(after.system - before.system),
           databaseCpuMsPerRequest:
             databaseBefore === null || databaseAfter === null
               ? null
               : perRequest(databaseAfter - databaseBefore),
+          serviceCores: cores(after.user - before.user + after.system - before.system),
+          databaseCores:
+            databaseBefore === null || databaseAfter === null ? null : cores(databaseAfter - databaseBefore),
+          benchCores: cores((bench.user + bench.system) / 1000),
         }),
       );
     }
