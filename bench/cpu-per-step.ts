@@ -12,7 +12,7 @@ import { load } from './lib/load';
 import { databaseBackendsCpuMs } from './lib/process-cpu';
 import { loginAdmin, startService } from './lib/servers';
 import { BENCH_SUBMISSION, createBenchForm } from './suites/form-fixture';
-import { startReceiver } from './suites/workflow-fixture';
+import { benchWorkflowSteps, startReceiver } from './suites/workflow-fixture';
 
 const REQUESTS = Number(process.env.BENCH_CPU_REQUESTS ?? 3_000);
 const WARM_UP = Number(process.env.BENCH_CPU_WARM_UP ?? 1_000);
@@ -29,23 +29,6 @@ function userAndSystemMs(pid: number): { user: number; system: number } {
   return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
 }
 
-function benchSteps(configId: string): Record<string, unknown> {
-  return {
-    check: { name: 'check', type: 'validate', config: { configId } },
-    store: { name: 'store', type: 'save', config: { configId } },
-    shape: { name: 'shape', type: 'transform', config: { mapping: { who: 'name', city: 'city' } } },
-    forward: {
-      name: 'forward',
-      type: 'api',
-      config: {
-        url: `http://127.0.0.1:${RECEIVER_PORT}/orders`,
-        method: 'POST',
-        payload: { id: '{{savedData._id}}', shape: '{{results.shape}}' },
-      },
-    },
-  };
-}
-
 async function main(): Promise<void> {
   const database = await createBenchDatabase();
   const receiver = await startReceiver(RECEIVER_PORT);
@@ -56,7 +39,7 @@ async function main(): Promise<void> {
     const token = await loginAdmin(service);
     const configId = await createBenchForm(service.url, token);
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
-    const steps = benchSteps(configId);
+    const steps = new Map(benchWorkflowSteps(configId, RECEIVER_PORT).map((step) => [step.name, step]));
     for (const variant of VARIANTS) {
       let url = `${service.url}/api/data/${configId}`;
       let body = JSON.stringify(BENCH_SUBMISSION);
@@ -67,7 +50,7 @@ async function main(): Promise<void> {
           body: JSON.stringify({
             name: `steps ${variant}`,
             type: 'save',
-            config: { steps: variant.split(',').map((name) => steps[name]) },
+            config: { steps: variant.split(',').map((name) => steps.get(name)) },
           }),
         });
         if (created.status !== 201) throw new Error(`workflow ${variant}: ${created.status}`);

@@ -9,7 +9,7 @@ import { DatabaseClient } from '../src/database/database-client';
 import { createBenchDatabase } from './lib/bench-database';
 import { BENCH_ADMIN } from './lib/servers';
 import { BENCH_FORM, BENCH_SUBMISSION } from './suites/form-fixture';
-import { startReceiver } from './suites/workflow-fixture';
+import { benchWorkflowSteps, startReceiver } from './suites/workflow-fixture';
 
 const RECEIVER_PORT = Number(process.env.BENCH_STATEMENTS_PORT ?? 3971);
 
@@ -56,22 +56,7 @@ async function main(): Promise<void> {
       {
         name: 'bench intake',
         type: 'save',
-        config: {
-          steps: [
-            { name: 'check', type: 'validate', config: { configId } },
-            { name: 'store', type: 'save', config: { configId } },
-            { name: 'shape', type: 'transform', config: { mapping: { who: 'name', city: 'city' } } },
-            {
-              name: 'forward',
-              type: 'api',
-              config: {
-                url: `http://127.0.0.1:${RECEIVER_PORT}/orders`,
-                method: 'POST',
-                payload: { id: '{{savedData._id}}', shape: '{{results.shape}}' },
-              },
-            },
-          ],
-        },
+        config: { steps: benchWorkflowSteps(configId, RECEIVER_PORT) },
       },
       token,
     );

@@ -14,7 +14,25 @@ export function startReceiver(port = RECEIVER_PORT): Promise<Server> {
   return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)));
 }
 
-/** The benchmark workflow: validate -> save -> transform -> api to the receiver (docs/design.md section 8). */
+/** The benchmark workflow's steps: validate -> save -> transform -> api to the receiver (docs/design.md section 8). */
+export function benchWorkflowSteps(configId: string, receiverPort = RECEIVER_PORT) {
+  return [
+    { name: 'check', type: 'validate', config: { configId } },
+    { name: 'store', type: 'save', config: { configId } },
+    { name: 'shape', type: 'transform', config: { mapping: { who: 'name', city: 'city' } } },
+    {
+      name: 'forward',
+      type: 'api',
+      config: {
+        url: `http://127.0.0.1:${receiverPort}/orders`,
+        method: 'POST',
+        payload: { id: '{{savedData._id}}', shape: '{{results.shape}}' },
+      },
+    },
+  ];
+}
+
+/** The benchmark workflow, created through the API; its id. */
 export async function createWorkflow(
   serviceUrl: string,
   token: string,
@@ -27,22 +45,7 @@ export async function createWorkflow(
     body: JSON.stringify({
       name: 'bench intake',
       type: 'save',
-      config: {
-        steps: [
-          { name: 'check', type: 'validate', config: { configId } },
-          { name: 'store', type: 'save', config: { configId } },
-          { name: 'shape', type: 'transform', config: { mapping: { who: 'name', city: 'city' } } },
-          {
-            name: 'forward',
-            type: 'api',
-            config: {
-              url: `http://127.0.0.1:${receiverPort}/orders`,
-              method: 'POST',
-              payload: { id: '{{savedData._id}}', shape: '{{results.shape}}' },
-            },
-          },
-        ],
-      },
+      config: { steps: benchWorkflowSteps(configId, receiverPort) },
     }),
   });
   if (response.status !== 201)
