@@ -13,9 +13,17 @@ import type { NewRun, RunFinish } from './workflow-runs.repository';
  * cancel before it started (in the cancel's transaction). A dry run writes none.
  */
 export function finishedRunEvent(): SQL {
-  return appendEvents(sql`select 'workflow.run.finished', finished.site_id, finished.config_id,
-      finished.user_id, null::jsonb, fdws_run_finished_json(row(finished.*)::workflow_runs)
-    from finished`);
+  return eventsOfRuns(sql`finished`);
+}
+
+export function cancelledRunEvent(runId: string): SQL {
+  return eventsOfRuns(sql`${workflowRuns}`, sql`where r.id = ${runId}::uuid`);
+}
+
+/** The event of every run row in `runs` (a CTE or the table, filtered by `where` over `r`). */
+function eventsOfRuns(runs: SQL, where: SQL = sql``): SQL {
+  return appendEvents(sql`select 'workflow.run.finished', r.site_id, r.config_id, r.user_id, null::jsonb,
+      fdws_run_finished_json(row(r.*)::workflow_runs) from ${runs} r ${where}`);
 }
 
 export function insertedRunEvent(run: NewRun, outcome: RunFinish, finishedAt: Date): SQL {
@@ -35,9 +43,4 @@ export function insertedRunEvent(run: NewRun, outcome: RunFinish, finishedAt: Da
   };
   return appendEvents(sql`select 'workflow.run.finished', ${run.siteId}::uuid, ${run.configId}::uuid,
       ${run.userId}::uuid, null::jsonb, ${JSON.stringify(data)}::json`);
-}
-
-export function cancelledRunEvent(runId: string): SQL {
-  return appendEvents(sql`select 'workflow.run.finished', r.site_id, r.config_id, r.user_id, null::jsonb,
-      fdws_run_finished_json(r) from ${workflowRuns} r where r.id = ${runId}::uuid`);
 }
