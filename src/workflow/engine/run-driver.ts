@@ -9,6 +9,7 @@ import { runEnding, waitingResult, type FailedStep, type FinalStatus, type RunRe
 import type { RunSession, StepResult } from './run-session';
 import { StepExecutor } from './step-executor';
 import { engineFailure, type StepFailure } from './step-failure';
+import { stepInFlightAhead } from './in-flight-ahead';
 import { failedLog, skippedLog } from './step-logs';
 import { StepRegistry } from './step-registry.service';
 import { WorkflowMetrics } from '../workflow-metrics';
@@ -147,7 +148,9 @@ export class RunDriver {
       return { kind: 'failure', failure, log: failedLog(step, failure, [], 0) };
     }
     const pending = state.checkpoint.pendingRetry?.index === index ? state.checkpoint.pendingRetry : null;
-    const interrupted = !pending && resumedAt.stepInFlight === index && index === resumedAt.nextStep;
+    // The mark may be ahead of the step the run resumes at (stepInFlightAhead): the steps before it
+    // are replayed, and it is reported here.
+    const interrupted = !pending && resumedAt.stepInFlight === index;
     if (interrupted && !registered.options.replayable) {
       // Its process died while it ran: it may have had its effect, so it is not silently repeated.
       const failure = engineFailure('INTERRUPTED', session.translate);
@@ -161,8 +164,12 @@ export class RunDriver {
       const refused = await this.executor.callerRefused(session);
       if (refused) return { kind: 'fatal', failure: refused, log: failedLog(step, refused, [], 0) };
     }
-    if (hasEffect && (await journal.cancelledBeforeEffect(index, registered.options)))
-      return { kind: 'cancelled' };
+    if (hasEffect) {
+      const ahead = registered.options.replayable
+        ? stepInFlightAhead(session.definition, index, this.registry)
+        : null;
+      if (await journal.cancelledBeforeEffect(index, registered.options, ahead)) return { kind: 'cancelled' };
+    }
     const result = await this.executor.execute(session, step, index, registered, pending);
     journal.stepRan();
     session.callerChecked = false;

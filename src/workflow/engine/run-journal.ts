@@ -20,9 +20,10 @@ export interface RunJournal {
   readonly runId: string | null;
   /**
    * Before a step with an effect: commits the progress where a crash needs it (or offers the run's
-   * first write to a step that carries it) and answers whether cancellation was requested.
+   * first write to a step that carries it) and answers whether cancellation was requested. `ahead`:
+   * a later step the write may mark in flight already (stepInFlightAhead), sparing that step its own.
    */
-  cancelledBeforeEffect(index: number, step: StepKind): Promise<boolean>;
+  cancelledBeforeEffect(index: number, step: StepKind, ahead?: number | null): Promise<boolean>;
   /** One attempt of the step, handed the run's first write to carry when one is offered (else null). */
   attempt<T extends AttemptOutcome>(work: (carried: CarriedWrite | null) => Promise<T>): Promise<T>;
   /** A step ran: the cancellation flag last read is out of date. */
@@ -40,6 +41,14 @@ export interface RunJournal {
   /** Stops the lease's heartbeat. */
   close(): void;
 }
+
+/**
+ * How long after the write that marked a step in flight ahead of time the step may still start
+ * without a write of its own. Later (the steps between took longer than expected), it writes its
+ * mark and reads the cancellation flag itself, so neither a cancel nor a crash can fall into a
+ * longer window than this.
+ */
+export const MARKED_AHEAD_FOR_MS = 100;
 
 /** What the journal needs to know of a step type. */
 export type StepKind = Pick<WorkflowStepOptions, 'replayable' | 'carriesRunWrite'>;
@@ -67,8 +76,13 @@ export function leaseLost(): AppError {
 export class DatabaseRunJournal implements RunJournal {
   /** The run as started in the request, until its first write. */
   private unwritten: NewRun | null;
-  /** The row still marks a non-replayable step in flight; the next write clears or moves the marker. */
-  private markedInFlight: boolean;
+  /**
+   * The step the row marks in flight (null: none). A later write keeps the mark until the drive is
+   * past that step (a resumed run reports it interrupted there), then clears or moves it.
+   */
+  private marked: number | null;
+  /** The step this drive marked in flight ahead of time, and when (performance.now()), until it starts. */
+  private markedAhead: { index: number; at: number } | null = null;
   /** The run's first write (and the progress it stores), offered to the next attempt of the step that carries it. */
   private offered: { write: CarriedWrite; progress: RunProgress } | null = null;
   /** The cancellation flag as the last write (or claim) read it, while no step has run since; else null. */
@@ -83,7 +97,7 @@ export class DatabaseRunJournal implements RunJournal {
     stored: { unwritten: NewRun } | { stepInFlight: number | null; cancelRequested: boolean },
   ) {
     this.unwritten = 'unwritten' in stored ? stored.unwritten : null;
-    this.markedInFlight = 'unwritten' in stored ? false : stored.stepInFlight !== null;
+    this.marked = 'unwritten' in stored ? null : stored.stepInFlight;
     this.cancelFlag = 'unwritten' in stored ? false : stored.cancelRequested;
     this.heartbeat = setInterval(() => {
       if (this.unwritten) return;
@@ -100,18 +114,26 @@ export class DatabaseRunJournal implements RunJournal {
     this.cancelFlag = null;
   }
 
-  async cancelledBeforeEffect(index: number, step: StepKind): Promise<boolean> {
+  async cancelledBeforeEffect(index: number, step: StepKind, ahead: number | null = null): Promise<boolean> {
     const { replayable, carriesRunWrite } = step;
+    const markedAhead = this.markedAhead;
+    this.markedAhead = null;
+    if (!replayable && markedAhead?.index === index && this.marked === index) {
+      // Marked in flight by the last write, with only pure steps since: a cancel that came in
+      // between counts as one that came once the step started.
+      if (performance.now() - markedAhead.at <= MARKED_AHEAD_FOR_MS) return false;
+    }
+    const inFlight = replayable ? (ahead ?? this.keptMark(index)) : index;
     if (this.unwritten && replayable && carriesRunWrite) {
       // Nobody can see (or cancel) a run not stored yet: it is stored with the step's insert.
       const { owner, leaseMs } = this.settings;
-      const progress = this.progress(index, null);
+      const progress = this.progress(index, inFlight);
       const write = new CarriedWrite(this.runs.insertRunningWrite(this.unwritten, owner, progress, leaseMs));
       this.offered = { write, progress };
       return false;
     }
-    if (this.unwritten || !replayable || this.markedInFlight) {
-      await this.commit(index, replayable ? null : index);
+    if (this.unwritten || !replayable || this.marked !== null || ahead !== null) {
+      await this.commit(index, inFlight);
     } else if (this.cancelFlag === null) {
       this.cancelFlag = await this.readCancelRequested();
     }
@@ -134,7 +156,7 @@ export class DatabaseRunJournal implements RunJournal {
     } finally {
       offered.write.close();
     }
-    if (offered.write.taken && 'outcome' in outcome) this.written();
+    if (offered.write.taken && 'outcome' in outcome) this.written(offered.progress);
     else await this.writeFirst(offered.progress, offered.write.taken);
     return outcome;
   }
@@ -149,7 +171,7 @@ export class DatabaseRunJournal implements RunJournal {
       this.runs.requeue(this.runId, this.settings.owner, progress, delayMs),
     );
     if (!kept) throw leaseLost();
-    this.markedInFlight = false;
+    this.marked = null;
   }
 
   async pause(nextStep: number, until: number | null, effects: CommittedEffect[]): Promise<void> {
@@ -162,7 +184,7 @@ export class DatabaseRunJournal implements RunJournal {
       return attempt > 1 && (await this.runs.findById(this.runId))?.status === 'waiting';
     });
     if (!kept) throw leaseLost();
-    this.markedInFlight = false;
+    this.marked = null;
   }
 
   async finish(
@@ -189,7 +211,7 @@ export class DatabaseRunJournal implements RunJournal {
       return attempt > 1 && (await this.runs.findById(this.runId))?.status === outcome.status;
     });
     if (!finished) throw leaseLost();
-    this.markedInFlight = false;
+    this.marked = null;
   }
 
   /**
@@ -201,12 +223,24 @@ export class DatabaseRunJournal implements RunJournal {
     const { owner, leaseMs } = this.settings;
     if (this.unwritten) {
       await this.writeFirst(progress, false);
-    } else {
-      const kept = await this.retried(() => this.runs.checkpoint(this.runId, owner, progress, leaseMs));
-      if (!kept) throw leaseLost();
-      this.cancelFlag = kept.cancelRequested;
+      return;
     }
-    this.markedInFlight = stepInFlight !== null;
+    const kept = await this.retried(() => this.runs.checkpoint(this.runId, owner, progress, leaseMs));
+    if (!kept) throw leaseLost();
+    this.cancelFlag = kept.cancelRequested;
+    this.markWritten(progress);
+  }
+
+  /** What a write before step `index` of a replayable step keeps of the row's mark: a step still ahead. */
+  private keptMark(index: number): number | null {
+    return this.marked !== null && this.marked > index ? this.marked : null;
+  }
+
+  /** The row now marks what `progress` marks; a mark ahead of its next step holds until that step starts. */
+  private markWritten(progress: RunProgress): void {
+    this.marked = progress.stepInFlight;
+    const ahead = progress.stepInFlight !== null && progress.stepInFlight > progress.nextStep;
+    this.markedAhead = ahead ? { index: progress.stepInFlight!, at: performance.now() } : null;
   }
 
   /**
@@ -224,14 +258,14 @@ export class DatabaseRunJournal implements RunJournal {
         if (!(await this.runs.checkpoint(this.runId, owner, progress, leaseMs))) throw leaseLost();
       }
     });
-    this.written();
+    this.written(progress);
   }
 
-  /** The run is stored now (nobody could cancel it before). */
-  private written(): void {
+  /** The run is stored now, with `progress` (nobody could cancel it before). */
+  private written(progress: RunProgress): void {
     this.unwritten = null;
     this.cancelFlag = false;
-    this.markedInFlight = false;
+    this.markWritten(progress);
   }
 
   private progress(nextStep: number, stepInFlight: number | null): RunProgress {
