@@ -70,7 +70,6 @@ const placeholder = sql.placeholder;
  * cannot take a prepared statement.
  */
 function runningInsert(run: NewRun, owner: string, progress: RunProgress, leaseMs: number): SQL {
-  const json = (value: unknown) => sql`${JSON.stringify(value)}::jsonb`;
   return sql`insert into ${workflowRuns} (id, workflow_id, user_id, site_id, config_id, request, started_at,
       definition, definition_version, rerun_of, next_step, step_in_flight, checkpoint, steps, data_id, status,
       lease_owner, lease_until)
@@ -79,6 +78,25 @@ function runningInsert(run: NewRun, owner: string, progress: RunProgress, leaseM
       ${run.definitionVersion}::int, ${run.rerunOf}::uuid, ${progress.nextStep}::int, ${progress.stepInFlight}::int,
       ${json(progress.checkpoint)}, ${json(progress.steps)}, ${progress.dataId}::uuid, 'running',
       ${owner}, now() + ${interval(leaseMs)}::interval)`;
+}
+
+/**
+ * A run written once, finished. Spelled out rather than built by the query builder, which took
+ * about 0.2 ms of CPU per run to build it (a workflow without any step with an effect ends here).
+ */
+function finishedInsert(run: NewRun, outcome: RunFinish, finishedAt: Date): SQL {
+  return sql`insert into ${workflowRuns} (id, workflow_id, user_id, site_id, config_id, request, started_at,
+      definition, definition_version, rerun_of, status, message, steps, data_id, duration_ms, checkpoint, finished_at)
+    values (${run.id}::uuid, ${run.workflowId}::uuid, ${run.userId}::uuid, ${run.siteId}::uuid, ${run.configId}::uuid,
+      ${json(run.request)}, ${run.startedAt.toISOString()}::timestamptz, ${json(run.definition)},
+      ${run.definitionVersion}::int, ${run.rerunOf}::uuid, ${outcome.status}, ${outcome.message},
+      ${json(outcome.steps)}, ${outcome.dataId}::uuid, ${outcome.durationMs}::int, ${json(outcome.checkpoint)},
+      ${finishedAt.toISOString()}::timestamptz)`;
+}
+
+/** A value as a jsonb parameter. */
+function json(value: unknown): SQL {
+  return sql`${JSON.stringify(value)}::jsonb`;
 }
 
 /**
@@ -170,16 +188,17 @@ export class WorkflowRunsRepository {
     logEntry: Record<string, unknown>,
     effects: CommittedEffect[] = [],
   ): Promise<void> {
-    const logged = this.db
-      .$with('logged', {})
-      .as(appendToWorkflowLog(outcome.dataId, JSON.stringify(logEntry)));
-    const outboxed = this.db.$with('outboxed', {}).as(insertEffects(sql`${run.id}::uuid`, effects));
     const finishedAt = new Date();
-    const announced = this.db.$with('announced', {}).as(insertedRunEvent(run, outcome, finishedAt));
-    await this.db
-      .with(...(effects.length > 0 ? [logged, outboxed, announced] : [logged, announced]))
-      .insert(workflowRuns)
-      .values({ ...run, ...outcome, finishedAt });
+    const written = [
+      ...(outcome.dataId
+        ? [sql`logged as (${appendToWorkflowLog(outcome.dataId, JSON.stringify(logEntry))})`]
+        : []),
+      ...(effects.length > 0 ? [sql`outboxed as (${insertEffects(sql`${run.id}::uuid`, effects)})`] : []),
+      sql`announced as (${insertedRunEvent(run, outcome, finishedAt)})`,
+    ];
+    await this.db.execute(
+      sql`with ${sql.join(written, sql`, `)} ${finishedInsert(run, outcome, finishedAt)}`,
+    );
   }
 
   /**
