@@ -17,7 +17,8 @@ class RunTimedOut extends Error {}
  * `onUnexpected` hears of errors that are neither StepError nor AppError, for the log.
  */
 export async function attemptStep(args: {
-  context: Omit<StepContext, 'signal'>;
+  /** The handler's context, with the attempt's signal (made when first read). */
+  context: (signal: () => AbortSignal) => StepContext;
   registered: RegisteredStep;
   config: object;
   stepTimeoutMs: number | undefined;
@@ -27,21 +28,20 @@ export async function attemptStep(args: {
   onUnexpected: (error: unknown) => void;
 }): Promise<AttemptOutcome> {
   const { stepTimeoutMs, runLeftMs, translate } = args;
-  const controller = new AbortController();
+  // Made only for a handler that reads it (most never do): a controller costs a few microseconds.
+  let controller: AbortController | undefined;
+  const signal = () => (controller ??= new AbortController()).signal;
   const runEnds = runLeftMs < (stepTimeoutMs ?? Infinity);
   const limitMs = Math.min(stepTimeoutMs ?? Infinity, runLeftMs);
   let timer: NodeJS.Timeout | undefined;
   try {
-    const execution = args.registered.handler.execute(
-      { ...args.context, signal: controller.signal },
-      args.config,
-    );
+    const execution = args.registered.handler.execute(args.context(signal), args.config);
     const outcome = Number.isFinite(limitMs)
       ? await Promise.race([
           execution,
           new Promise<never>((_, reject) => {
             timer = setTimeout(() => {
-              controller.abort();
+              controller?.abort();
               reject(
                 runEnds
                   ? new RunTimedOut()

@@ -46,7 +46,8 @@ export interface StepContextParts {
   state: RunState;
   env: TemplateEnv;
   effects: StepEffects;
-  signal: AbortSignal;
+  /** The attempt's abort signal; or a function that makes it when the handler first reads it. */
+  signal: AbortSignal | (() => AbortSignal);
   /** What resumes a step that paused its run (null otherwise). */
   resumedWith?: StepSignal | null;
   /** The run's first write for the step to carry (see StepContext.carriedWrite). */
@@ -55,7 +56,7 @@ export interface StepContextParts {
 
 /** The context a handler gets: the run's scope, its template renderer (never code) and its effects. */
 export function buildStepContext(parts: StepContextParts): StepContext {
-  const { state, env } = parts;
+  const { state, env, signal } = parts;
   return {
     ctx: parts.ctx,
     runId: parts.runId,
@@ -65,7 +66,9 @@ export function buildStepContext(parts: StepContextParts): StepContext {
     step: parts.step,
     attempt: parts.attempt,
     scope: state.scope,
-    signal: parts.signal,
+    get signal() {
+      return typeof signal === 'function' ? signal() : signal;
+    },
     effects: parts.effects,
     resumedWith: parts.resumedWith ?? null,
     carriedWrite: parts.carriedWrite ?? null,

@@ -142,20 +142,21 @@ export class StepExecutor {
     const { state, env } = session;
     return session.journal.attempt((carriedWrite) =>
       attemptStep({
-        context: buildStepContext({
-          ctx: session.ctx,
-          runId: session.journal.runId ?? 'dry-run',
-          workflow: session.workflow,
-          configId: session.request.configId,
-          step: { name: step.name, type: step.type, index },
-          attempt,
-          state,
-          env,
-          effects: buffer,
-          signal: new AbortController().signal,
-          resumedWith: this.resumedWith(session, index),
-          carriedWrite,
-        }),
+        context: (signal) =>
+          buildStepContext({
+            ctx: session.ctx,
+            runId: session.journal.runId ?? 'dry-run',
+            workflow: session.workflow,
+            configId: session.request.configId,
+            step: { name: step.name, type: step.type, index },
+            attempt,
+            state,
+            env,
+            effects: buffer,
+            signal,
+            resumedWith: this.resumedWith(session, index),
+            carriedWrite,
+          }),
         registered,
         config,
         stepTimeoutMs: step.timeoutMs,
