@@ -6,6 +6,11 @@ export interface LoadResult {
   p99: number;
   errors: number;
   non2xx: number;
+  /**
+   * From the start of the load to its last response, ms. autocannon ends a load of a fixed `amount`
+   * only at its next one-second tick, so its own duration is rounded up to whole seconds.
+   */
+  elapsedMs: number;
 }
 
 /** Drives one URL with autocannon over loopback and returns throughput and latency percentiles (ms). */
@@ -18,15 +23,26 @@ export async function load(options: {
   headers?: Record<string, string>;
   body?: string;
 }): Promise<LoadResult> {
-  const result = await autocannon({
-    url: options.url,
-    connections: options.connections,
-    ...(options.amount ? { amount: options.amount } : { duration: options.durationSeconds ?? 10 }),
-    method: options.method ?? 'GET',
-    headers: options.headers,
-    body: options.body,
+  const startedAt = performance.now();
+  let lastResponseAt = startedAt;
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: options.url,
+        connections: options.connections,
+        ...(options.amount ? { amount: options.amount } : { duration: options.durationSeconds ?? 10 }),
+        method: options.method ?? 'GET',
+        headers: options.headers,
+        body: options.body,
+      },
+      (error: Error | null, finished) => (error ? reject(error) : resolve(finished)),
+    );
+    instance.on('response', () => {
+      lastResponseAt = performance.now();
+    });
   });
   return {
+    elapsedMs: lastResponseAt - startedAt,
     requestsPerSecond: Math.round(result.requests.average),
     p50: result.latency.p50,
     p99: result.latency.p99,

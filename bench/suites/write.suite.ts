@@ -134,6 +134,7 @@ function combine(results: LoadResult[]): LoadResult {
     p99: Math.max(...results.map((r) => r.p99)),
     errors: results.reduce((sum, r) => sum + r.errors, 0),
     non2xx: results.reduce((sum, r) => sum + r.non2xx, 0),
+    elapsedMs: results.reduce((sum, r) => sum + r.elapsedMs, 0),
   };
 }
 
