@@ -1,7 +1,7 @@
 import { createConfig } from '../factories/config.factory';
 import { adminToken, createUser, type TestUser } from '../factories/user.factory';
 import { createTestApp, type TestApp } from '../utils/test-app';
-import { createWorkflow, execute, postWorkflow, workflowBody } from '../utils/workflow-api';
+import { createSteps, createWorkflow, execute, postWorkflow, workflowBody } from '../utils/workflow-api';
 
 const ZERO = '00000000-0000-4000-8000-000000000000';
 
@@ -274,6 +274,40 @@ describe('workflow definitions: CRUD, access, validation and tenants', () => {
     expect(body).toMatchObject({ success: false, code: 'VALIDATION_FAILED', statusCode: 422 });
     expect(body.validationErrors).toEqual([{ field, rule, message: expect.any(String) }]);
     expect((await list(admin)).totalCount).toBe(0);
+  });
+
+  it('an execute body or query of the wrong shape is a 422 naming each field; nothing runs', async () => {
+    const configId = await createConfig(t, admin);
+    const workflowId = await createSteps(t, admin, [{ name: 'store', type: 'save' }]);
+    const run = (payload: unknown, query = '') =>
+      t.request({
+        method: 'POST',
+        url: `/api/workflow/${workflowId}/execute${query}`,
+        token: admin,
+        payload: payload as object,
+      });
+    const fieldsOf = async (payload: unknown, query = '') => {
+      const response = await run(payload, query);
+      expect(response.statusCode).toBe(422);
+      expect(response.json()).toMatchObject({ success: false, code: 'VALIDATION_FAILED' });
+      return response.json().validationErrors.map((e: { field: string; rule: string }) => [e.field, e.rule]);
+    };
+    expect(await fieldsOf({ configId: 'x', data: {} })).toEqual([['configId', 'isUuid']]);
+    expect(await fieldsOf({ configId, data: 'text' })).toEqual([['data', 'isObject']]);
+    expect(await fieldsOf({ configId, data: {}, extra: 1 })).toEqual([['extra', 'whitelistValidation']]);
+    expect(await fieldsOf({})).toEqual([
+      ['configId', 'required'],
+      ['data', 'required'],
+    ]);
+    expect(await fieldsOf({ configId, data: { name: 'x' } }, '?dryRun=maybe')).toEqual([['dryRun', 'isIn']]);
+    const records = await t.request({ method: 'GET', url: `/api/data/${configId}`, token: admin });
+    expect(records.json().total).toBe(0);
+    // The data is taken as sent: nested values and key order reach the run unchanged.
+    const data = { name: 'Ann', nested: { b: [1, { c: null }], a: 'x' }, qty: 2 };
+    const ran = await run({ configId, data });
+    expect(ran.statusCode).toBe(200);
+    expect(ran.json().data.data).toEqual(data);
+    expect(Object.keys(ran.json().data.data)).toEqual(['name', 'nested', 'qty']);
   });
 
   it('an allow-listed env name is accepted; more than 50 steps is a 422, 50 are fine', async () => {

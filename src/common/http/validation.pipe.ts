@@ -1,5 +1,31 @@
-import { ValidationPipe, type ValidationError } from '@nestjs/common';
+import { ValidationPipe, type Type, type ValidationError } from '@nestjs/common';
+import type { TransformerPackage } from '@nestjs/common/interfaces/external/transformer-package.interface';
+import { instanceToPlain, plainToInstance, type ClassTransformOptions } from 'class-transformer';
 import { AppError, type FieldError } from '../errors/app-error';
+
+const checkedAsSent = new WeakSet<object>();
+
+/**
+ * A DTO whose properties are used as they are sent (strings, numbers, free JSON; no nested DTO, no
+ * type conversion): the validation pipe checks them on a shallow instance of the class instead of
+ * class-transformer's copy, which walks and copies every value of a free JSON property (a workflow
+ * run's `data`: about 20 KB of garbage and 0.03 ms per request). The rules and the errors are the
+ * same: class-validator checks the instance with the pipe's options.
+ */
+export function CheckedAsSent(): ClassDecorator {
+  return (target) => {
+    checkedAsSent.add(target);
+  };
+}
+
+/** class-transformer, except for the classes marked CheckedAsSent. */
+const transformer: TransformerPackage = {
+  plainToInstance: <T>(cls: Type<T>, plain: unknown, options?: ClassTransformOptions): T | T[] =>
+    checkedAsSent.has(cls) && typeof plain === 'object' && plain !== null && !Array.isArray(plain)
+      ? (Object.assign(new cls() as object, plain) as T)
+      : plainToInstance(cls, plain, options),
+  classToPlain: (object: unknown, options?: ClassTransformOptions) => instanceToPlain(object, options),
+};
 
 /** class-validator errors as field errors (`address.city`). */
 export function flattenValidationErrors(errors: ValidationError[], prefix = ''): FieldError[] {
@@ -25,6 +51,7 @@ export function createValidationPipe(): ValidationPipe {
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,
+    transformerPackage: transformer,
     exceptionFactory: (errors) =>
       new AppError('VALIDATION_FAILED', { validationErrors: flattenValidationErrors(errors) }),
   });

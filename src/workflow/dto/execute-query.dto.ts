@@ -1,6 +1,8 @@
+import { CheckedAsSent } from '../../common/http/validation.pipe';
 import { ApiHideProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString } from 'class-validator';
 
+@CheckedAsSent()
 export class ExecuteQueryDto {
   @ApiPropertyOptional({
     enum: ['true', 'false'],

@@ -1,3 +1,4 @@
+import { CheckedAsSent } from '../../common/http/validation.pipe';
 import { ApiHideProperty, ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { FREE_OBJECT } from '../../common/http/openapi-schemas';
 import { Type } from 'class-transformer';
@@ -315,6 +316,7 @@ export class ListWorkflowsQueryDto {
   @ApiHideProperty() @IsOptional() @IsString() _?: string;
 }
 
+@CheckedAsSent()
 export class ExecuteWorkflowDto {
   @ApiProperty({ format: 'uuid', description: 'The configuration the run works on' })
   @IsUUID()
