@@ -18,11 +18,21 @@ export function CheckedAsSent(): ClassDecorator {
   };
 }
 
+/**
+ * The sent properties on an instance of `cls`, as class-transformer would set them: a name of
+ * Object.prototype (`constructor`, `hasOwnProperty`) is not taken over.
+ */
+function shallowInstance<T>(cls: Type<T>, plain: Record<string, unknown>): T {
+  const instance = new cls() as Record<string, unknown>;
+  for (const key of Object.keys(plain)) if (!(key in Object.prototype)) instance[key] = plain[key];
+  return instance as T;
+}
+
 /** class-transformer, except for the classes marked CheckedAsSent. */
 const transformer: TransformerPackage = {
   plainToInstance: <T>(cls: Type<T>, plain: unknown, options?: ClassTransformOptions): T | T[] =>
     checkedAsSent.has(cls) && typeof plain === 'object' && plain !== null && !Array.isArray(plain)
-      ? (Object.assign(new cls() as object, plain) as T)
+      ? shallowInstance(cls, plain as Record<string, unknown>)
       : plainToInstance(cls, plain, options),
   classToPlain: (object: unknown, options?: ClassTransformOptions) => instanceToPlain(object, options),
 };
