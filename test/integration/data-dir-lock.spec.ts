@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { TEST_JWT_SECRET } from '../utils/test-app';
 import { embeddedOnly } from '../utils/configurations';
+import { freePort } from '../utils/free-port';
 
 const root = resolve(__dirname, '../..');
 
@@ -62,7 +63,7 @@ embeddedOnly('one embedded database per DATA_DIR', () => {
   it('a second process on the same DATA_DIR refuses to start; a stale lock is recovered; a clean stop releases it', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'fdws-lock-'));
     const lock = join(dataDir, 'pglite.lock');
-    const port = 20000 + Math.floor(Math.random() * 20000);
+    const port = await freePort();
 
     const first = run(dataDir, port);
     await listening(first);
@@ -70,7 +71,7 @@ embeddedOnly('one embedded database per DATA_DIR', () => {
     const health = await fetch(`http://127.0.0.1:${port}/health`);
     expect(health.status).toBe(200);
 
-    const second = run(dataDir, port + 1);
+    const second = run(dataDir, await freePort());
     expect(await second.exited).toBe(1);
     expect(second.output()).toContain(`is in use by process ${first.child.pid}`);
     expect(second.output()).not.toContain('Listening on');
@@ -83,10 +84,11 @@ embeddedOnly('one embedded database per DATA_DIR', () => {
     expect(await first.exited).toBe('SIGKILL');
     expect(existsSync(lock)).toBe(true);
 
-    const third = run(dataDir, port + 2);
+    const thirdPort = await freePort();
+    const third = run(dataDir, thirdPort);
     await listening(third);
     expect(readFileSync(lock, 'utf8').trim()).toBe(String(third.child.pid));
-    expect((await fetch(`http://127.0.0.1:${port + 2}/health`)).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${thirdPort}/health`)).status).toBe(200);
 
     // A clean shutdown removes the lock.
     third.child.kill('SIGTERM');

@@ -7,6 +7,7 @@ import { DatabaseClient } from '../../src/database/database-client';
 import { rowsOf } from '../../src/database/raw-rows';
 import { TEST_ADMIN, TEST_JWT_SECRET } from '../utils/test-app';
 import { embeddedOnly } from '../utils/configurations';
+import { freePort } from '../utils/free-port';
 
 const root = resolve(__dirname, '../..');
 
@@ -86,7 +87,7 @@ embeddedOnly('embedded database durability', () => {
 
   it('every acknowledged write survives SIGKILL; SIGTERM checkpoints and stops cleanly', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'fdws-durable-'));
-    const port = 20000 + Math.floor(Math.random() * 20000);
+    const port = await freePort();
 
     const first = await run(dataDir, port);
     const config = await first.call('POST', '/api/configs', { title: 'Durable', type: 'form', tags: [] });
@@ -113,7 +114,7 @@ embeddedOnly('embedded database durability', () => {
     first.server.child.kill('SIGKILL');
     expect(await first.server.exited).toBe('SIGKILL');
 
-    const second = await run(dataDir, port + 1);
+    const second = await run(dataDir, await freePort());
     const listed = await second.call('GET', `/api/data/${configId}?limit=1000`);
     expect(listed.status).toBe(200);
     const ids = new Set((listed.body.data as { _id: string }[]).map((record) => record._id));

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { startHttpServer, type HttpTestServer } from '../utils/http-test-server';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database';
 import { TEST_JWT_SECRET } from '../utils/test-app';
+import { freePort } from '../utils/free-port';
 
 const root = resolve(__dirname, '../..');
 const ADMIN = { email: 'crash-admin@example.com', password: 'crash-admin-password' };
@@ -20,7 +21,7 @@ async function startServer(
   target: { dataDir: string; databaseUrl: string | null },
   allowed: string,
 ): Promise<Server> {
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  const port = await freePort();
   const child = spawn(process.execPath, ['-r', '@swc-node/register', 'src/main.ts'], {
     cwd: root,
     env: {
