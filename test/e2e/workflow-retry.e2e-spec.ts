@@ -194,12 +194,13 @@ describe('workflow retries: backoff timing through an injected clock, against a 
   });
 
   it('a call that times out is retried (TIMEOUT); an answer over maxResponseBytes is not', async () => {
-    // Never answers: the step's own 100 ms timeout ends each attempt.
+    // Never answers: the call's own timeout ends each attempt. A second long, so that a loaded
+    // machine still gets each request to the server before its time is up (100 ms once did not).
     server.handle(() => undefined);
     const slow = await createSteps(
       t,
       admin,
-      [{ name: 'slow', type: 'api', config: { url: server.url('/slow'), timeoutMs: 100 } }],
+      [{ name: 'slow', type: 'api', config: { url: server.url('/slow'), timeoutMs: 1000 } }],
       retrying({ maxAttempts: 2, backoff: 'fixed' }),
     );
     const timedOut = await run(t, user.token, slow, configId, ORDER);
