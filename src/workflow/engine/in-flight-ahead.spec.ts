@@ -37,6 +37,10 @@ describe('stepInFlightAhead: which later step a write may mark in flight', () =>
       ahead({ steps: [step('save'), step('transform'), step('api')], retry: { enabled: true } }),
     ).toBeNull();
     expect(ahead({ steps: [step('save'), step('mystery'), step('api')] })).toBeNull();
+    // The carrying step itself may retry: its mark would be stored through the wait.
+    expect(
+      ahead({ steps: [step('save', { retry: { enabled: true } }), step('transform'), step('api')] }),
+    ).toBeNull();
   });
 
   it('none when the call has a condition, or no call follows', () => {

@@ -165,7 +165,7 @@ export class RunDriver {
       if (refused) return { kind: 'fatal', failure: refused, log: failedLog(step, refused, [], 0) };
     }
     if (hasEffect) {
-      const ahead = registered.options.replayable
+      const ahead = registered.options.carriesRunWrite
         ? stepInFlightAhead(session.definition, index, this.registry)
         : null;
       if (await journal.cancelledBeforeEffect(index, registered.options, ahead)) return { kind: 'cancelled' };

@@ -21,7 +21,8 @@ export interface RunJournal {
   /**
    * Before a step with an effect: commits the progress where a crash needs it (or offers the run's
    * first write to a step that carries it) and answers whether cancellation was requested. `ahead`:
-   * a later step the write may mark in flight already (stepInFlightAhead), sparing that step its own.
+   * a later step that first write may mark in flight already (stepInFlightAhead), sparing that step
+   * a write of its own.
    */
   cancelledBeforeEffect(index: number, step: StepKind, ahead?: number | null): Promise<boolean>;
   /** One attempt of the step, handed the run's first write to carry when one is offered (else null). */
@@ -81,8 +82,8 @@ export class DatabaseRunJournal implements RunJournal {
    * past that step (a resumed run reports it interrupted there), then clears or moves it.
    */
   private marked: number | null;
-  /** The step this drive marked in flight ahead of time, and when (performance.now()), until it starts. */
-  private markedAhead: { index: number; at: number } | null = null;
+  /** When (performance.now()) this drive's last write marked a later step in flight, until the next step with an effect. */
+  private markedAheadAt: number | null = null;
   /** The run's first write (and the progress it stores), offered to the next attempt of the step that carries it. */
   private offered: { write: CarriedWrite; progress: RunProgress } | null = null;
   /** The cancellation flag as the last write (or claim) read it, while no step has run since; else null. */
@@ -116,23 +117,24 @@ export class DatabaseRunJournal implements RunJournal {
 
   async cancelledBeforeEffect(index: number, step: StepKind, ahead: number | null = null): Promise<boolean> {
     const { replayable, carriesRunWrite } = step;
-    const markedAhead = this.markedAhead;
-    this.markedAhead = null;
-    if (!replayable && markedAhead?.index === index && this.marked === index) {
+    const markedAheadAt = this.markedAheadAt;
+    this.markedAheadAt = null;
+    if (!replayable && this.marked === index && markedAheadAt !== null) {
       // Marked in flight by the last write, with only pure steps since: a cancel that came in
       // between counts as one that came once the step started.
-      if (performance.now() - markedAhead.at <= MARKED_AHEAD_FOR_MS) return false;
+      if (performance.now() - markedAheadAt <= MARKED_AHEAD_FOR_MS) return false;
     }
-    const inFlight = replayable ? (ahead ?? this.keptMark(index)) : index;
+    const inFlight = replayable ? this.keptMark(index) : index;
     if (this.unwritten && replayable && carriesRunWrite) {
-      // Nobody can see (or cancel) a run not stored yet: it is stored with the step's insert.
+      // Nobody can see (or cancel) a run not stored yet: it is stored with the step's insert, which
+      // commits after the step's work, so a mark ahead covers only the pure steps after it.
       const { owner, leaseMs } = this.settings;
-      const progress = this.progress(index, inFlight);
+      const progress = this.progress(index, ahead ?? inFlight);
       const write = new CarriedWrite(this.runs.insertRunningWrite(this.unwritten, owner, progress, leaseMs));
       this.offered = { write, progress };
       return false;
     }
-    if (this.unwritten || !replayable || this.marked !== null || ahead !== null) {
+    if (this.unwritten || !replayable || this.marked !== null) {
       await this.commit(index, inFlight);
     } else if (this.cancelFlag === null) {
       this.cancelFlag = await this.readCancelRequested();
@@ -240,7 +242,7 @@ export class DatabaseRunJournal implements RunJournal {
   private markWritten(progress: RunProgress): void {
     this.marked = progress.stepInFlight;
     const ahead = progress.stepInFlight !== null && progress.stepInFlight > progress.nextStep;
-    this.markedAhead = ahead ? { index: progress.stepInFlight!, at: performance.now() } : null;
+    this.markedAheadAt = ahead ? performance.now() : null;
   }
 
   /**
