@@ -16,8 +16,9 @@ describe('WorkflowRunsRepository', () => {
   let configId: string;
   let workflowId: string;
   beforeAll(async () => {
-    // The app's own outbox sender would claim the effects these tests claim by hand.
-    t = await createTestApp({ env: { OUTBOX_POLL_MS: '600000' } });
+    // The app's own outbox sender would claim the effects these tests claim by hand, and its queue
+    // workers the runs these tests queue (a claim between two statements here once failed a test).
+    t = await createTestApp({ env: { OUTBOX_POLL_MS: '600000', WORKFLOW_WORKERS: '0' } });
     runs = t.app.get(WorkflowRunsRepository);
   });
   afterAll(() => t.close());
