@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { adminToken } from '../factories/user.factory';
-import { closedPort, startHttpServer, type HttpTestServer } from '../utils/http-test-server';
+import { closedPort } from '../utils/free-port';
+import { startHttpServer, type HttpTestServer } from '../utils/http-test-server';
 import { createTestApp, type TestApp } from '../utils/test-app';
 
 const API_KEY = 'sk-test-0123456789-very-secret';

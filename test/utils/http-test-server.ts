@@ -72,20 +72,3 @@ export async function startHttpServer(host = '127.0.0.1', port = 0): Promise<Htt
       }),
   };
 }
-
-/**
- * A port on 127.0.0.1 that nothing listens on (for ECONNREFUSED). It lies below Linux's range of
- * ports the system hands out (32768-60999), so no other suite's server started on port 0 can take it
- * meanwhile: a port from that range once went to a parallel suite's server, which then recorded this
- * suite's request.
- */
-export async function closedPort(): Promise<number> {
-  for (;;) {
-    const candidate = 20_000 + Math.floor(Math.random() * 12_000);
-    const server = await startHttpServer('127.0.0.1', candidate).catch(() => undefined);
-    if (server) {
-      await server.close();
-      return candidate;
-    }
-  }
-}

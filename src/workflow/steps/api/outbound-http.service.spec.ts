@@ -1,6 +1,7 @@
 import { Test, type TestingModule } from '@nestjs/testing';
 import { gzipSync } from 'node:zlib';
-import { closedPort, startHttpServer, type HttpTestServer } from '../../../../test/utils/http-test-server';
+import { closedPort } from '../../../../test/utils/free-port';
+import { startHttpServer, type HttpTestServer } from '../../../../test/utils/http-test-server';
 import { loadConfig } from '../../../config/app-config';
 import { AppConfigModule } from '../../../config/config.module';
 import { StepError } from '../step-error';
