@@ -1,6 +1,6 @@
 import { createConfig } from '../factories/config.factory';
 import { adminToken } from '../factories/user.factory';
-import { startHttpServer, type HttpTestServer } from '../utils/http-test-server';
+import { answerAfter, startHttpServer, type HttpTestServer } from '../utils/http-test-server';
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { createSteps, execute, run } from '../utils/workflow-api';
 
@@ -26,7 +26,7 @@ describe('workflow limits: step timeout, run timeout, concurrency, step count', 
 
   it("a step's timeoutMs ends a slow attempt with TIMEOUT", async () => {
     const configId = await createConfig(t, admin);
-    receiver.handle((_req, res) => setTimeout(() => res.end('{}'), 2000));
+    receiver.handle(answerAfter(2000));
     const workflowId = await createSteps(t, admin, [
       { name: 'slow', type: 'api', timeoutMs: 200, config: { url: receiver.url('/slow') } },
     ]);
@@ -42,7 +42,7 @@ describe('workflow limits: step timeout, run timeout, concurrency, step count', 
     const configId = await createConfig(t, admin);
     // The answer comes long after the deadline, so a cut at the deadline shows with room to spare on
     // a loaded machine: timing the run against an answer due 200 ms after the deadline once failed.
-    receiver.handle((_req, res) => setTimeout(() => res.end('{}'), 4000));
+    receiver.handle(answerAfter(4000));
     const workflowId = await createSteps(
       t,
       admin,

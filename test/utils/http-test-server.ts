@@ -25,6 +25,17 @@ export interface HttpTestServer {
   close(): Promise<void>;
 }
 
+/**
+ * A handler that answers `body` after `ms`, unless the caller hangs up first: a test that cuts a slow
+ * call then leaves no timer behind to keep its jest worker alive.
+ */
+export const answerAfter =
+  (ms: number, body = '{}'): TestHandler =>
+  (_req, res) => {
+    const timer = setTimeout(() => res.end(body), ms);
+    res.on('close', () => clearTimeout(timer));
+  };
+
 const defaultHandler: TestHandler = (_req, res) => {
   res.writeHead(200, { 'content-type': 'application/json' });
   res.end('{"ok":true}');
