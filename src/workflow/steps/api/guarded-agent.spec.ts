@@ -1,4 +1,5 @@
 import http from 'node:http';
+import https from 'node:https';
 import type { LookupAddress } from 'node:dns';
 import { startHttpServer, type HttpTestServer } from '../../../../test/utils/http-test-server';
 import { AddressPolicy } from './address-policy';
@@ -144,6 +145,20 @@ describe('guarded keep-alive agents with plain node:http', () => {
       v4('127.0.0.2'),
     ]);
     await expect(get(refused.url(), agent)).rejects.toBeInstanceOf(DestinationRefusedError);
+    expect(refused.connections).toBe(0);
+    agent.destroy();
+  });
+
+  it('refuses an IP literal over https before any connection, as over http', async () => {
+    const agent = createGuardedAgent('https:', { policy: new AddressPolicy(), exempt: false }, [
+      v4('127.0.0.2'),
+    ]);
+    const refusal = new Promise<unknown>((resolve) => {
+      https
+        .get(`https://127.0.0.2:${refused.port}/`, { agent }, () => resolve('answered'))
+        .on('error', resolve);
+    });
+    expect(await refusal).toBeInstanceOf(DestinationRefusedError);
     expect(refused.connections).toBe(0);
     agent.destroy();
   });

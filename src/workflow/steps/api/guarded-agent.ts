@@ -94,57 +94,26 @@ function agentOptions(guard: ConnectGuard, addresses: ResolvedAddress[]): http.A
   };
 }
 
-class GuardedHttpAgent extends http.Agent {
-  constructor(
-    private readonly guard: ConnectGuard,
-    addresses: ResolvedAddress[],
-  ) {
-    super(agentOptions(guard, addresses));
-  }
-
-  override createConnection(
-    options: ConnectionOptions,
-    callback?: ConnectionCallback,
-  ): Duplex | null | undefined {
-    const error = literalRefusal(this.guard, options.host);
-    if (error) {
-      callback?.(error, undefined as unknown as Duplex);
-      return undefined;
-    }
-    return super.createConnection(options, callback);
-  }
-}
-
-class GuardedHttpsAgent extends https.Agent {
-  constructor(
-    private readonly guard: ConnectGuard,
-    addresses: ResolvedAddress[],
-  ) {
-    super(agentOptions(guard, addresses));
-  }
-
-  override createConnection(
-    options: ConnectionOptions,
-    callback?: ConnectionCallback,
-  ): Duplex | null | undefined {
-    const error = literalRefusal(this.guard, options.host);
-    if (error) {
-      callback?.(error, undefined as unknown as Duplex);
-      return undefined;
-    }
-    return super.createConnection(options, callback);
-  }
-}
-
 /** A keep-alive agent for `protocol` whose connections go only to `addresses` (checked), through the guard. */
 export function createGuardedAgent(
   protocol: 'http:' | 'https:',
   guard: ConnectGuard,
   addresses: ResolvedAddress[],
 ): http.Agent {
-  return protocol === 'https:'
-    ? new GuardedHttpsAgent(guard, addresses)
-    : new GuardedHttpAgent(guard, addresses);
+  const options = agentOptions(guard, addresses);
+  const agent = protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
+  // The agent calls its own createConnection (https's opens TLS): wrapped on the instance, so one
+  // guard serves both kinds of agent.
+  const connect = agent.createConnection.bind(agent);
+  agent.createConnection = (connection: ConnectionOptions, callback?: ConnectionCallback) => {
+    const error = literalRefusal(guard, connection.host);
+    if (error) {
+      callback?.(error, undefined as unknown as Duplex);
+      return undefined;
+    }
+    return connect(connection, callback);
+  };
+  return agent;
 }
 
 /**
