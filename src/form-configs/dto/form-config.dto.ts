@@ -12,7 +12,6 @@ import {
   IsObject,
   IsOptional,
   IsString,
-  IsUUID,
   Length,
   Max,
   MaxLength,
@@ -21,6 +20,7 @@ import {
   ValidateNested,
   IsDefined,
 } from 'class-validator';
+import { OptionalIdField, OptionalTagsField } from '../../common/validation/dto-fields';
 
 const CONFIG_TYPES = ['grid', 'tree', 'form'] as const;
 export type ConfigType = (typeof CONFIG_TYPES)[number];
@@ -93,24 +93,10 @@ export class CreateConfigDto {
 
   @ApiProperty({ enum: CONFIG_TYPES, example: 'form' }) @IsIn(CONFIG_TYPES) type: ConfigType;
 
-  @ApiPropertyOptional({ type: [String], example: ['orders', 'public'] })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(50)
-  @IsString({ each: true })
-  @Length(1, 50, { each: true })
+  @OptionalTagsField(['orders', 'public'])
   tags?: string[];
 
-  @ApiPropertyOptional({
-    format: 'uuid',
-    nullable: true,
-    type: String,
-    example: null,
-    description: 'The site it belongs to; null = shared by every site',
-  })
-  @IsOptional()
-  @ValidateIf((_, value) => value !== null)
-  @IsUUID()
+  @OptionalIdField('The site it belongs to; null = shared by every site')
   siteId?: string | null;
 
   @ApiPropertyOptional({ nullable: true, type: String, example: 'Orders taken at the counter' })

@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsOptional, IsUUID, ValidateIf } from 'class-validator';
+import { IsBoolean, IsOptional } from 'class-validator';
 import { RoleNameField } from '../../roles/dto/role-name.field';
 import { EmailField, NewPasswordField, PersonNameField } from './user-fields';
+import { OptionalIdField } from '../../common/validation/dto-fields';
 
 /** A user created by an admin (the way to add users when REGISTRATION_ENABLED=false). */
 export class CreateUserDto {
@@ -22,16 +23,7 @@ export class CreateUserDto {
   @RoleNameField()
   role?: string;
 
-  @ApiPropertyOptional({
-    format: 'uuid',
-    nullable: true,
-    type: String,
-    example: null,
-    description: 'The site the user belongs to; null = none (every site)',
-  })
-  @IsOptional()
-  @ValidateIf((_, value) => value !== null)
-  @IsUUID()
+  @OptionalIdField('The site the user belongs to; null = none (every site)')
   siteId?: string | null;
 }
 
@@ -59,16 +51,7 @@ export class UpdateUserDto {
   @IsBoolean()
   isActive?: boolean;
 
-  @ApiPropertyOptional({
-    format: 'uuid',
-    nullable: true,
-    type: String,
-    example: null,
-    description: 'Admins only',
-  })
-  @IsOptional()
-  @ValidateIf((_, value) => value !== null)
-  @IsUUID()
+  @OptionalIdField('Admins only')
   siteId?: string | null;
 }
 

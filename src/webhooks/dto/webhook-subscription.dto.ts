@@ -9,11 +9,11 @@ import {
   IsOptional,
   IsString,
   IsUrl,
-  IsUUID,
   MaxLength,
   ValidateIf,
 } from 'class-validator';
 import { EVENT_TYPES, type EventType } from '../../events/domain-event';
+import { OptionalIdField } from '../../common/validation/dto-fields';
 
 const EVENTS_DESCRIPTION =
   'Event types delivered: `record.created`, `record.updated`, `record.deleted`, `record.restored` (body ' +
@@ -45,30 +45,14 @@ export class CreateWebhookDto {
   @IsIn(EVENT_TYPES, { each: true })
   events: EventType[];
 
-  @ApiPropertyOptional({
-    format: 'uuid',
-    nullable: true,
-    type: String,
-    example: null,
-    description:
-      "Only this configuration's events (workflow runs: the run's configuration); null = every one",
-  })
-  @IsOptional()
-  @ValidateIf((_, value) => value !== null)
-  @IsUUID()
+  @OptionalIdField(
+    "Only this configuration's events (workflow runs: the run's configuration); null = every one",
+  )
   configId?: string | null;
 
-  @ApiPropertyOptional({
-    format: 'uuid',
-    nullable: true,
-    type: String,
-    example: null,
-    description:
-      "Only this site's events; null = every site. Absent: the site of the request's Host (null when it is none)",
-  })
-  @IsOptional()
-  @ValidateIf((_, value) => value !== null)
-  @IsUUID()
+  @OptionalIdField(
+    "Only this site's events; null = every site. Absent: the site of the request's Host (null when it is none)",
+  )
   siteId?: string | null;
 
   @ApiPropertyOptional({ nullable: true, type: String, example: 'Order intake to the ERP' })
@@ -101,27 +85,10 @@ export class UpdateWebhookDto {
   @IsIn(EVENT_TYPES, { each: true })
   events?: EventType[];
 
-  @ApiPropertyOptional({
-    format: 'uuid',
-    nullable: true,
-    type: String,
-    description: 'null: every configuration',
-  })
-  @IsOptional()
-  @ValidateIf((_, value) => value !== null)
-  @IsUUID()
+  @OptionalIdField('null: every configuration')
   configId?: string | null;
 
-  @ApiPropertyOptional({
-    format: 'uuid',
-    nullable: true,
-    type: String,
-    example: null,
-    description: 'null: every site',
-  })
-  @IsOptional()
-  @ValidateIf((_, value) => value !== null)
-  @IsUUID()
+  @OptionalIdField('null: every site')
   siteId?: string | null;
 
   @ApiPropertyOptional({ nullable: true, type: String })

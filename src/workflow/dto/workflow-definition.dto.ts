@@ -24,6 +24,7 @@ import {
 } from 'class-validator';
 import { EVENT_TYPES, type EventType } from '../../events/domain-event';
 import { BACKOFFS, type Backoff } from '../engine/retry-policy';
+import { OptionalIdField, OptionalTagsField } from '../../common/validation/dto-fields';
 
 export const WORKFLOW_TYPES = ['save', 'validate', 'export', 'import', 'notification', 'custom'] as const;
 export const ON_ERROR_STRATEGIES = ['stop', 'continue', 'rollback'] as const;
@@ -262,24 +263,10 @@ export class CreateWorkflowDto {
   @Type(() => WorkflowPermissionsDto)
   permissions?: WorkflowPermissionsDto;
 
-  @ApiPropertyOptional({ type: [String], example: ['orders'] })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(50)
-  @IsString({ each: true })
-  @Length(1, 50, { each: true })
+  @OptionalTagsField(['orders'])
   tags?: string[];
 
-  @ApiPropertyOptional({
-    format: 'uuid',
-    nullable: true,
-    type: String,
-    example: null,
-    description: 'The site it belongs to; null = every site',
-  })
-  @IsOptional()
-  @ValidateIf((_, value) => value !== null)
-  @IsUUID()
+  @OptionalIdField('The site it belongs to; null = every site')
   siteId?: string | null;
 
   @ApiPropertyOptional({
