@@ -46,17 +46,20 @@ export async function databaseThatCanGoAway(): Promise<{
     client: DatabaseClient.forPool(pool, false),
     url: relayed.toString(),
   };
+  const closeRelay = () =>
+    new Promise<void>((resolve) => {
+      if (!relay.listening) return resolve();
+      relay.close(() => resolve());
+      for (const socket of sockets) socket.destroy();
+    });
   return {
     database,
-    takeAway: async () => {
-      await new Promise<void>((resolve) => {
-        relay.close(() => resolve());
-        for (const socket of sockets) socket.destroy();
-      });
-    },
+    takeAway: closeRelay,
     bringBack: () => new Promise<void>((resolve) => relay.listen(relayPort, '127.0.0.1', resolve)),
     dispose: async () => {
       await pool.end().catch(() => undefined);
+      // Brought back, the relay listens again: closed here, or it keeps the jest worker alive.
+      await closeRelay();
       await real.close();
     },
   };

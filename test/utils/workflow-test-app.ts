@@ -1,5 +1,8 @@
 import type { DynamicModule } from '@nestjs/common';
 import { Test, type TestingModule } from '@nestjs/testing';
+import { CACHE_MANAGER } from '@nestjs/cache-manager';
+import type { Cache } from 'cache-manager';
+import { REDIS, type RedisClient } from '../../src/common/redis/redis.module';
 import { AppModule } from '../../src/app.module';
 import { loadConfig } from '../../src/config/app-config';
 import { testEnv } from './test-app';
@@ -24,9 +27,22 @@ export async function bootError(
     await moduleRef.init();
     return null;
   } catch (error) {
+    if (moduleRef) await closeConnectionsOfFailedBoot(moduleRef);
     return error as Error;
   } finally {
     await moduleRef?.close().catch(() => undefined);
     await database.close();
   }
+}
+
+/**
+ * After a failed init, Nest's `close()` rejects at once (it awaits the init first) and calls no hook:
+ * the connections the providers opened when they were built (Redis, the cache's Redis client) are
+ * closed here, or they keep the jest worker alive.
+ */
+async function closeConnectionsOfFailedBoot(moduleRef: TestingModule): Promise<void> {
+  const redis = moduleRef.get<RedisClient>(REDIS, { strict: false });
+  await redis?.quit().catch(() => undefined);
+  const cache = moduleRef.get<Cache>(CACHE_MANAGER, { strict: false });
+  await cache.disconnect().catch(() => undefined);
 }
