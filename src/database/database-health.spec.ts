@@ -1,13 +1,13 @@
-import { PGlite } from '@electric-sql/pglite';
-import { DatabaseClient } from './database-client';
+import { createTestDatabase, type TestDatabase } from '../../test/utils/test-database';
 import { DatabaseHealth } from './database-health';
 
 describe('DatabaseHealth.settledFor', () => {
-  let database: DatabaseClient;
+  let database: TestDatabase;
   let health: DatabaseHealth;
   beforeAll(async () => {
-    database = await DatabaseClient.forPglite(await PGlite.create());
-    health = new DatabaseHealth(database);
+    // The test database (a migrated snapshot, or a server's clone): a fresh PGlite's initdb took ~12 s.
+    database = await createTestDatabase();
+    health = new DatabaseHealth(database.client);
   });
   afterAll(async () => {
     health.beforeApplicationShutdown();
