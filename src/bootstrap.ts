@@ -6,6 +6,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
 import { AppModule, type AppModuleOptions } from './app.module';
+import { ClientErrorAnswers } from './common/http/client-errors';
 import { registerBodyGuard } from './common/http/body-guard';
 import { registerExactJsonNumbers } from './common/http/exact-numbers';
 import { buildOpenApiDocument } from './common/http/openapi-document';
@@ -16,6 +17,7 @@ import { PinoNestLogger } from './common/http/pino-nest-logger';
 import { logOptions } from './common/http/log-options';
 import { REQUEST_ID_ATTRIBUTE, stopTracing } from './common/telemetry/tracing';
 import { Metrics } from './common/metrics/metrics.service';
+import { Translator } from './common/i18n/translator.service';
 import { resolveLocale } from './common/i18n/locale';
 import type { AppConfig } from './config/app-config';
 import type { DatabaseClient } from './database/database-client';
@@ -47,8 +49,10 @@ export async function createApp(
   database?: DatabaseClient,
   options: { modules?: AppModuleOptions['modules'] } = {},
 ): Promise<NestFastifyApplication> {
+  const clientErrors = new ClientErrorAnswers();
   const adapter = new FastifyAdapter({
     bodyLimit: config.bodyLimit,
+    clientErrorHandler: clientErrors.handle,
     // Shutdown: idle keep-alive sockets are closed at once; see registerGracefulClose for the rest.
     forceCloseConnections: 'idle',
     return503OnClosing: false,
@@ -75,6 +79,8 @@ export async function createApp(
     request.locale = resolveLocale(request, config.defaultLocale);
     done();
   });
+  const translator = app.get(Translator);
+  clientErrors.translate = (messageKey) => translator.translate(messageKey, config.defaultLocale);
   const metrics = app.get(Metrics);
   fastify.addHook('onResponse', (request, reply, done) => {
     metrics.observeRequest(

@@ -6,7 +6,7 @@ import { AppError } from './app-error';
 import { DatabaseHealth } from '../../database/database-health';
 import { DatabaseMetrics } from '../../database/database-metrics';
 import { isDatabaseError, isDatabaseUnavailable } from './database-unavailable';
-import type { ErrorBody } from './error-body';
+import { errorBodyOf } from './error-body';
 import type { ErrorCode } from './error-codes';
 
 const QUEUE_FULL_RETRY_AFTER_S = 5;
@@ -96,15 +96,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     // Resolved once for the request in its onRequest hook.
     const locale = request.locale ?? this.config.defaultLocale;
 
-    const body: ErrorBody = {
-      success: false,
-      error: this.translator.translate(error.messageKey, locale, error.params),
-      code: error.code,
-      statusCode: error.status,
-    };
-    if (error.validationErrors) body.validationErrors = error.validationErrors;
-    if (error.fieldResults !== undefined) body.fieldResults = error.fieldResults;
-    if (error.details !== undefined) body.details = error.details;
+    const body = errorBodyOf(error, this.translator.translate(error.messageKey, locale, error.params));
     const stack = this.config.nodeEnv === 'development' ? framesOf(exception) : undefined;
     if (stack) body.stack = stack;
 

@@ -1,4 +1,4 @@
-import type { FieldError } from './app-error';
+import type { AppError, FieldError } from './app-error';
 
 /** The one error body of the service (docs/design.md section 5). */
 export interface ErrorBody {
@@ -10,4 +10,13 @@ export interface ErrorBody {
   fieldResults?: unknown;
   details?: unknown;
   stack?: string;
+}
+
+/** The body of `error` with its message already translated (the `stack` is the caller's to add). */
+export function errorBodyOf(error: AppError, message: string): ErrorBody {
+  const body: ErrorBody = { success: false, error: message, code: error.code, statusCode: error.status };
+  if (error.validationErrors) body.validationErrors = error.validationErrors;
+  if (error.fieldResults !== undefined) body.fieldResults = error.fieldResults;
+  if (error.details !== undefined) body.details = error.details;
+  return body;
 }

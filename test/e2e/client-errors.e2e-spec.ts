@@ -1,0 +1,68 @@
+import { connect } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { createTestApp, type TestApp } from '../utils/test-app';
+
+/** Sends `raw` bytes on a new connection and gives back everything the server wrote before closing. */
+function exchange(port: number, raw: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    socket.write(raw);
+  });
+}
+
+function parse(answer: string): { statusLine: string; headers: string; body: unknown } {
+  const [head, body] = answer.split('\r\n\r\n');
+  const [statusLine, ...headers] = head.split('\r\n');
+  return { statusLine, headers: headers.join('\n').toLowerCase(), body: JSON.parse(body) };
+}
+
+/**
+ * Requests Node's HTTP parser refuses before any route or hook sees them still get the service's one
+ * error body (over a real socket: `inject` skips the parser).
+ */
+describe("requests refused by Node's HTTP parser", () => {
+  let t: TestApp;
+  let port: number;
+  beforeAll(async () => {
+    t = await createTestApp();
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (t.app.getHttpServer().address() as AddressInfo).port;
+  });
+  afterAll(() => t.close());
+
+  it('headers over the size limit: 431 HEADERS_TOO_LARGE in the error body, and the connection closes', async () => {
+    const answer = parse(
+      await exchange(port, `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`),
+    );
+    expect(answer.statusLine).toBe('HTTP/1.1 431 Request Header Fields Too Large');
+    expect(answer.headers).toContain('content-type: application/json; charset=utf-8');
+    expect(answer.headers).toContain('connection: close');
+    expect(answer.body).toEqual({
+      success: false,
+      error: "The request's headers are too large.",
+      code: 'HEADERS_TOO_LARGE',
+      statusCode: 431,
+    });
+  });
+
+  it('a request line that is not HTTP: 400 BAD_REQUEST in the error body', async () => {
+    const answer = parse(await exchange(port, 'NOT HTTP AT ALL\r\n\r\n'));
+    expect(answer.statusLine).toBe('HTTP/1.1 400 Bad Request');
+    expect(answer.body).toEqual({
+      success: false,
+      error: 'The request is not valid.',
+      code: 'BAD_REQUEST',
+      statusCode: 400,
+    });
+  });
+
+  it('the server goes on answering afterwards', async () => {
+    expect((await t.request({ method: 'GET', url: '/health' })).statusCode).toBe(200);
+    const answer = await exchange(port, 'GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(answer.startsWith('HTTP/1.1 200 OK')).toBe(true);
+  });
+});
