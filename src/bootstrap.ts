@@ -6,7 +6,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
 import { AppModule, type AppModuleOptions } from './app.module';
-import { ClientErrorAnswers } from './common/http/client-errors';
+import { EarlyErrorAnswers } from './common/http/early-errors';
 import { registerBodyGuard } from './common/http/body-guard';
 import { registerExactJsonNumbers } from './common/http/exact-numbers';
 import { buildOpenApiDocument } from './common/http/openapi-document';
@@ -49,10 +49,11 @@ export async function createApp(
   database?: DatabaseClient,
   options: { modules?: AppModuleOptions['modules'] } = {},
 ): Promise<NestFastifyApplication> {
-  const clientErrors = new ClientErrorAnswers();
+  const earlyErrors = new EarlyErrorAnswers();
   const adapter = new FastifyAdapter({
     bodyLimit: config.bodyLimit,
-    clientErrorHandler: clientErrors.handle,
+    clientErrorHandler: earlyErrors.onClientError,
+    frameworkErrors: earlyErrors.onFrameworkError,
     // Shutdown: idle keep-alive sockets are closed at once; see registerGracefulClose for the rest.
     forceCloseConnections: 'idle',
     return503OnClosing: false,
@@ -80,7 +81,7 @@ export async function createApp(
     done();
   });
   const translator = app.get(Translator);
-  clientErrors.translate = (messageKey) => translator.translate(messageKey, config.defaultLocale);
+  earlyErrors.translate = (messageKey) => translator.translate(messageKey, config.defaultLocale);
   const metrics = app.get(Metrics);
   fastify.addHook('onResponse', (request, reply, done) => {
     metrics.observeRequest(

@@ -267,6 +267,21 @@ function requestsFor(
     });
 }
 
+/** The service's one error body: `{success: false, error, code, statusCode}` with the response's status. */
+function inErrorBodyShape(text: string, status: number): boolean {
+  try {
+    const body = JSON.parse(text) as Record<string, unknown>;
+    return (
+      body.success === false &&
+      typeof body.error === 'string' &&
+      typeof body.code === 'string' &&
+      /^[A-Z][A-Z0-9_]*$/.test(body.code) &&
+      body.statusCode === status
+    );
+  } catch {
+    return false;
+  }
+}
 describe('OpenAPI fuzz: no 5xx, and a 4xx changes nothing', () => {
   let t: TestApp;
   let admin: string;
@@ -365,6 +380,10 @@ describe('OpenAPI fuzz: no 5xx, and a 4xx changes nothing', () => {
           const changed = TABLES.filter((table) => before[table] !== after[table]);
           if (changed.length > 0)
             failures.push(`${response.statusCode} changed ${changed.join(', ')}: ${label}`);
+          if (!inErrorBodyShape(response.body, response.statusCode))
+            failures.push(
+              `${response.statusCode} not in the error body: ${label}: ${response.body.slice(0, 300)}`,
+            );
         }
         before = after;
         if ((await t.request({ method: 'GET', url: '/auth/me', token: admin })).statusCode !== 200) {

@@ -14,6 +14,14 @@ function exchange(port: number, raw: string): Promise<string> {
   });
 }
 
+/** The service's one error body, as these answers carry it (no validation errors, no stack). */
+const errorBody = (code: string, statusCode: number, error: string) => ({
+  success: false,
+  error,
+  code,
+  statusCode,
+});
+
 function parse(answer: string): { statusLine: string; headers: string; body: unknown } {
   const [head, body] = answer.split('\r\n\r\n');
   const [statusLine, ...headers] = head.split('\r\n');
@@ -21,10 +29,10 @@ function parse(answer: string): { statusLine: string; headers: string; body: unk
 }
 
 /**
- * Requests Node's HTTP parser refuses before any route or hook sees them still get the service's one
- * error body (over a real socket: `inject` skips the parser).
+ * Requests refused before any route or hook sees them, by Node's HTTP parser (over a real socket:
+ * `inject` skips the parser) or by Fastify's router, still get the service's one error body.
  */
-describe("requests refused by Node's HTTP parser", () => {
+describe("requests refused by Node's HTTP parser or Fastify's router", () => {
   let t: TestApp;
   let port: number;
   beforeAll(async () => {
@@ -41,23 +49,23 @@ describe("requests refused by Node's HTTP parser", () => {
     expect(answer.statusLine).toBe('HTTP/1.1 431 Request Header Fields Too Large');
     expect(answer.headers).toContain('content-type: application/json; charset=utf-8');
     expect(answer.headers).toContain('connection: close');
-    expect(answer.body).toEqual({
-      success: false,
-      error: "The request's headers are too large.",
-      code: 'HEADERS_TOO_LARGE',
-      statusCode: 431,
-    });
+    expect(answer.body).toEqual(errorBody('HEADERS_TOO_LARGE', 431, "The request's headers are too large."));
   });
 
   it('a request line that is not HTTP: 400 BAD_REQUEST in the error body', async () => {
     const answer = parse(await exchange(port, 'NOT HTTP AT ALL\r\n\r\n'));
     expect(answer.statusLine).toBe('HTTP/1.1 400 Bad Request');
-    expect(answer.body).toEqual({
-      success: false,
-      error: 'The request is not valid.',
-      code: 'BAD_REQUEST',
-      statusCode: 400,
-    });
+    expect(answer.body).toEqual(errorBody('BAD_REQUEST', 400, 'The request is not valid.'));
+  });
+
+  it('a URL the router cannot decode: 400 BAD_REQUEST; a path parameter over 100 characters: 414 URI_TOO_LONG', async () => {
+    const badUrl = await t.request({ method: 'GET', url: '/api/configs/%zz' });
+    expect(badUrl.statusCode).toBe(400);
+    expect(badUrl.headers['x-request-id']).toEqual(expect.any(String));
+    expect(badUrl.json()).toEqual(errorBody('BAD_REQUEST', 400, 'The request is not valid.'));
+    const longParam = await t.request({ method: 'GET', url: `/api/configs/${'a'.repeat(101)}` });
+    expect(longParam.statusCode).toBe(414);
+    expect(longParam.json()).toEqual(errorBody('URI_TOO_LONG', 414, "The request's address is too long."));
   });
 
   it('the server goes on answering afterwards', async () => {
