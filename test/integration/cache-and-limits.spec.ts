@@ -71,6 +71,25 @@ describe('AppCache', () => {
     const value = await cache.getOrLoad('k5', 60, async () => ({ nested: { n: 1 } }));
     expect(Object.isFrozen(value)).toBe(true);
     expect(Object.isFrozen(value.nested)).toBe(true);
+
+    // A value not kept (a deletion came while it loaded) is handed out frozen all the same, as is
+    // one loaded while the announcement channel is down: a caller changing it would otherwise fail
+    // only some of the time.
+    let release!: () => void;
+    const pending = cache.getOrLoad(
+      'k7',
+      60,
+      () =>
+        new Promise<{ nested: { n: number } }>((resolve) => {
+          release = () => resolve({ nested: { n: 2 } });
+        }),
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    await cache.delete('k7');
+    release();
+    const notKept = await pending;
+    expect(Object.isFrozen(notKept)).toBe(true);
+    expect(Object.isFrozen(notKept.nested)).toBe(true);
   });
 });
 

@@ -3,7 +3,7 @@ import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs
 import type { Cache } from 'cache-manager';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { ChangeNotifications } from '../../database/change-notifications';
-import { LocalMemo } from './local-memo';
+import { deepFreeze, LocalMemo } from './local-memo';
 
 /** Lifetimes from the spec's Limits table, in seconds. */
 export const CACHE_TTL = { config: 300, user: 600, permission: 120, site: 60 } as const;
@@ -66,7 +66,9 @@ export class AppCache implements OnModuleInit, OnApplicationShutdown {
     const kept = this.notifications.connected ? this.memo.get(key) : undefined;
     if (kept) return kept.v as T;
     const epoch = this.memo.epoch;
-    const value = await load();
+    // Frozen whether or not it is kept (the announcement channel down, an invalidation meanwhile):
+    // a caller that changed a value it was handed would otherwise fail only while values are kept.
+    const value = deepFreeze(await load());
     if (this.notifications.connected) this.memo.set(key, value, ttlMs, epoch);
     return value;
   }

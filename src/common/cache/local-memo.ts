@@ -4,7 +4,7 @@ import { LRUCache } from 'lru-cache';
 const MAX_ENTRIES = 20_000;
 
 /** Freezes a cached value, so no caller can change what the next caller gets. */
-function deepFreeze<T>(value: T): T {
+export function deepFreeze<T>(value: T): T {
   if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
   for (const inner of Object.values(value as object)) deepFreeze(inner);
   return Object.freeze(value);
