@@ -141,6 +141,10 @@ export async function createApp(
   await app.init();
   // Nest registers its JSON body parser in init(); the number check wraps it.
   registerExactJsonNumbers(fastify, config.bodyLimit);
+  // Bodies are JSON (and the grid store's form bodies). Fastify's default text/plain parser handed a
+  // DTO a string, so JSON sent as text (fetch's default for a string body) was refused field by
+  // field ("title is required"); without it, that is a 415 UNSUPPORTED_MEDIA_TYPE.
+  fastify.removeContentTypeParser('text/plain');
   await fastify.ready();
   return app;
 }

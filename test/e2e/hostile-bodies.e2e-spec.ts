@@ -75,6 +75,35 @@ describe('hostile bodies: nesting depth and malformed Unicode', () => {
     ).toBe(201);
   });
 
+  it("JSON sent as text/plain (fetch's default for a string body) is a 415, on every kind of route; nothing stored", async () => {
+    const records = await count(sql`select count(*)::int as n from data_records`);
+    const configs = await count(sql`select count(*)::int as n from form_configs`);
+    const asText = (url: string, body: string, token?: string) =>
+      t.request({
+        method: 'POST',
+        url,
+        token,
+        headers: { 'content-type': 'text/plain;charset=UTF-8' },
+        payload: body,
+      });
+    for (const [url, body, token] of [
+      [`/api/data/${configId}`, '{"name":"W","qty":1}', alice.token],
+      ['/api/configs', '{"title":"t","type":"form"}', admin],
+      ['/auth/login', '{"email":"a@example.com","password":"password-123"}', undefined],
+    ] as const) {
+      const response = await asText(url, body, token);
+      expect(response.statusCode).toBe(415);
+      expect(response.json()).toEqual({
+        success: false,
+        error: "The request body's content type is not supported.",
+        code: 'UNSUPPORTED_MEDIA_TYPE',
+        statusCode: 415,
+      });
+    }
+    expect(await count(sql`select count(*)::int as n from data_records`)).toBe(records);
+    expect(await count(sql`select count(*)::int as n from form_configs`)).toBe(configs);
+  });
+
   it('a lone UTF-16 surrogate is a 422 field error, not a 500', async () => {
     const users = await count(sql`select count(*)::int as n from users`);
     const response = await send(
