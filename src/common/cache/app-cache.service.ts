@@ -3,7 +3,8 @@ import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs
 import type { Cache } from 'cache-manager';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { ChangeNotifications } from '../../database/change-notifications';
-import { deepFreeze, LocalMemo } from './local-memo';
+import { deepFreeze } from './deep-freeze';
+import { LocalMemo } from './local-memo';
 
 /** Lifetimes from the spec's Limits table, in seconds. */
 export const CACHE_TTL = { config: 300, user: 600, permission: 120, site: 60 } as const;
