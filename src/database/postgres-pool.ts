@@ -24,6 +24,9 @@ class UnnamedStatementClient extends Client {
   }
 }
 
+/** A lost connection is reported by the query that needs it (503), not by the event. */
+function ignoreConnectionLoss(): void {}
+
 /**
  * The node-postgres pool of the service. `preparedStatements` (DATABASE_PREPARED_STATEMENTS) keeps
  * drizzle's named statements, parsed and planned once per server connection: only for a direct
@@ -39,7 +42,13 @@ export function createPostgresPool(options: {
     max: options.max,
     ...(options.preparedStatements ? {} : { Client: UnnamedStatementClient }),
   });
-  // An idle client losing its server must not crash the process; the next query reports it.
-  pool.on('error', () => undefined);
+  // node-postgres listens for a client's 'error' only while the client is idle in the pool: one lost
+  // while checked out (inside a transaction, held by a COPY stream or a cursor) emitted an unhandled
+  // 'error' and ended the process. Every client gets a listener of its own for its whole life. The
+  // loss itself reaches whoever holds the client: the statement in flight rejects, the next one is
+  // refused ("not queryable"), and the pool drops the client when it comes back.
+  pool.on('connect', (client) => client.on('error', ignoreConnectionLoss));
+  // An idle client losing its server: the pool drops it, the next query reports the outage.
+  pool.on('error', ignoreConnectionLoss);
   return pool;
 }

@@ -1,5 +1,5 @@
 import { createServer, connect, type Socket } from 'node:net';
-import { Pool } from 'pg';
+import { createPostgresPool } from '../../src/database/postgres-pool';
 import { DatabaseClient } from '../../src/database/database-client';
 import { createTestDatabase, type TestDatabase } from './test-database';
 
@@ -39,8 +39,7 @@ export async function databaseThatCanGoAway(): Promise<{
   const relayed = new URL(real.url);
   relayed.hostname = '127.0.0.1';
   relayed.port = String(relayPort);
-  const pool = new Pool({ connectionString: relayed.toString(), max: 4 });
-  pool.on('error', () => undefined);
+  const pool = createPostgresPool({ url: relayed.toString(), max: 4 });
   const database: TestDatabase = {
     ...real,
     client: DatabaseClient.forPool(pool, false),
