@@ -11,6 +11,7 @@ import {
 } from '../common/auth/auth-decision.decorators';
 import type { AuthUser } from '../common/context/request-context';
 import { AppError } from '../common/errors/app-error';
+import { isDatabaseUnavailable } from '../common/errors/database-unavailable';
 import { mayWorkThroughSite } from '../common/context/site-binding';
 import { RolePermissions } from '../roles/role-permissions.service';
 import { SiteResolver } from '../sites/site-resolver.service';
@@ -70,9 +71,13 @@ export class AccessGuard extends AuthGuard('jwt') {
     return true;
   }
 
-  /** Passport's outcome as our errors: the strategy's own AppError, or one 401 for any bad token. */
+  /**
+   * Passport's outcome as our errors: the strategy's own AppError, or one 401 for any bad token. A
+   * token that could not be checked because the database is away is not a bad token: the error goes
+   * on as it is, and the exception filter answers 503 DATABASE_UNAVAILABLE (and tells the health).
+   */
   override handleRequest<TUser = AuthUser>(error: unknown, user: TUser | false): TUser {
-    if (error instanceof AppError) throw error;
+    if (error instanceof AppError || isDatabaseUnavailable(error)) throw error;
     if (error || !user) throw new AppError('TOKEN_INVALID');
     return user;
   }

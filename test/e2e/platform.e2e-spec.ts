@@ -1,5 +1,5 @@
 import { createTestApp, type TestApp } from '../utils/test-app';
-import { createUser } from '../factories/user.factory';
+import { adminToken, createUser } from '../factories/user.factory';
 import { databaseThatCanGoAway } from '../utils/database-outage';
 
 describe('platform: health, docs, error body, localization, headers', () => {
@@ -313,7 +313,14 @@ describe('platform: development mode and limits', () => {
     const outage = await databaseThatCanGoAway();
     const t = await createTestApp({ database: outage.database });
     try {
+      // A valid token, not yet used (so no process keeps its user): while the database is away it
+      // cannot be checked, which is a 503, never a 401 telling the client its token is bad.
+      const token = await adminToken(t);
       await outage.takeAway();
+      for (const url of ['/api/configs', '/api/auth/me']) {
+        const checked = await t.request({ method: 'GET', url, token });
+        expect([url, checked.statusCode, checked.json().code]).toEqual([url, 503, 'DATABASE_UNAVAILABLE']);
+      }
       // Liveness does not follow the database: a probe must not restart a healthy instance.
       const live = await t.request({ method: 'GET', url: '/health' });
       expect(live.statusCode).toBe(200);
