@@ -7,6 +7,7 @@ import { logOptions } from './common/http/log-options';
 import { ConfigValidationError, loadConfig, type AppConfig } from './config/app-config';
 import { loadEnvFile } from './config/env-file';
 import { startTracing } from './common/telemetry/tracing';
+import { installLastLineOfDefence } from './common/lifecycle/last-line-of-defence';
 
 /** Logs until the application's own logger exists, in the same JSON shape; boot failures end here. */
 const bootLog = pino(logOptions(process.env.LOG_LEVEL?.trim() || 'info'));
@@ -38,6 +39,7 @@ async function main(): Promise<void> {
     log.warn('JWT_SECRET is not set: using a random secret, so tokens stop working at every restart');
   }
   await app.listen({ port: config.port, host: config.host });
+  installLastLineOfDefence(log);
   bootFinished();
   // The bound address (PORT=0 picks a free port).
   const address = (await app.getUrl()).replace('[::1]', 'localhost');
