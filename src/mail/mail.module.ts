@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
-import { MailerModule } from '@nestjs-modules/mailer';
+import { MAILER_TRANSPORT_FACTORY, MailerModule } from '@nestjs-modules/mailer';
 import { APP_CONFIG } from '../config/app-config';
 import { AdminNotifier } from './admin-notifier.service';
+import { ListenedTransportFactory } from './listened-transport.factory';
 import { mailerOptions } from './mailer-options';
 import { MailService } from './mail.service';
 
@@ -11,7 +12,13 @@ import { MailService } from './mail.service';
  * Needs the global `APP_CONFIG` and `Translator` (AppConfigModule, I18nSupportModule).
  */
 @Module({
-  imports: [MailerModule.forRootAsync({ inject: [APP_CONFIG], useFactory: mailerOptions })],
+  imports: [
+    MailerModule.forRootAsync({
+      inject: [APP_CONFIG],
+      useFactory: mailerOptions,
+      extraProviders: [{ provide: MAILER_TRANSPORT_FACTORY, useClass: ListenedTransportFactory }],
+    }),
+  ],
   providers: [MailService, AdminNotifier],
   exports: [MailService, AdminNotifier],
 })

@@ -33,7 +33,7 @@ export class OutboxTransport implements Transport<OutboxSentMessageInfo> {
     mail: MailMessage<OutboxSentMessageInfo>,
     callback: (err: Error | null, info: OutboxSentMessageInfo) => void,
   ): void {
-    this.composer.send(mail as unknown as MailMessage<StreamTransport.SentMessageInfo>, (error, info) => {
+    this.composer.send(mail, (error, info) => {
       if (error) return callback(error, undefined as never);
       writeAtomically(this.dir, info.message as Buffer).then(
         (path) => callback(null, { envelope: info.envelope, messageId: info.messageId, path }),
