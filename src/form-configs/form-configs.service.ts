@@ -75,13 +75,13 @@ export class FormConfigsService {
   }
 
   async create(ctx: RequestContext, body: CreateConfigDto): Promise<ConfigResponseDto> {
+    const siteId = await this.sites.siteOfNewDefinition(ctx, body.siteId);
     this.validator.assertDefinitionIsValid(body);
-    await this.assertSiteUsable(body.siteId);
     const row = await this.configs.insert({
       title: body.title,
       type: body.type,
       tags: body.tags ?? [],
-      siteId: body.siteId ?? null,
+      siteId,
       description: body.description ?? null,
       schema: body.schema ?? null,
       validationRules: body.validationRules ?? [],
@@ -95,13 +95,13 @@ export class FormConfigsService {
 
   async update(ctx: RequestContext, configId: string, body: UpdateConfigDto): Promise<ConfigResponseDto> {
     const current = await this.requireVisible(ctx, configId);
+    await this.sites.requireDefinitionChange(ctx, current.siteId, body.siteId);
     const next = {
       schema: body.schema !== undefined ? body.schema : current.schema,
       validationRules: body.validationRules ?? current.validationRules,
       computedRules: body.computedRules ?? current.computedRules,
     };
     this.validator.assertDefinitionIsValid(next);
-    if (body.siteId !== undefined) await this.assertSiteUsable(body.siteId);
     const row = await this.configs.updateActive(configId, {
       ...(body.title !== undefined && { title: body.title }),
       ...(body.type !== undefined && { type: body.type }),
@@ -119,16 +119,12 @@ export class FormConfigsService {
 
   /** Deactivates; the records are kept (and become unreachable with it). */
   async remove(ctx: RequestContext, configId: string): Promise<ConfigResponseDto> {
-    await this.requireVisible(ctx, configId);
+    const current = await this.requireVisible(ctx, configId);
+    await this.sites.requireDefinitionChange(ctx, current.siteId, undefined);
     const row = await this.configs.deactivate(configId);
     if (!row) throw new AppError('CONFIG_NOT_FOUND');
     await this.cache.invalidate(configId);
     return toConfigResponse(row);
-  }
-
-  private async assertSiteUsable(siteId: string | null | undefined): Promise<void> {
-    const problem = await this.sites.siteIdProblem(siteId);
-    if (problem) throw new AppError('VALIDATION_FAILED', { validationErrors: [problem] });
   }
 }
 

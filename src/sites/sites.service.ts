@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '../common/context/request-context';
-import { isVisibleInScope, ownSiteScopeOf } from '../common/context/site-scope';
+import { callerSiteOf, isVisibleInScope, ownSiteScopeOf } from '../common/context/site-scope';
 import { AppError, type FieldError } from '../common/errors/app-error';
 import { isUuid } from '../common/validation/is-uuid';
 import type { CreateSiteDto, SiteListDto, SiteResponseDto, UpdateSiteDto } from './dto/site.dto';
@@ -41,6 +41,52 @@ export class SitesService {
   async siteIdProblem(siteId: string | null | undefined): Promise<FieldError | null> {
     if (!siteId || (await this.sites.isActive(siteId))) return null;
     return { field: 'siteId', rule: 'exists', message: 'siteId does not name an active site' };
+  }
+
+  /**
+   * The site a new configuration or workflow definition is stored in, from the `siteId` the body
+   * names (undefined: not named). Admins choose any active site (else 422) or none (shared by every
+   * site). Anyone else writes only in their own site (`callerSiteOf`): not naming one means that
+   * site; naming another site or null (shared) is 403 SITE_FORBIDDEN, and so is any write by a
+   * caller without a site (a global user on a host of no site), since only admins share.
+   */
+  async siteOfNewDefinition(ctx: RequestContext, siteId: string | null | undefined): Promise<string | null> {
+    if (ctx.user?.role === 'admin') {
+      await this.requireUsable(siteId);
+      return siteId ?? null;
+    }
+    return this.requireOwnSite(ctx, siteId);
+  }
+
+  /**
+   * The same rule for a change (an update or a delete) of a stored definition the caller can see,
+   * at `currentSiteId`, to `siteId` (undefined: kept). A non-admin changes only their own site's
+   * definitions, never a shared one (403 SITE_FORBIDDEN), and cannot move one (another site's is a
+   * 404 before this, as on a read).
+   */
+  async requireDefinitionChange(
+    ctx: RequestContext,
+    currentSiteId: string | null,
+    siteId: string | null | undefined,
+  ): Promise<void> {
+    if (ctx.user?.role === 'admin') {
+      if (siteId !== undefined) await this.requireUsable(siteId);
+      return;
+    }
+    const own = this.requireOwnSite(ctx, siteId);
+    if (currentSiteId !== own) throw new AppError('SITE_FORBIDDEN');
+  }
+
+  /** A non-admin's own site, when `siteId` names nothing else; else 403. */
+  private requireOwnSite(ctx: RequestContext, siteId: string | null | undefined): string {
+    const own = callerSiteOf(ctx);
+    if (own === null || (siteId !== undefined && siteId !== own)) throw new AppError('SITE_FORBIDDEN');
+    return own;
+  }
+
+  private async requireUsable(siteId: string | null | undefined): Promise<void> {
+    const problem = await this.siteIdProblem(siteId);
+    if (problem) throw new AppError('VALIDATION_FAILED', { validationErrors: [problem] });
   }
 
   /** Admins list every active site; anyone else only their own, or none when they have no site. */

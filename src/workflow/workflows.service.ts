@@ -19,7 +19,8 @@ import { triggerInterests } from './triggers/trigger-matching';
 
 /**
  * Workflow definitions: admins (or roles granted `workflows:*`) write them; everyone reads the ones
- * they may run. Tenant rules as for configurations: another site's workflow is a 404.
+ * they may run. Tenant rules as for configurations: another site's workflow is a 404, and a
+ * non-admin writes only in their own site (SitesService.siteOfNewDefinition).
  */
 @Injectable()
 export class WorkflowsService {
@@ -55,8 +56,8 @@ export class WorkflowsService {
   }
 
   async create(ctx: RequestContext, body: CreateWorkflowDto): Promise<WorkflowResponseDto> {
+    const siteId = await this.sites.siteOfNewDefinition(ctx, body.siteId);
     this.definitions.assertValid(body.config);
-    await this.assertSiteUsable(body.siteId);
     // Declared first: a change committed once the workflow is stored writes the event it waits for.
     await this.interests.declare(triggerInterests(body.config as unknown as Record<string, unknown>));
     const row = await this.workflows.insert({
@@ -67,7 +68,7 @@ export class WorkflowsService {
       config: body.config as unknown as Record<string, unknown>,
       permissions: { roles: body.permissions?.roles ?? [], users: body.permissions?.users ?? [] },
       tags: body.tags ?? [],
-      siteId: body.siteId ?? null,
+      siteId,
       isActive: body.isActive ?? true,
     });
     return toWorkflowResponse(row);
@@ -79,8 +80,8 @@ export class WorkflowsService {
     body: UpdateWorkflowDto,
   ): Promise<WorkflowResponseDto> {
     const current = await this.requireVisible(ctx, workflowId);
+    await this.sites.requireDefinitionChange(ctx, current.siteId, body.siteId);
     if (body.config) this.definitions.assertValid(body.config);
-    if (body.siteId !== undefined) await this.assertSiteUsable(body.siteId);
     await this.interests.declare(
       triggerInterests((body.config as unknown as Record<string, unknown> | undefined) ?? current.config),
     );
@@ -104,7 +105,8 @@ export class WorkflowsService {
 
   /** Deactivates: the definition and its run history are kept, the workflow is a 404 from now on. */
   async remove(ctx: RequestContext, workflowId: string): Promise<WorkflowResponseDto> {
-    await this.requireVisible(ctx, workflowId);
+    const current = await this.requireVisible(ctx, workflowId);
+    await this.sites.requireDefinitionChange(ctx, current.siteId, undefined);
     const row = await this.workflows.updateActive(workflowId, { isActive: false });
     await this.forget(workflowId);
     if (!row) throw new AppError('WORKFLOW_NOT_FOUND');
@@ -168,10 +170,5 @@ export class WorkflowsService {
     if (user.role === 'admin') return true;
     const { roles = [], users = [] } = row.permissions;
     return roles.includes(user.role) || users.includes(user.userId);
-  }
-
-  private async assertSiteUsable(siteId: string | null | undefined): Promise<void> {
-    const problem = await this.sites.siteIdProblem(siteId);
-    if (problem) throw new AppError('VALIDATION_FAILED', { validationErrors: [problem] });
   }
 }

@@ -95,11 +95,20 @@ describe('access control', () => {
       payload: { name: 'designer', permissions: { configs: ['read', 'create'] } },
     });
     expect(created.statusCode).toBe(201);
-    const designer = await createUser(t, { role: 'designer' });
+    // A non-admin writes configurations in their own site only (test/e2e/delegated-authors.e2e-spec.ts).
+    const site = await t.request({
+      method: 'POST',
+      url: '/api/sites',
+      token: admin,
+      payload: { name: 'Design', domains: ['design.example.com'] },
+    });
+    const onSite = { host: 'design.example.com' };
+    const designer = await createUser(t, { role: 'designer', siteId: site.json().id });
     const config = await t.request({
       method: 'POST',
       url: '/api/configs',
       token: designer.token,
+      headers: onSite,
       payload: { title: 'By a designer', type: 'form' },
     });
     expect(config.statusCode).toBe(201);
@@ -107,6 +116,7 @@ describe('access control', () => {
       method: 'DELETE',
       url: `/api/configs/${config.json().id}`,
       token: designer.token,
+      headers: onSite,
     });
     expect(removal.statusCode).toBe(403);
     // Granting the action takes effect (the role's permissions are re-read after the change).
@@ -117,8 +127,14 @@ describe('access control', () => {
       payload: { permissions: { configs: ['read', 'create', 'delete'] } },
     });
     expect(
-      (await t.request({ method: 'DELETE', url: `/api/configs/${config.json().id}`, token: designer.token }))
-        .statusCode,
+      (
+        await t.request({
+          method: 'DELETE',
+          url: `/api/configs/${config.json().id}`,
+          token: designer.token,
+          headers: onSite,
+        })
+      ).statusCode,
     ).toBe(200);
   });
 

@@ -312,8 +312,30 @@ describe('POST /api/ai/configs/generate with the built-in infer provider', () =>
       token: admin,
       payload: { name: 'designer', permissions: { configs: ['create'] } },
     });
-    const designer = await createUser(t, { role: 'designer' });
-    expect((await generate({ samples: CSV, save: true }, designer.token)).statusCode).toBe(201);
+    // A non-admin's saved draft is stored in their own site (a global user on no site's host may not share it).
+    const site = await t.request({
+      method: 'POST',
+      url: '/api/sites',
+      token: admin,
+      payload: { name: 'Design', domains: ['design.example.com'] },
+    });
+    const designer = await createUser(t, { role: 'designer', siteId: site.json().id });
+    const onSite = { host: 'design.example.com' };
+    const saved = await t.request({
+      method: 'POST',
+      url: '/api/ai/configs/generate',
+      token: designer.token,
+      headers: onSite,
+      payload: { samples: CSV, save: true },
+    });
+    expect(saved.statusCode).toBe(201);
+    expect(saved.json().siteId).toBe(site.json().id);
+    const shared = await generate(
+      { samples: CSV, save: true },
+      (await createUser(t, { role: 'designer' })).token,
+    );
+    expect(shared.statusCode).toBe(403);
+    expect(shared.json()).toMatchObject({ code: 'SITE_FORBIDDEN' });
   });
 
   it('is in the OpenAPI document with both answers', async () => {

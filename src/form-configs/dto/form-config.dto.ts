@@ -96,7 +96,9 @@ export class CreateConfigDto {
   @OptionalTagsField(['orders', 'public'])
   tags?: string[];
 
-  @OptionalIdField('The site it belongs to; null = shared by every site')
+  @OptionalIdField(
+    'The site it belongs to; null = shared by every site; only admins choose (others write in their own site: omitted means it, another site or null is 403 SITE_FORBIDDEN)',
+  )
   siteId?: string | null;
 
   @ApiPropertyOptional({ nullable: true, type: String, example: 'Orders taken at the counter' })

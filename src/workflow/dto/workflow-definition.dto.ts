@@ -266,7 +266,9 @@ export class CreateWorkflowDto {
   @OptionalTagsField(['orders'])
   tags?: string[];
 
-  @OptionalIdField('The site it belongs to; null = every site')
+  @OptionalIdField(
+    'The site it belongs to; null = every site; only admins choose (others write in their own site: omitted means it, another site or null is 403 SITE_FORBIDDEN)',
+  )
   siteId?: string | null;
 
   @ApiPropertyOptional({
