@@ -5,7 +5,7 @@ import { AppError } from '../common/errors/app-error';
 import type { WorkflowRunDto } from './dto/workflow-response.dto';
 import { WorkflowEffectsRepository } from './effects/workflow-effects.repository';
 import type { WaitingAt } from './engine/run-model';
-import { parseStepLogs } from './engine/stored-state';
+import { parseRunRequest, parseStepLogs } from './engine/stored-state';
 import { toRunResponse } from './workflow.mapper';
 import { WorkflowRunsRepository, type WorkflowRunRow } from './workflow-runs.repository';
 
@@ -16,8 +16,10 @@ export interface DecisionBody {
 
 /**
  * Decisions on runs waiting at a step (an `approval`): who may decide is what the step named when
- * the run paused (its roles and users; admins always). The decision is stored with the run, which
- * is queued at once; a worker resumes it and the step takes the decision as its result.
+ * the run paused (its roles and users; admins always), but never the run's own starter unless
+ * named by id or the step allows self-approval (separation of duties). The decision, with who
+ * decided and whose run it is, is stored with the run, which is queued at once; a worker resumes
+ * it and the step takes the decision as its result.
  */
 @Injectable()
 export class RunDecisionsService {
@@ -28,8 +30,9 @@ export class RunDecisionsService {
 
   /**
    * 404: no such run in the caller's site scope; 409: not waiting at `step` (or decided already);
-   * 403: the caller may not decide. The run's state is judged before the caller, so a decider who
-   * comes second learns that it was decided.
+   * 403: the caller may not decide (FORBIDDEN), or may but started the run themselves
+   * (WORKFLOW_SELF_APPROVAL_FORBIDDEN). The run's state is judged before the caller, so a decider
+   * who comes second learns that it was decided.
    */
   async decide(
     ctx: RequestContext,
@@ -47,9 +50,12 @@ export class RunDecisionsService {
         params: { step },
       });
     }
-    const { roles, users } = waiting.deciders;
-    if (user.role !== 'admin' && !roles.includes(user.role) && !users.includes(user.userId))
-      throw new AppError('FORBIDDEN');
+    const { roles, users, allowSelfApproval = false } = waiting.deciders;
+    const named = users.includes(user.userId);
+    if (user.role !== 'admin' && !roles.includes(user.role) && !named) throw new AppError('FORBIDDEN');
+    const starter = parseRunRequest(run.request).actor;
+    if (starter.userId === user.userId && !named && !allowSelfApproval)
+      throw new AppError('WORKFLOW_SELF_APPROVAL_FORBIDDEN', { params: { step } });
     const updated = await this.runs.signalWaiting(run.id, step, {
       index: waiting.index,
       kind: 'decision',
@@ -57,6 +63,7 @@ export class RunDecisionsService {
       comment: body.comment ?? null,
       decidedBy: { userId: user.userId, email: user.email },
       decidedAt: new Date().toISOString(),
+      startedBy: { userId: starter.userId, email: starter.email },
     });
     // Another decision, the deadline or a cancellation came first.
     if (!updated) throw new AppError('WORKFLOW_APPROVAL_DECIDED', { params: { step } });

@@ -93,8 +93,10 @@ export class WorkflowsController {
   @ApiOperation({
     summary: 'Decide on a run waiting at an approval step: approve or reject; the run resumes',
     description:
-      'By a user the step names (`approvers.roles`, `approvers.users`) or an admin. The decision, who and when ' +
-      'become the step’s result (`{approved, decidedBy, decidedAt, comment}`); a rejection fails the step ' +
+      'By a user the step names (`approvers.roles`, `approvers.users`) or an admin; the run’s own starter ' +
+      'only when named in `approvers.users` or when the step sets `allowSelfApproval` (else 403 ' +
+      'WORKFLOW_SELF_APPROVAL_FORBIDDEN). The decision, who decided, on whose run and when become the ' +
+      'step’s result (`{approved, decidedBy, startedBy, decidedAt, comment}`); a rejection fails the step ' +
       '(its `onError` applies). The run is queued at once and goes on in the background: the answer is the ' +
       'run after the decision (`queued`).',
   })

@@ -68,7 +68,7 @@ const CREATES: Record<string, [string, (body: any) => string]> = {
  * operation's examples, they fill the ids its path needs.
  */
 const PREPARE: Record<string, (t: TestApp, token: string, ids: Record<string, string>) => Promise<void>> = {
-  // A decision needs a run waiting at an approval step (an admin may always decide).
+  // A decision needs a run waiting at an approval step (an admin decides: allowSelfApproval, as the admin started it).
   'POST /api/workflow/runs/{runId}/steps/{stepName}/decision': async (t, token, ids) => {
     const created = await t.request({
       method: 'POST',
@@ -77,7 +77,15 @@ const PREPARE: Record<string, (t: TestApp, token: string, ids: Record<string, st
       payload: {
         name: 'Approval',
         type: 'custom',
-        config: { steps: [{ name: 'approve', type: 'approval', config: { approvers: { roles: [] } } }] },
+        config: {
+          steps: [
+            {
+              name: 'approve',
+              type: 'approval',
+              config: { approvers: { roles: [] }, allowSelfApproval: true },
+            },
+          ],
+        },
       },
     });
     const waiting = await t.request({

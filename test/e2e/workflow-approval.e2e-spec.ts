@@ -4,7 +4,7 @@ import { startHttpServer, type HttpTestServer } from '../utils/http-test-server'
 import { startSmtpTestServer, type SmtpTestServer } from '../utils/smtp-test-server';
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { createTestDatabase } from '../utils/test-database';
-import { activeRecords, createSteps, run } from '../utils/workflow-api';
+import { activeRecords, createSteps, run, workflowBody } from '../utils/workflow-api';
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
   const deadline = Date.now() + 20_000;
@@ -151,6 +151,7 @@ describe('approval steps: a run waits durably for a decision, a timeout, or a ca
           result: {
             approved: true,
             decidedBy: { userId: approver.user.id, email: approver.user.email },
+            startedBy: { userId: user.user.id, email: user.user.email },
             decidedAt: expect.any(String),
             comment: 'fine',
           },
@@ -163,6 +164,94 @@ describe('approval steps: a run waits durably for a decision, a timeout, or a ca
     const after = await decide(t, approver.token, runId, { approve: true });
     expect(after.statusCode).toBe(409);
     expect(after.json()).toMatchObject({ code: 'WORKFLOW_APPROVAL_DECIDED' });
+  });
+
+  it("the run's starter may not decide through a role or as an admin (403) unless named in approvers.users or allowSelfApproval is set", async () => {
+    const manager = await createUser(t, { role: 'manager' });
+    const otherManager = await createUser(t, { role: 'manager' });
+    const byManagers = (config: Record<string, unknown> = {}) =>
+      createSteps(
+        t,
+        admin,
+        [
+          { name: 'store', type: 'save' },
+          { name: 'approve', type: 'approval', config: { approvers: { roles: ['manager'] }, ...config } },
+        ],
+        { permissions: { roles: ['manager'] } },
+      );
+    const readRun = async (runId: string) =>
+      (await t.request({ method: 'GET', url: `/api/workflow/runs/${runId}`, token: admin })).json();
+    const selfRefused = { success: false, code: 'WORKFLOW_SELF_APPROVAL_FORBIDDEN', statusCode: 403 };
+
+    // A manager's own run, approvable by the manager role: not by that manager (nor is it decided).
+    const plain = await byManagers();
+    const own = await run(t, manager.token, plain, configId, { name: 'Ann', qty: 1 });
+    const refused = await decide(t, manager.token, own.runId, { approve: true });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toMatchObject({ ...selfRefused, error: expect.any(String) });
+    expect(await readRun(own.runId)).toMatchObject({ status: 'waiting', waitingFor: { step: 'approve' } });
+    // Another manager decides; the decision names who decided and whose run it is.
+    expect((await decide(t, otherManager.token, own.runId, { approve: true })).statusCode).toBe(200);
+    expect(await until(() => readRun(own.runId), settled, 'the approved run')).toMatchObject({
+      status: 'success',
+      userId: manager.user.id,
+      steps: [
+        {},
+        {
+          name: 'approve',
+          result: {
+            approved: true,
+            decidedBy: { userId: otherManager.user.id, email: otherManager.user.email },
+            startedBy: { userId: manager.user.id, email: manager.user.email },
+          },
+        },
+      ],
+    });
+
+    // An admin who started the run is its starter too: another admin or approver decides.
+    const adminRun = await run(t, admin, plain, configId, { name: 'Bo', qty: 1 });
+    const adminRefused = await decide(t, admin, adminRun.runId, { approve: false });
+    expect(adminRefused.statusCode).toBe(403);
+    expect(adminRefused.json()).toMatchObject(selfRefused);
+    expect((await decide(t, manager.token, adminRun.runId, { approve: true })).statusCode).toBe(200);
+
+    // Named by id: the starter decides.
+    const named = await byManagers({ approvers: { roles: ['manager'], users: [manager.user.id] } });
+    const namedRun = await run(t, manager.token, named, configId, { name: 'Cy', qty: 1 });
+    expect((await decide(t, manager.token, namedRun.runId, { approve: true })).statusCode).toBe(200);
+
+    // allowSelfApproval: the starter decides through their role.
+    const allowed = await byManagers({ allowSelfApproval: true });
+    const allowedRun = await run(t, manager.token, allowed, configId, { name: 'Di', qty: 1 });
+    expect((await decide(t, manager.token, allowedRun.runId, { approve: true })).statusCode).toBe(200);
+    expect(await until(() => readRun(allowedRun.runId), settled, 'the self-approved run')).toMatchObject({
+      status: 'success',
+      steps: [
+        {},
+        {
+          result: {
+            decidedBy: { userId: manager.user.id, email: manager.user.email },
+            startedBy: { userId: manager.user.id, email: manager.user.email },
+          },
+        },
+      ],
+    });
+
+    // A value that is not a boolean is refused when the workflow is saved.
+    const bad = await t.request({
+      method: 'POST',
+      url: '/api/workflow',
+      token: admin,
+      payload: workflowBody({
+        config: {
+          steps: [{ name: 'approve', type: 'approval', config: { approvers: {}, allowSelfApproval: 'yes' } }],
+        },
+      }),
+    });
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json().validationErrors).toEqual([
+      expect.objectContaining({ field: 'config.steps[0].config.allowSelfApproval' }),
+    ]);
   });
 
   it('a rejection fails the step (onError applies; the decision is still a result)', async () => {

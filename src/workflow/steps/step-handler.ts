@@ -95,16 +95,20 @@ export type StepSignal =
       comment: string | null;
       decidedBy: { userId: string; email: string };
       decidedAt: string;
+      /** Whose run it is (the user who started it); absent in decisions stored before it was kept. */
+      startedBy?: { userId: string; email: string };
     }
   | { kind: 'timeout'; at: string };
 
 /**
  * A pause of the run at this step: the run is stored `waiting` (no process holds it) until a user
  * named in `deciders` (or an admin) decides, or `until` (epoch ms) passes; then the step runs again
- * with `context.resumedWith` set. Effects the step asked for are sent when the run pauses.
+ * with `context.resumedWith` set. Effects the step asked for are sent when the run pauses. The
+ * run's own starter decides only when named in `users` or when `allowSelfApproval` is true
+ * (separation of duties: a role they hold is not enough, nor is being an admin).
  */
 export interface StepWait {
-  deciders: { roles: string[]; users: string[] };
+  deciders: { roles: string[]; users: string[]; allowSelfApproval?: boolean };
   until: number | null;
 }
 

@@ -2,6 +2,7 @@ import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
+  IsBoolean,
   IsDefined,
   IsIn,
   IsInt,
@@ -72,4 +73,10 @@ export class ApprovalStepConfig {
 
   /** The outcome when nobody decided in time (default `reject`). */
   @IsOptional() @IsIn(['approve', 'reject']) onTimeout?: 'approve' | 'reject';
+
+  /**
+   * Whether the user who started the run may decide on it through a role (or as an admin); default
+   * false: the starter decides only when named in `approvers.users`.
+   */
+  @IsOptional() @IsBoolean() allowSelfApproval?: boolean;
 }

@@ -9,9 +9,17 @@ export interface ApprovalResult {
   approved: boolean;
   /** Who decided; null when the timeout decided. */
   decidedBy: { userId: string; email: string } | null;
+  /** Whose run it is: the user who started it (the run's `userId`). */
+  startedBy: { userId: string; email: string } | null;
   decidedAt: string;
   comment: string | null;
   timedOut?: true;
+}
+
+/** Whose run it is, from the run's context: for a timeout, and a decision stored without it. */
+function starterOf(context: StepContext): ApprovalResult['startedBy'] {
+  const user = context.ctx.user;
+  return user ? { userId: user.userId, email: user.email } : null;
 }
 
 /** The route a decider calls, as the mail links it. */
@@ -24,7 +32,8 @@ export function decisionPath(runId: string, step: string): string {
  * through `POST /api/workflow/runs/:runId/steps/:stepName/decision`, or until `timeoutMs` passes and
  * `onTimeout` decides. Approved: the step succeeds with the decision as its result; rejected: it
  * fails (APPROVAL_REJECTED / APPROVAL_TIMED_OUT, the decision still under `results.<step>`), and
- * `onError` applies. The optional notification is a mail effect sent when the run pauses.
+ * `onError` applies. The optional notification is a mail effect sent when the run pauses. The
+ * run's starter may not decide unless named in `approvers.users` or `allowSelfApproval` is set.
  */
 @WorkflowStep({
   type: 'approval',
@@ -43,7 +52,11 @@ export class ApprovalStep implements WorkflowStepHandler<ApprovalStepConfig, App
     if (!signal) {
       if (config.notify) this.notify(context, config.notify);
       const until = config.timeoutMs === undefined ? null : Date.now() + config.timeoutMs;
-      const deciders = { roles: config.approvers.roles ?? [], users: config.approvers.users ?? [] };
+      const deciders = {
+        roles: config.approvers.roles ?? [],
+        users: config.approvers.users ?? [],
+        allowSelfApproval: config.allowSelfApproval ?? false,
+      };
       return { result: null, wait: { deciders, until } };
     }
     if (signal.kind === 'timeout') {
@@ -51,6 +64,7 @@ export class ApprovalStep implements WorkflowStepHandler<ApprovalStepConfig, App
       const result: ApprovalResult = {
         approved,
         decidedBy: null,
+        startedBy: starterOf(context),
         decidedAt: signal.at,
         comment: null,
         timedOut: true,
@@ -61,6 +75,7 @@ export class ApprovalStep implements WorkflowStepHandler<ApprovalStepConfig, App
     const result: ApprovalResult = {
       approved: signal.approve,
       decidedBy: signal.decidedBy,
+      startedBy: signal.startedBy ?? starterOf(context),
       decidedAt: signal.decidedAt,
       comment: signal.comment,
     };
