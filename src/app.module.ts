@@ -24,6 +24,7 @@ import { DatabaseModule } from './database/database.module';
 import { EventsModule } from './events/events.module';
 import { HealthModule } from './health/health.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { ErasureModule } from './erasure/erasure.module';
 
 export interface AppModuleOptions {
   config: AppConfig;
@@ -59,6 +60,7 @@ export class AppModule {
         DataModule,
         WorkflowModule,
         WebhooksModule,
+        ErasureModule,
         AiModule,
         ...(options.modules ?? []),
       ],

@@ -7,6 +7,7 @@ import { RecordHistoryController } from './history/record-history.controller';
 import { RecordHistoryRepository } from './history/record-history.repository';
 import { RecordHistoryService } from './history/record-history.service';
 import { RecordCsvRepository } from './record-csv.repository';
+import { RecordErasure } from './record-erasure.service';
 import { RecordCursorRepository } from './record-cursor.repository';
 import { RecordListService } from './record-list.service';
 import { RecordStatsRepository } from './record-stats.repository';
@@ -22,7 +23,7 @@ import { VisibleRecords } from './visible-records.service';
  * workflow module runs `appendToWorkflowLog` (record-workflow-log.ts) inside the statement that
  * ends a run. Records deleted go to a trash (purged after RECORD_TRASH_DAYS by RecordTrashPurge);
  * every change appends to the records' history (`history/`, table record_history) in the
- * statement that makes it.
+ * statement that makes it. `RecordErasure` serves the erasure module (README "Erasure").
  */
 @Module({
   imports: [IdempotencyModule, PermissionsModule, ValidationModule],
@@ -39,7 +40,8 @@ import { VisibleRecords } from './visible-records.service';
     RecordHistoryService,
     RecordHistoryRepository,
     RecordTrashPurge,
+    RecordErasure,
   ],
-  exports: [RecordsService, VisibleRecords],
+  exports: [RecordsService, VisibleRecords, RecordErasure],
 })
 export class DataModule {}

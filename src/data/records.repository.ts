@@ -281,6 +281,46 @@ export class RecordsRepository {
     });
   }
 
+  /** The ids of every record a user owns, active or in the trash (an erasure's match). */
+  async idsOwnedBy(userId: string): Promise<string[]> {
+    const rows = await this.db
+      .select({ id: dataRecords.id })
+      .from(dataRecords)
+      .where(eq(dataRecords.userId, userId));
+    return rows.map((row) => row.id);
+  }
+
+  /**
+   * The ids of a form's records, active or in the trash, whose field at `path` (segments, checked
+   * by parseFieldPath) holds `value`, compared as JSON (the string "1" is not the number 1).
+   */
+  async idsWithFieldValue(
+    configId: string,
+    path: string[],
+    value: string | number | boolean,
+  ): Promise<string[]> {
+    const rows = await this.db
+      .select({ id: dataRecords.id })
+      .from(dataRecords)
+      .where(
+        and(
+          eq(dataRecords.configId, configId),
+          sql`${dataRecords.data} #> ${sql.param(path)}::text[] = ${JSON.stringify(value)}::jsonb`,
+        ),
+      );
+    return rows.map((row) => row.id);
+  }
+
+  /** Deletes these records for good, past the trash, writing no history entry and no event; how many went. */
+  async purgeErased(ids: string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    const rows = await this.db
+      .delete(dataRecords)
+      .where(sql`${dataRecords.id} = any(${sql.param(ids)}::uuid[])`)
+      .returning({ id: dataRecords.id });
+    return rows.length;
+  }
+
   /**
    * Purges records in the trash since before `cutoff`, in batches; their history stays. Rows are
    * taken with SKIP LOCKED and re-checked, so instances purging at once (or a restore racing a

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { inArray, sql } from 'drizzle-orm';
+import { and, inArray, like, sql } from 'drizzle-orm';
 import type { ChangeOrigin } from '../common/context/request-context';
 import { DATABASE, type Database } from '../database/database.types';
 import { rowsOf } from '../database/raw-rows';
@@ -59,6 +59,21 @@ export class DomainEventsRepository {
   /** Every consumer took these: they leave the outbox. */
   async remove(ids: string[]): Promise<void> {
     if (ids.length > 0) await this.db.delete(domainEvents).where(inArray(domainEvents.id, ids));
+  }
+
+  /** Events not yet dispatched about one of these records (an erasure: their data holds the record); how many. */
+  async deleteAboutRecords(recordIds: string[]): Promise<number> {
+    if (recordIds.length === 0) return 0;
+    const rows = await this.db
+      .delete(domainEvents)
+      .where(
+        and(
+          like(domainEvents.type, 'record.%'),
+          sql`(${domainEvents.data} #>> '{record,_id}') = any(${sql.param(recordIds)}::text[])`,
+        ),
+      )
+      .returning({ id: domainEvents.id });
+    return rows.length;
   }
 
   /** A consumer failed on these: due again in `delayMs`. */

@@ -95,6 +95,14 @@ export class EventDispatcher implements OnModuleInit, OnApplicationBootstrap, On
   }
 
   /**
+   * An erasure's (the erasure module, admin-checked there): events about these records that no
+   * consumer took yet leave the outbox, so no webhook or trigger gets the record; how many.
+   */
+  dropEventsAboutRecords(recordIds: string[]): Promise<number> {
+    return this.events.deleteAboutRecords(recordIds);
+  }
+
+  /**
    * Dispatches soon (a change of this instance just committed, maybe with events). Skipped while
    * nobody wants events: a claim per change would find nothing (the poll still looks).
    */

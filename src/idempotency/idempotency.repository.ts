@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { and, eq, lt, sql } from 'drizzle-orm';
+import { and, eq, lt, or, sql } from 'drizzle-orm';
 import { DATABASE, type Database } from '../database/database.types';
 import { rowsOf } from '../database/raw-rows';
 import { idempotencyKeys } from '../database/schema';
@@ -56,6 +56,24 @@ export class IdempotencyRepository {
         select count(*)::int as count from deleted`),
     );
     return Number(row?.count ?? 0);
+  }
+
+  /**
+   * An erasure's: the keys of the user, and any key whose kept answer names one of these records
+   * (an admin's create for them, a workflow's answer with the saved record); how many went.
+   */
+  async deleteOfUserOrNaming(userId: string | null, recordIds: string[]): Promise<number> {
+    const ofUser = userId ? sql`${idempotencyKeys.userId} = ${userId}::uuid` : sql`false`;
+    const naming =
+      recordIds.length > 0
+        ? sql`exists (select 1 from unnest(${sql.param(recordIds)}::text[]) as r(id)
+            where strpos(${idempotencyKeys.responseBody}::text, r.id) > 0)`
+        : sql`false`;
+    const rows = await this.db
+      .delete(idempotencyKeys)
+      .where(or(ofUser, naming))
+      .returning({ key: idempotencyKeys.key });
+    return rows.length;
   }
 
   private where(scope: IdempotencyScope) {

@@ -34,6 +34,14 @@ export class IdempotencyService {
     return this.keys.deleteExpired();
   }
 
+  /**
+   * An erasure's (the erasure module, admin-checked there): the kept answers of the user (null:
+   * none) and every kept answer naming one of these records go; how many.
+   */
+  eraseAnswersOf(userId: string | null, recordIds: string[]): Promise<number> {
+    return this.keys.deleteOfUserOrNaming(userId, recordIds);
+  }
+
   async run(
     scope: IdempotencyScope,
     body: unknown,

@@ -102,6 +102,27 @@ export class UsersRepository {
     return row ?? null;
   }
 
+  /**
+   * An erased account: inactive, its e-mail and name replaced, a password nobody knows, every token
+   * revoked, in one statement. Null when there is no such account.
+   */
+  async anonymize(
+    id: string,
+    replacement: Pick<UserRow, 'email' | 'name' | 'passwordHash'>,
+  ): Promise<UserRow | null> {
+    const [row] = await this.db
+      .update(users)
+      .set({
+        ...replacement,
+        isActive: false,
+        tokenVersion: sql`${users.tokenVersion} + 1`,
+        updatedAt: new Date(),
+      })
+      .where(eq(users.id, id))
+      .returning();
+    return row ?? null;
+  }
+
   /** Sets a new password hash and revokes every earlier token in the same statement. */
   async replacePasswordAndRevokeTokens(id: string, passwordHash: string): Promise<UserRow | null> {
     const [row] = await this.db

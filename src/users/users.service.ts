@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { requireUser, type RequestContext } from '../common/context/request-context';
 import { AppError, type FieldError } from '../common/errors/app-error';
@@ -141,6 +142,40 @@ export class UsersService implements OnModuleInit {
     const updated = await this.users.replacePasswordAndRevokeTokens(userId, passwordHash);
     await this.sessions.invalidate(userId);
     return updated;
+  }
+
+  /**
+   * The first step of an erasure (the erasure module, admin-checked there): the account stops
+   * working at once (no new record, no queued run of theirs goes on). 409 `LAST_ADMIN` for the
+   * only active admin; 404 for no such account. Repeating it changes nothing.
+   */
+  async deactivateForErasure(userId: string): Promise<UserRow> {
+    const user = await this.findById(userId);
+    if (!user) throw new AppError('USER_NOT_FOUND');
+    if (!user.isActive) return user;
+    const result = await this.users.updateKeepingAnAdmin(userId, { isActive: false });
+    if (result.outcome === 'lastAdmin') throw new AppError('LAST_ADMIN');
+    if (result.outcome !== 'updated') throw new AppError('USER_NOT_FOUND');
+    await this.sessions.invalidate(userId);
+    return result.user;
+  }
+
+  /**
+   * The last step of an erasure: the account stays (its id is named by history entries and runs)
+   * but holds nothing of the person: e-mail `erased-<id>@erased.invalid`, name "Erased user", a
+   * random password, every token revoked. False when it was so already (a repeat) or is gone.
+   */
+  async anonymizeErased(userId: string): Promise<boolean> {
+    const email = `erased-${userId}@erased.invalid`;
+    const user = await this.findById(userId);
+    if (!user || user.email === email) return false;
+    await this.users.anonymize(userId, {
+      email,
+      name: 'Erased user',
+      passwordHash: await hashPassword(randomBytes(32).toString('base64url')),
+    });
+    await this.sessions.invalidate(userId);
+    return true;
   }
 
   /** 422 naming each of a role that does not exist and a site that is not active (undefined: not given). */

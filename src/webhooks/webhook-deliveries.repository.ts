@@ -215,6 +215,21 @@ export class WebhookDeliveriesRepository {
   }
 
   /**
+   * Deletes every delivery whose event is about one of these records (its frozen body holds the
+   * record), whatever its state: a pending one is never sent, a sent one's copy goes; its attempts
+   * go with it. An attempt in flight writes nothing afterwards (its claim finds no row). How many.
+   */
+  async deleteAboutRecords(recordIds: string[]): Promise<number> {
+    if (recordIds.length === 0) return 0;
+    const result = await this.db.execute(sql`
+      delete from ${webhookDeliveries}
+      where event_type like 'record.%'
+        and (body::jsonb #>> '{data,record,_id}') = any(${sql.param(recordIds)}::text[])
+      returning id`);
+    return rowsOf(result).length;
+  }
+
+  /**
    * Deletes sent and failed deliveries queued before `cutoff` (their attempts go with them), a batch
    * at a time, skipping rows another instance is deleting; how many went.
    */

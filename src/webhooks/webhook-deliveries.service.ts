@@ -32,6 +32,14 @@ export class WebhookDeliveriesService {
     return { data: await this.withAttempts(rows), total, page, pages: Math.ceil(total / limit) };
   }
 
+  /**
+   * An erasure's (the erasure module, admin-checked there): the deliveries about these records
+   * leave the outbox, sent or not; how many.
+   */
+  eraseAboutRecords(recordIds: string[]): Promise<number> {
+    return this.deliveries.deleteAboutRecords(recordIds);
+  }
+
   /** Queues a new delivery of the same event and body (the same `webhook-id`), sent at once. */
   async redeliver(ctx: RequestContext, webhookId: string, deliveryId: string): Promise<WebhookDeliveryDto> {
     requireAdmin(ctx);

@@ -27,5 +27,6 @@ import { WebhooksService } from './webhooks.service';
     WebhookFanOut,
     WebhookDeliveryRetention,
   ],
+  exports: [WebhookDeliveriesService],
 })
 export class WebhooksModule {}

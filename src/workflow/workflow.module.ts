@@ -40,6 +40,7 @@ import { RunOperationsController } from './operations/run-operations.controller'
 import { RunOperationsRepository } from './operations/run-operations.repository';
 import { RunOperationsService } from './operations/run-operations.service';
 import { RunDecisionsService } from './run-decisions.service';
+import { RunErasure } from './run-erasure.service';
 import { WorkflowRunsService } from './workflow-runs.service';
 import { WorkflowsController } from './workflows.controller';
 import { WorkflowsRepository } from './workflows.repository';
@@ -98,7 +99,8 @@ export const BUILT_IN_STEP_MODULES = [
     RunOperationsRepository,
     RunOperationsService,
     RunOperationProcessor,
+    RunErasure,
   ],
-  exports: [WorkflowRunner, WorkflowsService, WorkflowRunsService, StepRegistry, EffectRegistry],
+  exports: [WorkflowRunner, WorkflowsService, WorkflowRunsService, StepRegistry, EffectRegistry, RunErasure],
 })
 export class WorkflowModule {}

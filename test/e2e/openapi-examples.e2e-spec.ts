@@ -33,6 +33,8 @@ const ORDER = [
   'GET /api/data/{configId}/{dataId}/history',
   'GET /api/data/{configId}/stats',
   'GET /api/data/{configId}/export',
+  'POST /api/data/{configId}/erase',
+  'GET /api/erasures',
   'POST /api/workflow',
   'PUT /api/workflow/{workflowId}',
   'GET /api/workflow',

@@ -332,7 +332,7 @@ describe('record lifecycle: trash, restore, purge and history', () => {
             origin: route('POST /api/data/:configId'),
             changes: { name: { after: 'Ann' }, qty: { after: 2 }, price: { after: 3 } },
           },
-        ].map((entry) => ({ ...entry, id: expect.any(Number), at: expect.any(String) })),
+        ].map((entry) => ({ ...entry, id: expect.any(Number), at: expect.any(String), erasedAt: null })),
       );
       const ids = body.data.map((entry: { id: number }) => entry.id);
       expect(ids).toEqual([...ids].sort((a, b) => b - a));

@@ -49,6 +49,15 @@ export class RecordHistoryEntryDto {
   })
   changes: Record<string, { before?: unknown; after?: unknown }>;
   @ApiProperty({ format: 'date-time' }) at: string;
+  @ApiProperty({
+    format: 'date-time',
+    nullable: true,
+    type: String,
+    description:
+      'When an erasure removed the values of this entry (README "Erasure"): `changes` then names the fields with ' +
+      'empty changes (`{"ssn": {}}`); null otherwise',
+  })
+  erasedAt: string | null;
 }
 
 export class RecordHistoryPageDto {

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { and, count, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import type { ChangeOrigin } from '../../common/context/request-context';
 import { DATABASE, type Database } from '../../database/database.types';
 import { recordHistory } from '../../database/schema';
@@ -47,8 +47,9 @@ export function fieldDiff(before: SQL, after: SQL): SQL {
 export const NO_FIELD_CHANGES = sql`'{}'::jsonb`;
 
 /**
- * Reads the history of records. Append-only by construction: there is no update or delete here, and
- * the trash purge removes records, never their entries.
+ * Reads the history of records. Append-only by construction: nothing here deletes an entry or
+ * changes what happened; the trash purge removes records, never their entries. The one update is an
+ * erasure's, which keeps every entry and drops its values.
  */
 @Injectable()
 export class RecordHistoryRepository {
@@ -72,5 +73,29 @@ export class RecordHistoryRepository {
       this.db.select({ total: count() }).from(recordHistory).where(where),
     ]);
     return { rows, total: Number(total) };
+  }
+
+  /**
+   * Drops the values of every entry of these records: `changes` keeps each field's name with an
+   * empty change (`{"ssn": {}}`), and `erasedAt` says when. An entry erased already is left as it
+   * is; how many entries were erased now.
+   */
+  async eraseValuesOf(recordIds: string[]): Promise<number> {
+    if (recordIds.length === 0) return 0;
+    const rows = await this.db
+      .update(recordHistory)
+      .set({
+        changes: sql`(select coalesce(jsonb_object_agg(k, '{}'::jsonb), '{}'::jsonb)
+          from jsonb_object_keys(${recordHistory.changes}) as k)`,
+        erasedAt: sql`now()`,
+      })
+      .where(
+        and(
+          sql`${recordHistory.recordId} = any(${sql.param(recordIds)}::uuid[])`,
+          isNull(recordHistory.erasedAt),
+        ),
+      )
+      .returning({ id: recordHistory.id });
+    return rows.length;
   }
 }

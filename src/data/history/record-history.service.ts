@@ -71,5 +71,6 @@ function toHistoryEntry(row: HistoryRow): RecordHistoryEntryDto {
     origin: row.origin as ChangeOrigin | null,
     changes: row.changes,
     at: row.at.toISOString(),
+    erasedAt: row.erasedAt?.toISOString() ?? null,
   };
 }

@@ -11,3 +11,4 @@ export * from './workflow-effects.table';
 export * from './record-history.table';
 export * from './domain-events.table';
 export * from './webhooks.table';
+export * from './erasures.table';

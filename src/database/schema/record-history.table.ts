@@ -2,8 +2,9 @@ import { bigint, index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-or
 
 /**
  * The history of records, owned by the data module: one row per create, update, delete and restore,
- * written in the same statement as the change. Append-only: no update or delete path exists, and a
- * record's purge from the trash leaves its rows (so no foreign key to data_records).
+ * written in the same statement as the change. Append-only but for an erasure (README "Erasure"),
+ * which keeps the entries and drops their values; a record's purge from the trash leaves its rows
+ * (so no foreign key to data_records).
  */
 export const recordHistory = pgTable(
   'record_history',
@@ -21,6 +22,8 @@ export const recordHistory = pgTable(
     /** Per-field diff of `data`: `{field: {before, after}}`; empty for a delete or restore. */
     changes: jsonb('changes').$type<Record<string, { before?: unknown; after?: unknown }>>().notNull(),
     at: timestamp('at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    /** When an erasure removed the entry's values (`changes` then keeps the field names only). */
+    erasedAt: timestamp('erased_at', { withTimezone: true, mode: 'date' }),
   },
   (table) => [index('record_history_record_idx').on(table.recordId, table.id.desc())],
 );

@@ -66,6 +66,8 @@ export const workflowRuns = pgTable(
     definitionVersion: integer('definition_version'),
     /** The run this one re-runs (POST /api/workflow/runs/:runId/rerun). */
     rerunOf: uuid('rerun_of'),
+    /** When an erasure scrubbed the run's input, results and step log (README "Erasure"). */
+    erasedAt: timestamp('erased_at', { withTimezone: true, mode: 'date' }),
   },
   (table) => [
     index('workflow_runs_workflow_idx').on(table.workflowId, table.startedAt.desc()),

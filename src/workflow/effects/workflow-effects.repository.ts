@@ -127,6 +127,35 @@ export class WorkflowEffectsRepository {
       .orderBy(asc(workflowEffects.stepIndex), asc(workflowEffects.effectIndex));
   }
 
+  /** Every effect of these runs, whatever its state (an erasure: a sent mail's payload holds the run's data); how many. */
+  async deleteOfRuns(runIds: string[]): Promise<number> {
+    if (runIds.length === 0) return 0;
+    const rows = await this.db
+      .delete(workflowEffects)
+      .where(sql`${workflowEffects.runId} = any(${sql.param(runIds)}::uuid[])`)
+      .returning({ runId: workflowEffects.runId });
+    return rows.length;
+  }
+
+  /**
+   * Drops the mail not sent yet to `email` (among its recipients, `Name <address>` or bare,
+   * compared case-insensitively); how many. An erasure's: nothing more goes out to that person.
+   */
+  async dropPendingMailTo(email: string): Promise<number> {
+    const rows = await this.db
+      .delete(workflowEffects)
+      .where(
+        and(
+          eq(workflowEffects.state, 'pending'),
+          eq(workflowEffects.kind, 'mail'),
+          sql`exists (select 1 from unnest(string_to_array(${workflowEffects.payload} ->> 'to', ',')) as r(recipient)
+            where lower(coalesce(substring(r.recipient from '<([^>]*)>'), trim(r.recipient))) = lower(${email}))`,
+        ),
+      )
+      .returning({ runId: workflowEffects.runId });
+    return rows.length;
+  }
+
   private claimed(claim: ClaimOf): SQL {
     return and(
       this.keyOf(claim),

@@ -1,0 +1,21 @@
+/** Whose data an erasure removes: an account and everything of it, or the records holding a field value. */
+export type ErasureKind = 'user' | 'field';
+
+/**
+ * The steps of an erasure, in the order they run. The records go first (nothing new can be derived
+ * from them after), the events about them before anything could take them up, the account last (its
+ * e-mail is what the mail step matches). Each step is safe to repeat: a restart after a crash runs
+ * the step it was in again, and that finds only what is left.
+ */
+export const ERASURE_STEPS = [
+  'records',
+  'events',
+  'history',
+  'webhooks',
+  'runs',
+  'mail',
+  'idempotency',
+  'account',
+] as const;
+
+export type ErasureStep = (typeof ERASURE_STEPS)[number];

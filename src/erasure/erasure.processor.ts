@@ -1,0 +1,136 @@
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { causeChain } from '../common/errors/cause-chain';
+import { settleWithin } from '../common/lifecycle/settle-within';
+import { RecordErasure } from '../data/record-erasure.service';
+import { EventDispatcher } from '../events/event-dispatcher.service';
+import { IdempotencyService } from '../idempotency/idempotency.service';
+import { UsersService } from '../users/users.service';
+import { WebhookDeliveriesService } from '../webhooks/webhook-deliveries.service';
+import { newInstanceName } from '../workflow/engine/workflow-instance';
+import { RunErasure } from '../workflow/run-erasure.service';
+import { ERASURE_STEPS, type ErasureStep } from './erasure-steps';
+import { ErasuresRepository, type ErasureRow } from './erasures.repository';
+
+/** How long an instance holds an erasure between two steps; a dead instance's erasure is taken over after it. */
+export const ERASURE_LEASE_MS = 60_000;
+/** How often every instance looks for an erasure whose instance died. */
+const TAKE_OVER_EVERY_MS = 10_000;
+const SHUTDOWN_WAIT_MS = 10_000;
+
+/**
+ * Works through erasures step by step (ERASURE_STEPS), recording each step done in the erasure's
+ * row, so an erasure whose instance died or stopped is taken over by any instance once its lease
+ * expired (and at start) and goes on from the step it was in. Each step calls the owning feature's
+ * service; none touches another feature's table.
+ */
+@Injectable()
+export class ErasureProcessor implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(ErasureProcessor.name);
+  private readonly instance = newInstanceName();
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly processing = new Set<string>();
+  private timer?: NodeJS.Timeout;
+  private stopping = false;
+
+  constructor(
+    private readonly erasures: ErasuresRepository,
+    private readonly records: RecordErasure,
+    private readonly events: EventDispatcher,
+    private readonly webhooks: WebhookDeliveriesService,
+    private readonly runs: RunErasure,
+    private readonly idempotency: IdempotencyService,
+    private readonly users: UsersService,
+  ) {}
+
+  /** The name this instance holds erasures under (the accepting request stores it as the first owner). */
+  get owner(): string {
+    return this.instance;
+  }
+
+  onApplicationBootstrap(): void {
+    void this.takeOver();
+    this.timer = setInterval(() => void this.takeOver(), TAKE_OVER_EVERY_MS);
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    clearInterval(this.timer);
+    // An erasure still going stops before its next step; its lease expires and it is taken over.
+    await settleWithin(this.inFlight, SHUTDOWN_WAIT_MS);
+  }
+
+  /** Works through an erasure this instance holds, in the background. */
+  start(erasure: ErasureRow): void {
+    if (this.processing.has(erasure.id)) return;
+    this.processing.add(erasure.id);
+    const work = this.process(erasure)
+      .catch((error: unknown) =>
+        this.logger.warn(`erasure ${erasure.id} stopped: ${causeChain(error)} (taken over later)`),
+      )
+      .finally(() => {
+        this.inFlight.delete(work);
+        this.processing.delete(erasure.id);
+      });
+    this.inFlight.add(work);
+  }
+
+  /** Takes over one erasure whose instance died (its lease expired) and works through it; whether one was found. */
+  async takeOver(): Promise<boolean> {
+    if (this.stopping) return false;
+    try {
+      const erasure = await this.erasures.claimAbandoned(this.instance, ERASURE_LEASE_MS);
+      if (!erasure) return false;
+      this.start(erasure);
+      return true;
+    } catch (error) {
+      this.logger.warn(`erasure take-over failed: ${causeChain(error)}`);
+      return false;
+    }
+  }
+
+  /** Resolves when every erasure this instance is working through now has stopped. */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private async process(erasure: ErasureRow): Promise<void> {
+    for (let step = erasure.nextStep; step < ERASURE_STEPS.length; step++) {
+      if (this.stopping) return;
+      const removed = await this.run(ERASURE_STEPS[step], erasure);
+      const last = step === ERASURE_STEPS.length - 1;
+      // Lost: another instance took the erasure over (this one was too slow); it goes on from there.
+      if (
+        !(await this.erasures.completeStep(erasure.id, this.instance, step, removed, last, ERASURE_LEASE_MS))
+      )
+        return;
+    }
+    this.logger.log(`erasure ${erasure.id} done`);
+  }
+
+  /** One step; what it removed, per kind. */
+  private async run(step: ErasureStep, erasure: ErasureRow): Promise<Record<string, number>> {
+    const { recordIds, runIds } = erasure;
+    const userId = erasure.kind === 'user' ? erasure.subject.userId : null;
+    switch (step) {
+      case 'records':
+        return { records: await this.records.eraseRecords(recordIds) };
+      case 'events':
+        return { pendingEvents: await this.events.dropEventsAboutRecords(recordIds) };
+      case 'history':
+        return { historyEntries: await this.records.eraseHistoryOf(recordIds) };
+      case 'webhooks':
+        return { webhookDeliveries: await this.webhooks.eraseAboutRecords(recordIds) };
+      case 'runs':
+        return this.runs.eraseRuns(runIds);
+      case 'mail': {
+        const email = userId ? (await this.users.findById(userId))?.email : undefined;
+        return email ? { outboxMail: await this.runs.dropPendingMailTo(email) } : {};
+      }
+      case 'idempotency':
+        return { idempotentAnswers: await this.idempotency.eraseAnswersOf(userId, recordIds) };
+      case 'account':
+        return userId ? { accounts: (await this.users.anonymizeErased(userId)) ? 1 : 0 } : {};
+    }
+  }
+}
