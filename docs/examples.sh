@@ -84,7 +84,8 @@ call "$BASE/api/roles" -d '{"name": "auditor", "description": "Reads every order
 call -X PUT "$BASE/api/permissions/$CONFIG" -d '{"roles": {
   "user": ["viewForm", "createResults", "viewOwnResults", "executeWorkflows"],
   "auditor": ["viewForm", "viewAllResults", "exportResults", "viewStats"]}}'
-call "$BASE/api/users" -d '{"email": "sam@example.com", "password": "sam-password-1", "name": "Sam", "role": "auditor"}'
+SAM=$(call "$BASE/api/users" -d '{"email": "sam@example.com", "password": "sam-password-1", "name": "Sam",
+  "role": "auditor"}' | json .id)
 call "$BASE/api/sites" -d '{"name": "Shop", "domains": ["shop.localhost"]}'
 
 # Webhooks (admin): subscribe a URL to record events (the answer shows the signing secret, once),
@@ -102,6 +103,13 @@ curl -sS --fail-with-body "$BASE/api/permissions/$CONFIG/me" -H "authorization: 
 # A configuration draft from sample rows (the built-in `infer` provider; no model needed).
 call "$BASE/api/ai/configs/generate" -d '{"prompt": "Event registration",
   "samples": "name,email,age\nAnn,ann@example.com,34\nBob,bob@example.com,41"}'
+
+# Erasure (admin): everything of a user, or a form's records holding a value (a data subject who
+# is no user); it runs in the background: read it back, and the audit log of erasures.
+ERASURE=$(call "$BASE/api/users/$SAM/erase" -d '{}' | json .id)
+call "$BASE/api/data/$CONFIG/erase" -d '{"field": "name", "value": "Jane Roe"}'
+call "$BASE/api/erasures/$ERASURE"
+call "$BASE/api/erasures"
 
 # Log out: the token stops working at once.
 curl -sS --fail-with-body -X POST "$BASE/auth/logout" -H "authorization: Bearer $TOKEN"; echo
