@@ -44,7 +44,14 @@ export class ErasureDto {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ enum: ['user', 'field'] }) kind: ErasureKind;
   @ApiProperty({
+    type: 'object',
     description: '`{userId}` for a user; `{configId, field}` for a field value (the value is never kept)',
+    properties: {
+      userId: { type: 'string', format: 'uuid' },
+      configId: { type: 'string', format: 'uuid' },
+      field: { type: 'string' },
+    },
+    additionalProperties: { type: 'string' },
     example: { userId: '7d2e1f0a-…' },
   })
   subject: Record<string, string>;
