@@ -4,7 +4,7 @@ import type { Pool } from 'pg';
 import { isDatabaseUnavailable } from '../../src/common/errors/database-unavailable';
 import { createPostgresPool } from '../../src/database/postgres-pool';
 import { SnapshotReader } from '../../src/database/snapshot-reader';
-import { onPostgres } from '../utils/configurations';
+import { ownPostgresServer } from '../utils/configurations';
 import { PostgresTestCluster } from '../utils/postgres-test-cluster';
 
 /**
@@ -14,7 +14,7 @@ import { PostgresTestCluster } from '../utils/postgres-test-cluster';
  * clients; before the pool gave every client one of its own, a client checked out at that moment
  * emitted an unhandled 'error' and ended the process (jest reports it as this test's failure).
  */
-onPostgres('database faults: each kind of connection when PostgreSQL restarts', () => {
+ownPostgresServer('database faults: each kind of connection when PostgreSQL restarts', () => {
   let cluster: PostgresTestCluster;
   beforeAll(async () => {
     cluster = await PostgresTestCluster.create();

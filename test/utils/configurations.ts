@@ -12,3 +12,11 @@ export const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.sk
  * repeat it (the PostgreSQL and PgBouncer runs).
  */
 export const embeddedOnly = process.env.TEST_DATABASE_URL ? describe.skip : describe;
+
+/**
+ * Suites that start a PostgreSQL server (and a PgBouncer) of their own, to restart and stop it: they
+ * run once, in the PostgreSQL run (where the server's binaries are installed), and are skipped in
+ * the PgBouncer run, which would only repeat them.
+ */
+export const ownPostgresServer =
+  process.env.TEST_DATABASE_URL && !process.env.TEST_PGBOUNCER_URL ? describe : describe.skip;

@@ -1,0 +1,72 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+import { TEST_ADMIN, TEST_JWT_SECRET } from './test-app';
+import { freePort } from './free-port';
+
+const root = resolve(__dirname, '../..');
+
+/** The real service (`src/main.ts`) in a child process: what a crash, a kill or a fault does to it. */
+export interface ServiceProcess {
+  child: ChildProcess;
+  url: string;
+  /** Everything the process wrote to stdout and stderr so far. */
+  output(): string;
+  /** Resolves with the exit code (or signal) once the process ends. */
+  exited: Promise<number | string>;
+  get alive(): boolean;
+  /** Kills the process (SIGKILL) and waits for its end. */
+  kill(): Promise<void>;
+}
+
+/**
+ * Starts the service on a free port of 127.0.0.1 with the test admin and secret, limits out of the
+ * way, and `env` on top; resolves once it logs that it listens (fails with its output if it exits).
+ */
+export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['-r', '@swc-node/register', 'src/main.ts'], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      JWT_SECRET: TEST_JWT_SECRET,
+      ADMIN_EMAIL: TEST_ADMIN.email,
+      ADMIN_PASSWORD: TEST_ADMIN.password,
+      THROTTLE_LIMIT: '1000000',
+      THROTTLE_AUTH_LIMIT: '1000000',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | string>((done) =>
+    child.on('exit', (code, signal) => done(code ?? signal ?? 'unknown')),
+  );
+  const service: ServiceProcess = {
+    child,
+    url: `http://127.0.0.1:${port}`,
+    output: () => output,
+    exited,
+    get alive() {
+      return child.exitCode === null && child.signalCode === null;
+    },
+    async kill() {
+      if (service.alive) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+  const deadline = Date.now() + 60_000;
+  while (!output.includes('Listening on http://')) {
+    if (!service.alive || Date.now() > deadline) {
+      if (service.alive) child.kill('SIGKILL');
+      throw new Error(`the service did not start:\n${output}`);
+    }
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  return service;
+}
