@@ -189,6 +189,51 @@ describe('forged and stale tokens', () => {
     expect(response.json()).toMatchObject({ success: false, statusCode: 401 });
   });
 
+  // Signed with the real key, so only the claims can tell them apart from a token the service issued.
+  const withoutClaim = (name: string) => {
+    const all: Record<string, unknown> = claims();
+    delete all[name];
+    return signToken({ alg: 'HS256', typ: 'JWT' }, all);
+  };
+  const oddlySigned: [string, () => string][] = [
+    ['without exp (it would never expire)', () => withoutClaim('exp')],
+    ['without iat', () => withoutClaim('iat')],
+    ['with an exp no date can hold', () => signToken({ alg: 'HS256', typ: 'JWT' }, claims({ exp: 1e13 }))],
+    ['with exp before iat', () => signToken({ alg: 'HS256', typ: 'JWT' }, claims({ iat: now() + 700 }))],
+    ['without jti', () => withoutClaim('jti')],
+    [
+      'with a 5000-character jti',
+      () => signToken({ alg: 'HS256', typ: 'JWT' }, claims({ jti: 'j'.repeat(5000) })),
+    ],
+    [
+      'with a sub that is no user id',
+      () => signToken({ alg: 'HS256', typ: 'JWT' }, claims({ sub: 'nobody' })),
+    ],
+  ];
+  it.each(oddlySigned)(
+    'a token signed with the key but %s is a 401 TOKEN_INVALID, on a read and on logout (never a 500)',
+    async (_name, make) => {
+      const token = make();
+      for (const [method, url] of [
+        ['GET', '/auth/me'],
+        ['POST', '/auth/logout'],
+        ['GET', '/auth/me'],
+      ] as const) {
+        const response = await t.request({ method, url, token });
+        expect({ url, status: response.statusCode, body: response.json() }).toEqual({
+          url,
+          status: 401,
+          body: {
+            success: false,
+            code: 'TOKEN_INVALID',
+            statusCode: 401,
+            error: 'The access token is invalid or has expired.',
+          },
+        });
+      }
+    },
+  );
+
   it('a correctly signed token of a real user works, and its role comes from the stored user, not the claim', async () => {
     const response = await t.request({
       method: 'GET',
