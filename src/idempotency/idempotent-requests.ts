@@ -44,12 +44,17 @@ function isQueued(body: unknown): body is { runId: string } {
 
 /**
  * What a key is scoped to besides the user: the method, the whole URL (`?dryRun=true` is another
- * request than the real execute) and `Prefer` (`respond-async` answers otherwise). Stored as a
- * digest: the scope is part of the table's btree key, and a URL's query is the client's to lengthen.
+ * request than the real execute), `Prefer` (`respond-async` answers otherwise) and the site the
+ * request came through (a user without a site may use the same key on two sites' hosts, and each
+ * site's answer is its own: a record of site A must not answer a request made through site B).
+ * Stored as a digest: the scope is part of the table's btree key, and a URL's query is the client's
+ * to lengthen; so the site needs no column of its own.
  */
 function routeScope(request: FastifyRequest): string {
   const prefer = request.headers.prefer;
   const preference = (Array.isArray(prefer) ? prefer.join(',') : (prefer ?? '')).trim().toLowerCase();
-  const digest = createHash('sha256').update(`${request.url}\n${preference}`).digest('base64url');
+  // Without a site the scope is the one kept before the site was part of it (no header holds "\n").
+  const site = request.siteId ? `\n${request.siteId}` : '';
+  const digest = createHash('sha256').update(`${request.url}\n${preference}${site}`).digest('base64url');
   return `${request.method} ${digest}`;
 }

@@ -138,6 +138,43 @@ describe('Idempotency-Key on record creation and workflow execution', () => {
     expect((await activeRecords(t, admin, configId)).total).toBe(1);
   });
 
+  it("the key is scoped by the site: a global user's request through site B is not answered with site A's record", async () => {
+    const createSite = async (name: string, domain: string) => {
+      const response = await t.request({
+        method: 'POST',
+        url: '/api/sites',
+        token: admin,
+        payload: { name, domains: [domain] },
+      });
+      expect(response.statusCode).toBe(201);
+      return response.json().id as string;
+    };
+    const siteA = await createSite('Alpha', 'alpha.example.com');
+    const siteB = await createSite('Beta', 'beta.example.com');
+    // A shared form (no site) and a user without a site: both sites are open to them.
+    const configId = await createConfig(t, admin);
+    const through = (host: string) =>
+      t.request({
+        method: 'POST',
+        url: `/api/data/${configId}`,
+        token: user.token,
+        headers: { 'idempotency-key': 'order-7', host },
+        payload: { name: 'Ann', qty: 1 },
+      });
+    const onA = await through('alpha.example.com');
+    expect(onA.statusCode).toBe(201);
+    expect(onA.json().data).toMatchObject({ siteId: siteA });
+    const onB = await through('beta.example.com');
+    expect(onB.statusCode).toBe(201);
+    expect(onB.json().data).toMatchObject({ siteId: siteB });
+    expect(onB.json().dataId).not.toBe(onA.json().dataId);
+    // Within one site the key still answers the first response again.
+    const againOnA = await through('alpha.example.com');
+    expect(againOnA.statusCode).toBe(201);
+    expect(againOnA.json()).toEqual(onA.json());
+    expect((await activeRecords(t, admin, configId)).total).toBe(2);
+  });
+
   it('expired keys are purged; live ones stay', async () => {
     const configId = await createConfig(t, admin);
     expect((await create(configId, 'old', { name: 'Ann', qty: 1 })).statusCode).toBe(201);

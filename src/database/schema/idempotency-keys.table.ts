@@ -4,6 +4,7 @@ import { createdAt } from './columns';
 /**
  * `Idempotency-Key` requests: the first request with a key claims it (`pending`), stores its
  * answer (`done`), and every later request with the same key, user and route gets that answer.
+ * `route` is the method and a digest of the URL, `Prefer` and the request's site (idempotent-requests.ts).
  */
 export const idempotencyKeys = pgTable(
   'idempotency_keys',
