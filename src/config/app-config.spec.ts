@@ -54,7 +54,7 @@ describe('loadConfig', () => {
     }
     expect(caught).toBeInstanceOf(ConfigValidationError);
     const problems = (caught as ConfigValidationError).problems;
-    expect(problems).toHaveLength(8);
+    expect(problems).toHaveLength(9);
     expect(problems).toEqual(
       expect.arrayContaining([
         expect.stringContaining('PORT'),
@@ -65,8 +65,31 @@ describe('loadConfig', () => {
         expect.stringContaining('THROTTLE_LIMIT'),
         expect.stringContaining('CACHE_ENABLED'),
         expect.stringContaining('DEFAULT_LOCALE'),
+        expect.stringContaining('METRICS_TOKEN or METRICS_PORT is required'),
       ]),
     );
+  });
+
+  it('in production, /metrics needs METRICS_TOKEN or METRICS_PORT (or metrics off): one problem naming both', () => {
+    const production = { NODE_ENV: 'production', JWT_SECRET: 'a-long-enough-secret' };
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+      } catch (error) {
+        return (error as ConfigValidationError).problems;
+      }
+      return [];
+    };
+    expect(problems(production)).toEqual([
+      'METRICS_TOKEN or METRICS_PORT is required when NODE_ENV=production and METRICS_ENABLED=true ' +
+        '(/metrics must not be open to anyone on the main port); or set METRICS_ENABLED=false',
+    ]);
+    expect(problems({ ...production, METRICS_TOKEN: 'scrape-secret' })).toEqual([]);
+    expect(problems({ ...production, METRICS_PORT: '9464' })).toEqual([]);
+    expect(problems({ ...production, METRICS_ENABLED: 'false' })).toEqual([]);
+    // Outside production the anonymous route on the main port stays the default.
+    expect(problems({ NODE_ENV: 'development' })).toEqual([]);
+    expect(problems({ NODE_ENV: 'test' })).toEqual([]);
   });
 
   it('reads the AI provider settings: infer by default; openai needs a model; a bad base URL or timeout is refused', () => {

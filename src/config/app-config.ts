@@ -304,6 +304,18 @@ export function loadConfig(env: Env = process.env): AppConfig {
     problems.push(
       'WEBHOOK_LEASE_MS must be longer than WEBHOOK_TIMEOUT_MS (a claim must outlast its attempt)',
     );
+  // `/metrics` names every workflow and counts every route: in production it must not be an anonymous
+  // route of the public port.
+  if (
+    config.nodeEnv === 'production' &&
+    config.metricsEnabled &&
+    !config.metricsToken &&
+    config.metricsPort === null
+  )
+    problems.push(
+      'METRICS_TOKEN or METRICS_PORT is required when NODE_ENV=production and METRICS_ENABLED=true ' +
+        '(/metrics must not be open to anyone on the main port); or set METRICS_ENABLED=false',
+    );
   if (config.aiProvider === 'openai' && !config.aiModel)
     problems.push('AI_MODEL is required when AI_PROVIDER=openai');
   if (problems.length > 0) throw new ConfigValidationError(problems);

@@ -1,7 +1,8 @@
 import { MetricsServer } from '../../src/common/metrics/metrics-server';
 import { adminToken } from '../factories/user.factory';
 import { createConfig } from '../factories/config.factory';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { ConfigValidationError, loadConfig } from '../../src/config/app-config';
+import { createTestApp, testEnv, type TestApp } from '../utils/test-app';
 import { createSteps, execute, run } from '../utils/workflow-api';
 
 /** The value of one sample line (`name{labels} value`) whose name and labels contain every part. */
@@ -148,6 +149,44 @@ describe('GET /metrics with METRICS_TOKEN', () => {
     });
     expect(right.statusCode).toBe(200);
     expect(right.body).toContain('fdws_http_request_duration_seconds');
+  });
+});
+
+describe('/metrics in production (NODE_ENV=production)', () => {
+  it('without METRICS_TOKEN or METRICS_PORT the service does not boot: one problem says what to set', () => {
+    let caught: unknown;
+    try {
+      loadConfig(testEnv({ NODE_ENV: 'production' }));
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigValidationError);
+    expect((caught as ConfigValidationError).problems).toEqual([
+      'METRICS_TOKEN or METRICS_PORT is required when NODE_ENV=production and METRICS_ENABLED=true ' +
+        '(/metrics must not be open to anyone on the main port); or set METRICS_ENABLED=false',
+    ]);
+  });
+
+  it('with METRICS_TOKEN it boots, and the main port answers /metrics only with the token', async () => {
+    const t = await createTestApp({ env: { NODE_ENV: 'production', METRICS_TOKEN: 'scrape-secret-123' } });
+    try {
+      const without = await t.request({ method: 'GET', url: '/metrics' });
+      expect(without.statusCode).toBe(401);
+      expect(without.json()).toEqual({
+        success: false,
+        code: 'UNAUTHORIZED',
+        statusCode: 401,
+        error: expect.any(String),
+      });
+      const right = await t.request({
+        method: 'GET',
+        url: '/metrics',
+        headers: { authorization: 'Bearer scrape-secret-123' },
+      });
+      expect(right.statusCode).toBe(200);
+    } finally {
+      await t.close();
+    }
   });
 });
 

@@ -29,6 +29,7 @@ embeddedOnly('boot', () => {
       expect.arrayContaining([
         expect.stringContaining('PORT must be an integer'),
         'JWT_SECRET is required when NODE_ENV=production',
+        expect.stringContaining('METRICS_TOKEN or METRICS_PORT is required when NODE_ENV=production'),
         expect.stringContaining('CACHE_ENABLED must be true or false'),
       ]),
     );
