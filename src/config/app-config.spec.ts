@@ -29,6 +29,7 @@ describe('loadConfig', () => {
       bodyMaxDepth: 64,
       listMaxRows: 1000,
       listMaxBytes: 16_777_216,
+      exportRawCells: false,
       timezone: 'UTC',
       defaultLocale: 'en',
       logLevel: 'info',

@@ -101,6 +101,11 @@ export interface AppConfig {
   listMaxRows: number;
   /** Bytes of stored record documents (`data`, `computedResults` as JSON text) one list answer may hold. */
   listMaxBytes: number;
+  /**
+   * CSV and XLSX cells as stored: text a spreadsheet would evaluate (`=`, `+`, `-`, `@`, tab, CR
+   * first) is not given its leading `'`. For exports read by programs, never by spreadsheets.
+   */
+  exportRawCells: boolean;
   timezone: string;
   defaultLocale: 'en' | 'hu';
   logLevel: string;
@@ -288,6 +293,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     bodyMaxDepth: int('BODY_MAX_DEPTH', 64, 1, 1000),
     listMaxRows: int('LIST_MAX_ROWS', 1000, 1, 100_000),
     listMaxBytes: int('LIST_MAX_BYTES', 16_777_216, 1024, 1_073_741_824),
+    exportRawCells: bool('EXPORT_RAW_CELLS', false),
     timezone,
     defaultLocale: oneOf('DEFAULT_LOCALE', SUPPORTED_LOCALES, 'en'),
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),

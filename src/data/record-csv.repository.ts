@@ -12,6 +12,15 @@ export type FirstRecord = Pick<ListedRecordRow, 'data' | 'dataKeys'>;
 /** The field columns: requested ones, or chosen from the first record (oldest, then lowest id). */
 export type CsvColumns = readonly string[] | ((first: FirstRecord) => string[]);
 
+/**
+ * `formulaSafe`: a string value whose first character a spreadsheet reads as the start of a formula
+ * (`=`, `+`, `-`, `@`, tab, CR) gets a leading `'`, as `formulaSafe` in src/export/export-format.ts
+ * does; numbers (-5) stay as they are.
+ */
+export interface CsvCellRule {
+  formulaSafe: boolean;
+}
+
 /** Rows of CSV made by the database, and the field columns they hold. */
 export interface CsvRows {
   columns: string[];
@@ -44,7 +53,7 @@ export class RecordCsvRepository {
    * unless they are given) and the rows are read in one snapshot, so the columns are those of the
    * first row written.
    */
-  async copy(selection: RecordSelection, columns: CsvColumns): Promise<CsvRows | null> {
+  async copy(selection: RecordSelection, columns: CsvColumns, cells: CsvCellRule): Promise<CsvRows | null> {
     if (this.database.driver !== 'postgres') return null;
     const where = selectionCondition(selection);
     const reader = await this.database.openSnapshotReader();
@@ -64,7 +73,7 @@ export class RecordCsvRepository {
         await reader.close();
         return null;
       }
-      return { columns: fields, rows: await reader.copyCsv(csvRowsQuery(where, fields)) };
+      return { columns: fields, rows: await reader.copyCsv(csvRowsQuery(where, fields, cells)) };
     } catch (error) {
       await reader.close(error as Error);
       throw error;
@@ -77,7 +86,7 @@ export class RecordCsvRepository {
  * outer cell expression reads that text several times, which is why it is a column of a subquery
  * that is not merged into the outer one (OFFSET 0). Field names are bound values like any other.
  */
-function csvRowsQuery(where: SQL, fields: string[]): SQL {
+function csvRowsQuery(where: SQL, fields: string[], cells: CsvCellRule): SQL {
   const inner = [
     sql`data_records.id`,
     sql`data_records.created_at`,
@@ -87,9 +96,16 @@ function csvRowsQuery(where: SQL, fields: string[]): SQL {
   const outer = [
     sql`records.id`,
     isoInstant(sql`records.created_at`),
-    ...fields.map(
-      (field, index) => sql`fdws_csv_cell(records.${fieldText(index)}, records.data, ${field}::text)`,
-    ),
+    ...fields.map((field, index) => {
+      const text = sql`records.${fieldText(index)}`;
+      const cell = sql`fdws_csv_cell(${text}, records.data, ${field}::text)`;
+      if (!cells.formulaSafe) return cell;
+      // The first character first (one comparison for nearly every cell); only then whether the
+      // value is a string (a number's text starts with "-" too), whose text is then the cell itself.
+      return sql`case when ascii(${text}) in (61, 43, 45, 64, 9, 13)
+                       and jsonb_typeof(records.data -> ${field}::text) = 'string'
+                  then '''' || ${text} else ${cell} end`;
+    }),
   ];
   return sql`select ${sql.join(outer, sql`, `)}
     from (select ${sql.join(inner, sql`, `)} from data_records where ${where}

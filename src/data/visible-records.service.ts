@@ -2,7 +2,12 @@ import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '../common/context/request-context';
 import type { FormPermissionName } from '../permissions/form-permission-names';
 import { FormAccessService } from '../permissions/form-access.service';
-import { RecordCsvRepository, type CsvColumns, type CsvRows } from './record-csv.repository';
+import {
+  RecordCsvRepository,
+  type CsvCellRule,
+  type CsvColumns,
+  type CsvRows,
+} from './record-csv.repository';
 import { RecordCursorRepository, type OnBatch, type OnRecordBatch } from './record-cursor.repository';
 import type { RecordValues } from './record.mapper';
 import {
@@ -69,8 +74,8 @@ export class VisibleRecords {
    * Oldest first, as CSV rows the database writes (PostgreSQL's COPY), or null where it cannot
    * (embedded PGlite, very wide rows): then read batches. See RecordCsvRepository.
    */
-  csvRows(selection: RecordSelection, columns: CsvColumns): Promise<CsvRows | null> {
-    return this.csv.copy(selection, columns);
+  csvRows(selection: RecordSelection, columns: CsvColumns, cells: CsvCellRule): Promise<CsvRows | null> {
+    return this.csv.copy(selection, columns, cells);
   }
 
   /** Total, created today and this week (Monday) in `timeZone`, and records per user, most first. */

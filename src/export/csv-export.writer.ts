@@ -1,5 +1,13 @@
 import { Transform } from 'node:stream';
-import { cellText, columnsOfFirstRecord, type ChunkWriter, type ExportWriter } from './export-format';
+import {
+  columnsOfFirstRecord,
+  csvValueText,
+  fieldHeaders,
+  SYSTEM_COLUMNS,
+  type CellOptions,
+  type ChunkWriter,
+  type ExportWriter,
+} from './export-format';
 import type { RecordValues } from '../data/record.mapper';
 
 /**
@@ -10,9 +18,9 @@ function csvCell(text: string): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-/** The header row: `id,createdAt,<field columns>`. */
-function csvHeader(columns: readonly string[]): string {
-  return ['id', 'createdAt', ...columns].map(csvCell).join(',');
+/** The header row: `id,createdAt,<field columns>` (see `fieldHeaders` for a field named `id`). */
+function csvHeader(columns: readonly string[], options: CellOptions): string {
+  return [...SYSTEM_COLUMNS, ...fieldHeaders(columns, SYSTEM_COLUMNS, options)].map(csvCell).join(',');
 }
 
 const LINE_FEED = 0x0a;
@@ -23,7 +31,7 @@ const LINE_FEED_BUFFER = Buffer.from('\n');
  * before the first row, and the last "\n" of each chunk is held back until more follows, since rows
  * are joined by "\n" with none after the last. No rows: no header either, an empty body.
  */
-export function csvAroundRows(columns: readonly string[]): Transform {
+export function csvAroundRows(columns: readonly string[], options: CellOptions): Transform {
   let started = false;
   let heldLineFeed = false;
   return new Transform({
@@ -31,7 +39,7 @@ export function csvAroundRows(columns: readonly string[]): Transform {
       if (chunk.length === 0) return callback();
       if (!started) {
         started = true;
-        this.push(`${csvHeader(columns)}\n`);
+        this.push(`${csvHeader(columns, options)}\n`);
       } else if (heldLineFeed) {
         this.push(LINE_FEED_BUFFER);
       }
@@ -44,7 +52,8 @@ export function csvAroundRows(columns: readonly string[]): Transform {
 /**
  * The spec's CSV: header `id,createdAt,<fields>` where the fields are the keys of the first record's
  * data (or the requested columns), one row per record, rows joined by "\n" (no trailing newline),
- * and an empty result is an empty body.
+ * and an empty result is an empty body. Strings a spreadsheet would evaluate get a leading `'`
+ * unless the cells are raw (`formulaSafe`).
  */
 export class CsvExportWriter implements ExportWriter<RecordValues> {
   private columns: string[] | null;
@@ -52,6 +61,7 @@ export class CsvExportWriter implements ExportWriter<RecordValues> {
 
   constructor(
     private readonly write: ChunkWriter,
+    private readonly options: CellOptions,
     columns?: string[],
     private readonly schemaOrder: string[] = [],
   ) {
@@ -63,15 +73,16 @@ export class CsvExportWriter implements ExportWriter<RecordValues> {
     let text = '';
     if (!this.started) {
       this.columns ??= columnsOfFirstRecord(rows[0], this.schemaOrder);
-      text = csvHeader(this.columns);
+      text = csvHeader(this.columns, this.options);
       this.started = true;
     }
     const columns = this.columns!;
+    const options = this.options;
     for (const row of rows) {
       const cells = [
         row.id,
         row.createdAt.toISOString(),
-        ...columns.map((column) => cellText(row.data?.[column])),
+        ...columns.map((column) => csvValueText(row.data?.[column], options)),
       ];
       text += `\n${cells.map(csvCell).join(',')}`;
     }

@@ -24,6 +24,64 @@ export interface ExportLabels {
   createdAt: string;
 }
 
+/** The system columns of CSV and XLSX, before the field columns, by name (CSV headers). */
+export const SYSTEM_COLUMNS: readonly string[] = ['id', 'createdAt'];
+
+/**
+ * How cells are written: `raw` (EXPORT_RAW_CELLS) leaves text a spreadsheet would evaluate as it
+ * is; by default it is neutralised (`formulaSafe`).
+ */
+export interface CellOptions {
+  raw: boolean;
+}
+
+/**
+ * Text with a leading `'` when a spreadsheet would read it as a formula: OWASP's CSV-injection rule,
+ * for a first character `=`, `+`, `-`, `@`, tab or carriage return. Only the first character is
+ * looked at, so the cost per cell is one comparison chain. Callers pass strings only: a JSON number
+ * (-5) is a number, not a formula, and stays as it is.
+ */
+export function formulaSafe(text: string): string {
+  const first = text.charCodeAt(0);
+  return first === 0x3d ||
+    first === 0x2b ||
+    first === 0x2d ||
+    first === 0x40 ||
+    first === 0x09 ||
+    first === 0x0d
+    ? `'${text}`
+    : text;
+}
+
+/** The cell text of a field value in CSV: `cellText`, and a string made formula-safe unless raw. */
+export function csvValueText(value: unknown, options: CellOptions): string {
+  return typeof value === 'string' && !options.raw ? formulaSafe(value) : cellText(value);
+}
+
+/**
+ * Headers of the field columns. A submitted field named like a system column (its name, or its
+ * header in this export, such as the XLSX label `ID`; case-insensitively) would shadow that column
+ * for a reader that keys cells by header, so it is headed `data.<name>` (again while that, too, is
+ * taken). Then field names get the formula rule like values: they are keys a submission chose.
+ */
+export function fieldHeaders(
+  columns: readonly string[],
+  systemHeaders: readonly string[],
+  options: CellOptions,
+): string[] {
+  const reserved = new Set([...SYSTEM_COLUMNS, ...systemHeaders].map((header) => header.toLowerCase()));
+  const taken = new Set([...reserved, ...columns.map((column) => column.toLowerCase())]);
+  return columns.map((column) => {
+    let header = column;
+    if (reserved.has(column.toLowerCase())) {
+      do header = `data.${header}`;
+      while (taken.has(header.toLowerCase()));
+      taken.add(header.toLowerCase());
+    }
+    return options.raw ? header : formulaSafe(header);
+  });
+}
+
 /** Cell text of a field value: missing and null empty, objects and arrays as JSON. */
 export function cellText(value: unknown): string {
   if (value === null || value === undefined) return '';

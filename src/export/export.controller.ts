@@ -19,7 +19,9 @@ export class ExportController {
     description:
       'CSV: header `id,createdAt,<fields>` (fields = keys of the first record, or `columns`), values quoted when they contain ' +
       'comma, quote, CR or LF; objects as JSON; empty result = empty body. XLSX: sheet `Data`, bold grey header with localized ' +
-      'labels, createdAt as a date, columns 20 wide. `filters` works as in the list, `filter` as in the grid form.',
+      'labels, createdAt as a date, columns 20 wide. In CSV and XLSX, text starting with =, +, -, @, tab or CR gets a ' +
+      "leading ' (unless EXPORT_RAW_CELLS=true), and a field named like a system column is headed data.<name>. " +
+      '`filters` works as in the list, `filter` as in the grid form.',
   })
   @ApiQuery({ name: 'format', required: false, enum: ['json', 'csv', 'excel'], description: 'default json' })
   @ApiQuery({ name: 'filters', required: false, type: String, example: '{"city":"Paris"}' })

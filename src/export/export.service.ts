@@ -1,8 +1,9 @@
 import { PassThrough, pipeline, type Readable } from 'node:stream';
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { RequestContext } from '../common/context/request-context';
 import { AppError } from '../common/errors/app-error';
 import { Translator } from '../common/i18n/translator.service';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { parseFieldPath } from '../common/validation/field-path';
 import { schemaOrderOf, type RecordValues } from '../data/record.mapper';
 import { VisibleRecords } from '../data/visible-records.service';
@@ -11,6 +12,7 @@ import {
   attachmentHeader,
   columnsOfFirstRecord,
   CONTENT_TYPES,
+  type CellOptions,
   EXPORT_FORMATS,
   EXTENSIONS,
   type ExportFormat,
@@ -28,11 +30,15 @@ export interface ExportDownload {
 @Injectable()
 export class ExportService {
   private readonly logger = new Logger(ExportService.name);
+  private readonly cells: CellOptions;
 
   constructor(
     private readonly records: VisibleRecords,
     private readonly translator: Translator,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.cells = { raw: config.exportRawCells };
+  }
 
   /**
    * Validates everything before the first byte is sent (so errors are still proper 4xx bodies), then
@@ -61,6 +67,7 @@ export class ExportService {
       const copied = await this.records.csvRows(
         selection,
         columns ?? ((first) => columnsOfFirstRecord(first, schemaOrder)),
+        { formulaSafe: !this.cells.raw },
       );
       if (copied) return download(this.csvOfRows(configId, copied.columns, copied.rows));
     }
@@ -80,13 +87,14 @@ export class ExportService {
     } else {
       const writer: ExportWriter<RecordValues> =
         format === 'csv'
-          ? new CsvExportWriter(write, columns, schemaOrder)
+          ? new CsvExportWriter(write, this.cells, columns, schemaOrder)
           : await XlsxExportWriter.open(
               write,
               {
                 id: this.translator.translate('labels.id', ctx.locale),
                 createdAt: this.translator.translate('labels.createdAt', ctx.locale),
               },
+              this.cells,
               columns,
               schemaOrder,
             );
@@ -109,7 +117,7 @@ export class ExportService {
 
   /** The header and the database's rows, joined as the spec's CSV, with the rows' backpressure. */
   private csvOfRows(configId: string, columns: string[], rows: Readable): Readable {
-    return pipeline(rows, csvAroundRows(columns), (error) => {
+    return pipeline(rows, csvAroundRows(columns, this.cells), (error) => {
       // A client that went away is not a failure; the rows stream has released its connection.
       if (error && error.code !== 'ERR_STREAM_PREMATURE_CLOSE') {
         this.logger.error(`export of ${configId} failed: ${error.message}`);

@@ -3,6 +3,9 @@ import type ExcelJS from 'exceljs';
 import {
   cellText,
   columnsOfFirstRecord,
+  fieldHeaders,
+  formulaSafe,
+  type CellOptions,
   type ChunkWriter,
   type ExportLabels,
   type ExportWriter,
@@ -35,17 +38,19 @@ export class XlsxExportWriter implements ExportWriter<RecordValues> {
   static async open(
     write: ChunkWriter,
     labels: ExportLabels,
+    options: CellOptions,
     columns?: string[],
     schemaOrder: string[] = [],
   ): Promise<XlsxExportWriter> {
     const { default: excel } = await import('exceljs');
-    return new XlsxExportWriter(excel, write, labels, columns, schemaOrder);
+    return new XlsxExportWriter(excel, write, labels, options, columns, schemaOrder);
   }
 
   private constructor(
     excel: typeof ExcelJS,
     write: ChunkWriter,
     private readonly labels: ExportLabels,
+    private readonly options: CellOptions,
     columns: string[] | undefined,
     private readonly schemaOrder: string[],
   ) {
@@ -74,12 +79,13 @@ export class XlsxExportWriter implements ExportWriter<RecordValues> {
     if (!this.started) this.startSheet(rows[0]);
     const columns = this.columns!;
     const styles = this.cellStyles;
+    const safe = !this.options.raw;
     const values: (string | number | boolean | Date | null)[] = new Array(columns.length + 2);
     for (const row of rows) {
       values[0] = row.id;
       values[1] = row.createdAt;
       for (let index = 0; index < columns.length; index++) {
-        values[index + 2] = excelValue(row.data?.[columns[index]]);
+        values[index + 2] = excelValue(row.data?.[columns[index]], safe);
       }
       const sheetRow = this.sheet.addRow(values);
       // exceljs gives every cell a fresh copy of its column's style and then, to find the style's
@@ -127,8 +133,12 @@ export class XlsxExportWriter implements ExportWriter<RecordValues> {
   private startSheet(first: RecordValues): void {
     this.started = true;
     this.columns ??= columnsOfFirstRecord(first, this.schemaOrder);
-    // Field names are keys a submission chose: they get the cell rules too.
-    const headers = [this.labels.id, this.labels.createdAt, ...this.columns.map(xlsxText)];
+    // Field names are keys a submission chose: they get the cell rules too, and never shadow the
+    // system columns (`fieldHeaders`).
+    const system = [this.labels.id, this.labels.createdAt];
+    const fields = fieldHeaders(this.columns.map(xlsxText), system, this.options);
+    // Cut again: a `'` or `data.` in front may have taken a cut name over the cell limit.
+    const headers = [...system, ...fields.map(xlsxText)];
     const columnStyle = (index: number) => (index === 1 ? { numFmt: CREATED_AT_FORMAT } : {});
     this.sheet.columns = headers.map((header, index) => ({
       header,
@@ -176,9 +186,17 @@ function xlsxText(text: string): string {
   return clean;
 }
 
-/** Numbers and booleans stay typed; strings as cells can hold them; objects and arrays as JSON text. */
-function excelValue(value: unknown): string | number | boolean | null {
+/**
+ * Numbers and booleans stay typed (a negative number is a number, not a formula); strings as cells
+ * can hold them and, when `safe`, with a leading `'` if a spreadsheet would evaluate them (cut again
+ * if that made them one character too long); objects and arrays as JSON text.
+ */
+function excelValue(value: unknown, safe: boolean): string | number | boolean | null {
   if (value === null || value === undefined) return null;
   if (typeof value === 'number' || typeof value === 'boolean') return value;
-  return xlsxText(typeof value === 'string' ? value : cellText(value));
+  if (typeof value !== 'string') return xlsxText(cellText(value));
+  const text = xlsxText(value);
+  if (!safe) return text;
+  const neutralised = formulaSafe(text);
+  return neutralised === text ? text : xlsxText(neutralised);
 }

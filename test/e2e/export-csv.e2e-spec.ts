@@ -62,7 +62,8 @@ describe('CSV export', () => {
     ['bracketText', '[1, 2]', '[1, 2]'],
     ['digitsText', '1234567890123456789012', '1234567890123456789012'],
     ['smallText', '0.0000001', '0.0000001'],
-    ['negativeText', '-0.0000001', '-0.0000001'],
+    // A string a spreadsheet would read as a formula (its first character is "-") gets a leading '.
+    ['negativeText', '-0.0000001', "'-0.0000001"],
     ['unicode', 'Árvíztűrő 😀', 'Árvíztűrő 😀'],
     ['int', 42, '42'],
     ['negative', -7, '-7'],

