@@ -9,7 +9,8 @@ RUN npm run build && npm prune --omit=dev
 
 # Runtime stage: compiled code, production dependencies, migrations and translations (read from the working directory).
 FROM node:20-bookworm-slim
-ENV NODE_ENV=production PORT=3000 DATA_DIR=/data
+# Metrics on a port of their own (not EXPOSEd): in production /metrics is never served anonymously on the API port.
+ENV NODE_ENV=production PORT=3000 DATA_DIR=/data METRICS_PORT=9464
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
