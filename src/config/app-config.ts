@@ -60,6 +60,10 @@ export interface AppConfig {
   workflowDbRetryMs: number;
   /** Longest chain of workflow triggers: a run at this depth triggers no further run. */
   workflowTriggerMaxDepth: number;
+  /** Most triggered runs one root event (a change made outside any triggered run) may cause. */
+  workflowTriggerMaxRunsPerEvent: number;
+  /** Queued and running triggered runs one run-as user may have at once (apart from their own queue bound). */
+  workflowTriggerMaxQueuedPerUser: number;
   /** How often an instance looks for due effects in the workflow outbox. */
   outboxPollMs: number;
   /** The wait before an effect's second attempt; it doubles with each attempt (at most 5 minutes). */
@@ -271,6 +275,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     workflowMaxClaims: int('WORKFLOW_MAX_CLAIMS', 5, 1, 1000),
     workflowDbRetryMs: int('WORKFLOW_DB_RETRY_MS', 30_000, 0, 600_000),
     workflowTriggerMaxDepth: int('WORKFLOW_TRIGGER_MAX_DEPTH', 3, 1, 20),
+    workflowTriggerMaxRunsPerEvent: int('WORKFLOW_TRIGGER_MAX_RUNS_PER_EVENT', 20, 1, 10_000),
+    workflowTriggerMaxQueuedPerUser: int('WORKFLOW_TRIGGER_MAX_QUEUED_PER_USER', 100, 1, 1_000_000),
     outboxPollMs: int('OUTBOX_POLL_MS', 1000, 50, 600_000),
     outboxRetryBaseMs: int('OUTBOX_RETRY_BASE_MS', 1000, 10, 3_600_000),
     outboxRetryMaxMs: int('OUTBOX_RETRY_MAX_MS', 86_400_000, 0, 604_800_000),

@@ -2,11 +2,16 @@ import { Injectable } from '@nestjs/common';
 import type { Counter, Histogram } from 'prom-client';
 import { DURATION_BUCKETS, Metrics } from '../common/metrics/metrics.service';
 
+/** Why an event did not queue a workflow's run (README "Event-triggered workflows"). */
+export type TriggerSkipReason =
+  'chain' | 'depth' | 'runs_per_event' | 'queued_per_user' | 'run_as' | 'no_input';
+
 /**
  * The counters of runs and steps, counted where a run starts and ends and where a step finishes:
  * runs started by workflow and mode, runs finished by workflow and final status, step duration by
- * step type and status. Workflow ids as labels are bounded by the number of definitions. Nothing
- * is counted with metrics off, and nothing here is on the path of a record create.
+ * step type and status, triggers skipped by reason. Workflow ids as labels are bounded by the
+ * number of definitions. Nothing is counted with metrics off, and nothing here is on the path of a
+ * record create.
  */
 @Injectable()
 export class WorkflowMetrics {
@@ -14,6 +19,7 @@ export class WorkflowMetrics {
   private readonly started: Counter<'workflow' | 'mode'>;
   private readonly finished: Counter<'workflow' | 'status'>;
   private readonly stepDuration: Histogram<'type' | 'status'>;
+  private readonly triggersSkipped: Counter<'reason'>;
 
   constructor(metrics: Metrics) {
     this.enabled = metrics.enabled;
@@ -33,6 +39,11 @@ export class WorkflowMetrics {
       labelNames: ['type', 'status'],
       buckets: DURATION_BUCKETS,
     });
+    this.triggersSkipped = metrics.counter({
+      name: 'workflow_triggers_skipped_total',
+      help: 'Triggered runs not queued, by reason (chain, depth, runs_per_event, queued_per_user, run_as, no_input)',
+      labelNames: ['reason'],
+    });
   }
 
   runStarted(workflowId: string, mode: 'sync' | 'async'): void {
@@ -41,6 +52,10 @@ export class WorkflowMetrics {
 
   runFinished(workflowId: string, status: string): void {
     if (this.enabled) this.finished.inc({ workflow: workflowId, status });
+  }
+
+  triggerSkipped(reason: TriggerSkipReason): void {
+    if (this.enabled) this.triggersSkipped.inc({ reason });
   }
 
   stepFinished(type: string, status: string, durationMs: number): void {

@@ -25,6 +25,17 @@ export interface NewRun {
   definition: Record<string, unknown>;
   definitionVersion: number;
   rerunOf: string | null;
+  /** A triggered run: the root event of its chain (see `enqueueTriggered`). */
+  triggerRoot?: string | null;
+}
+
+/** What `enqueueTriggered` did: queued the run, or why not. */
+export type TriggeredEnqueue = 'queued' | 'stored_already' | 'runs_per_event' | 'queued_per_user';
+
+/** The bounds of triggered runs: per root event (any status), and queued or running per user. */
+export interface TriggerBounds {
+  maxRunsPerEvent: number;
+  maxQueuedPerUser: number;
 }
 
 export interface QueueState {
@@ -60,6 +71,8 @@ export interface RunFinish {
   checkpoint: Record<string, unknown>;
 }
 
+/** A transaction-scoped advisory lock on a name (released at commit or rollback). */
+const advisoryLock = (name: string) => sql`select pg_advisory_xact_lock(hashtextextended(${name}, 0))`;
 const leaseUntil = (leaseMs: number) => sql`now() + ${interval(leaseMs)}::interval`;
 const interval = (ms: number) => `${ms} milliseconds`;
 const placeholder = sql.placeholder;
@@ -119,8 +132,9 @@ export class WorkflowRunsRepository {
 
   /**
    * A run for the queue (any instance takes it), unless its user already has `maxPerUser` runs queued
-   * or running: then nothing is written and the answer is false. The user's runs are counted and the
-   * run inserted under a per-user advisory lock, so concurrent requests cannot both pass the bound.
+   * or running (runs they queued themselves: triggered runs have their own bound): then nothing is
+   * written and the answer is false. The user's runs are counted and the run inserted under a
+   * per-user advisory lock, so concurrent requests cannot both pass the bound.
    */
   async enqueueWithinBound(
     run: NewRun,
@@ -128,14 +142,16 @@ export class WorkflowRunsRepository {
     maxPerUser: number,
   ): Promise<boolean> {
     return this.db.transaction(async (tx) => {
-      await tx.execute(
-        sql`select pg_advisory_xact_lock(hashtextextended(${`workflow_runs:${run.userId}`}, 0))`,
-      );
+      await tx.execute(advisoryLock(`workflow_runs:${run.userId}`));
       const [{ active }] = await tx
         .select({ active: count() })
         .from(workflowRuns)
         .where(
-          and(eq(workflowRuns.userId, run.userId!), inArray(workflowRuns.status, ['queued', 'running'])),
+          and(
+            eq(workflowRuns.userId, run.userId!),
+            inArray(workflowRuns.status, ['queued', 'running']),
+            isNull(workflowRuns.triggerRoot),
+          ),
         );
       if (Number(active) >= maxPerUser) return false;
       await tx
@@ -146,19 +162,37 @@ export class WorkflowRunsRepository {
   }
 
   /**
-   * A run for the queue under an id chosen from what caused it (a triggered run's event and
-   * workflow): false, and nothing written, when that run is stored already.
+   * A triggered run for the queue, under an id chosen from what caused it (the chain's root event
+   * and the workflow), unless: that run is stored already (the event handed out twice, or the
+   * workflow already triggered in this chain); the root event caused `maxRunsPerEvent` runs
+   * already; or the run's user has `maxQueuedPerUser` triggered runs queued or running. Counted
+   * and inserted under advisory locks on the root event, then on the user (always in this order,
+   * so two of these never wait on each other crosswise), so concurrent dispatchers of one chain or
+   * one user cannot both pass a bound.
    */
-  async enqueueUnlessStored(
-    run: NewRun,
+  async enqueueTriggered(
+    run: NewRun & { triggerRoot: string },
     progress: Pick<RunProgress, 'checkpoint' | 'nextStep' | 'steps' | 'dataId'>,
-  ): Promise<boolean> {
-    const rows = await this.db
-      .insert(workflowRuns)
-      .values({ ...run, ...progress, status: 'queued', availableAt: sql`now()` })
-      .onConflictDoNothing({ target: workflowRuns.id })
-      .returning({ id: workflowRuns.id });
-    return rows.length === 1;
+    bounds: TriggerBounds,
+  ): Promise<TriggeredEnqueue> {
+    return this.db.transaction(async (tx) => {
+      await tx.execute(advisoryLock(`workflow_runs:root:${run.triggerRoot}`));
+      await tx.execute(advisoryLock(`workflow_runs:triggered:${run.userId}`));
+      const [counts] = rowsOf(
+        await tx.execute(sql`select
+          exists (select 1 from ${workflowRuns} where id = ${run.id}::uuid) as stored,
+          (select count(*) from ${workflowRuns} where trigger_root = ${run.triggerRoot}::uuid)::int as of_root,
+          (select count(*) from ${workflowRuns} where user_id = ${run.userId}::uuid
+            and status in ('queued', 'running') and trigger_root is not null)::int as of_user`),
+      );
+      if (counts.stored === true || counts.stored === 't') return 'stored_already';
+      if (Number(counts.of_root) >= bounds.maxRunsPerEvent) return 'runs_per_event';
+      if (Number(counts.of_user) >= bounds.maxQueuedPerUser) return 'queued_per_user';
+      await tx
+        .insert(workflowRuns)
+        .values({ ...run, ...progress, status: 'queued', availableAt: sql`now()` });
+      return 'queued';
+    });
   }
 
   /**

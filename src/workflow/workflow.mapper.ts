@@ -1,4 +1,4 @@
-import { isRunTrigger } from './engine/stored-state';
+import { parseRunTrigger } from './engine/stored-state';
 import type { WorkflowResponseDto, WorkflowRunDto } from './dto/workflow-response.dto';
 import type { WorkflowEffectRow } from './effects/workflow-effects.repository';
 import type { WorkflowRunRow } from './workflow-runs.repository';
@@ -17,6 +17,7 @@ export function toWorkflowResponse(row: WorkflowRow): WorkflowResponseDto {
     siteId: row.siteId,
     isActive: row.isActive,
     version: row.version,
+    authorId: row.authorId,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
@@ -72,8 +73,14 @@ function waitingFor(row: WorkflowRunRow): WorkflowRunDto['waitingFor'] {
 
 /** The event that queued the run, as its stored request names it. */
 function triggerOf(request: unknown): WorkflowRunDto['trigger'] {
-  const trigger = (request as { trigger?: unknown } | null)?.trigger;
-  return isRunTrigger(trigger)
-    ? { eventId: trigger.eventId, event: trigger.event, depth: trigger.depth }
+  const trigger = parseRunTrigger((request as { trigger?: unknown } | null)?.trigger);
+  return trigger
+    ? {
+        eventId: trigger.eventId,
+        event: trigger.event,
+        depth: trigger.depth,
+        rootEventId: trigger.rootEventId,
+        chain: trigger.chain,
+      }
     : null;
 }

@@ -15,6 +15,7 @@ import { WorkflowDefinitionValidator } from './workflow-definition.validator';
 import { toWorkflowResponse } from './workflow.mapper';
 import { WorkflowsRepository, type WorkflowRow } from './workflows.repository';
 import { EventInterests } from '../events/event-interests.service';
+import { assertRunAsAllowed } from './triggers/run-as-policy';
 import { triggerInterests } from './triggers/trigger-matching';
 
 /**
@@ -56,8 +57,10 @@ export class WorkflowsService {
   }
 
   async create(ctx: RequestContext, body: CreateWorkflowDto): Promise<WorkflowResponseDto> {
+    const author = requireUser(ctx);
     const siteId = await this.sites.siteOfNewDefinition(ctx, body.siteId);
     this.definitions.assertValid(body.config);
+    assertRunAsAllowed(author, body.config as unknown as Record<string, unknown>);
     // Declared first: a change committed once the workflow is stored writes the event it waits for.
     await this.interests.declare(triggerInterests(body.config as unknown as Record<string, unknown>));
     const row = await this.workflows.insert({
@@ -70,6 +73,7 @@ export class WorkflowsService {
       tags: body.tags ?? [],
       siteId,
       isActive: body.isActive ?? true,
+      authorId: author.userId,
     });
     return toWorkflowResponse(row);
   }
@@ -81,7 +85,11 @@ export class WorkflowsService {
   ): Promise<WorkflowResponseDto> {
     const current = await this.requireVisible(ctx, workflowId);
     await this.sites.requireDefinitionChange(ctx, current.siteId, body.siteId);
-    if (body.config) this.definitions.assertValid(body.config);
+    const author = requireUser(ctx);
+    if (body.config) {
+      this.definitions.assertValid(body.config);
+      assertRunAsAllowed(author, body.config as unknown as Record<string, unknown>);
+    }
     await this.interests.declare(
       triggerInterests((body.config as unknown as Record<string, unknown> | undefined) ?? current.config),
     );
@@ -97,6 +105,8 @@ export class WorkflowsService {
       tags: body.tags,
       siteId: body.siteId,
       isActive: body.isActive,
+      // Whoever saves the definition vouches for it: `runAs: "author"` runs as them from now on.
+      authorId: body.config ? author.userId : undefined,
     });
     await this.forget(workflowId);
     if (!row) throw new AppError('WORKFLOW_NOT_FOUND');

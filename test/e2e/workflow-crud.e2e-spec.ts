@@ -52,6 +52,8 @@ describe('workflow definitions: CRUD, access, validation and tenants', () => {
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
       version: 1,
+      // Who saved the definition: whom a trigger with runAs "author" runs as.
+      authorId: expect.stringMatching(/^[0-9a-f-]{36}$/),
     });
     const fetched = await t.request({ method: 'GET', url: `/api/workflow/${body.id}`, token: admin });
     expect(fetched.statusCode).toBe(200);

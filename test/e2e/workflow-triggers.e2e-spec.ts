@@ -10,7 +10,8 @@ import { activeRecords, createSteps } from '../utils/workflow-api';
 
 /**
  * Event-triggered workflows: a definition's `triggers` queue one run per matching event, as the
- * user who caused it, with the record as `input` and `savedData`; no loops, bounded chains.
+ * trigger's `runAs` user (the record's owner by default), with the record as `input` and
+ * `savedData`; bounded: each workflow once per chain, chains of limited depth, a cap per root event.
  */
 describe('event-triggered workflows', () => {
   let t: TestApp;
@@ -21,7 +22,7 @@ describe('event-triggered workflows', () => {
 
   beforeAll(async () => {
     t = await createTestApp({
-      env: { EVENTS_POLL_MS: '50', WORKFLOW_POLL_MS: '50', WORKFLOW_TRIGGER_MAX_DEPTH: '2' },
+      env: { EVENTS_POLL_MS: '50', WORKFLOW_POLL_MS: '50', WORKFLOW_TRIGGER_MAX_RUNS_PER_EVENT: '5' },
     });
   });
   afterAll(() => t.close());
@@ -46,6 +47,26 @@ describe('event-triggered workflows', () => {
     });
     expect(response.statusCode).toBe(200);
     return response.json().data as any[];
+  };
+  const postAs = (token: string, payload: Record<string, unknown>) =>
+    t.request({ method: 'POST', url: '/api/workflow', token, payload });
+  const createSite = async (name: string, domain: string) => {
+    const response = await t.request({
+      method: 'POST',
+      url: '/api/sites',
+      token: admin,
+      payload: { name, domains: [domain] },
+    });
+    expect(response.statusCode).toBe(201);
+    return response.json().id as string;
+  };
+  /** How many triggers were skipped for `reason` so far (the Prometheus counter). */
+  const skipped = async (reason: string) => {
+    const text = (await t.request({ method: 'GET', url: '/metrics' })).body;
+    const line = text
+      .split('\n')
+      .find((l) => l.startsWith(`fdws_workflow_triggers_skipped_total{reason="${reason}"}`));
+    return line ? Number(line.split(' ').pop()) : 0;
   };
   /** Hands out every event and drains the queue until nothing is left to do. */
   const settle = async () => {
@@ -87,8 +108,9 @@ describe('event-triggered workflows', () => {
       status: 'success',
       userId: alice.user.id,
       configId: formA,
-      trigger: { event: 'record.created', eventId: expect.any(String), depth: 1 },
+      trigger: { event: 'record.created', eventId: expect.any(String), depth: 1, chain: [workflowId] },
     });
+    expect(runs[0].trigger.rootEventId).toBe(runs[0].trigger.eventId);
     const detail = (
       await t.request({ method: 'GET', url: `/api/workflow/runs/${runs[0].id}`, token: alice.token })
     ).json();
@@ -111,39 +133,108 @@ describe('event-triggered workflows', () => {
     expect(await runsOf(workflowId)).toHaveLength(1);
   });
 
-  it("does not trigger a workflow by its own run's save, and stops a chain at WORKFLOW_TRIGGER_MAX_DEPTH", async () => {
-    // A copies every new record of A into A again (its own save must not trigger it again) ...
-    const selfCopy = await createSteps(
-      t,
-      admin,
-      [{ name: 'copy', type: 'save', config: { configId: formA } }],
-      {
-        config: { triggers: [{ event: 'record.created', configId: formA }] },
-      },
-    );
-    // ... B copies A into B, and back copies B into A: A -> B (depth 1) -> A (depth 2) -> stop.
-    const toB = await createSteps(t, admin, [{ name: 'copy', type: 'save', config: { configId: formB } }], {
-      config: { triggers: [{ event: 'record.created', configId: formA }] },
+  /** A workflow triggered by records of `from` that saves the record's data into `to`. */
+  const copier = (from: string, to: string) =>
+    createSteps(t, admin, [{ name: 'copy', type: 'save', config: { configId: to } }], {
+      config: { triggers: [{ event: 'record.created', configId: from }] },
     });
-    const back = await createSteps(t, admin, [{ name: 'copy', type: 'save', config: { configId: formA } }], {
-      config: { triggers: [{ event: 'record.created', configId: formB }] },
+  const depthsOf = async (workflowId: string) =>
+    (await runsOf(workflowId)).map((run) => [run.status, run.trigger.depth]);
+
+  it('runs each workflow once per chain: four workflows saving into the form they watch give four runs, not 52', async () => {
+    const workflows = [];
+    for (let i = 0; i < 4; i++) workflows.push(await copier(formA, formA));
+    const response = await t.request({
+      method: 'POST',
+      url: `/api/data/${formA}`,
+      token: alice.token,
+      payload: { name: 'Ann', qty: 2 },
     });
+    expect(response.statusCode).toBe(201);
+    await settle();
+
+    for (const workflowId of workflows) expect(await depthsOf(workflowId)).toEqual([['success', 1]]);
+    // The route's record and one copy per workflow; each copy's event found every workflow already in its chain.
+    expect((await activeRecords(t, admin, formA)).total).toBe(5);
+    const [run] = await runsOf(workflows[0]);
+    expect(run.trigger.chain).toEqual([workflows[0]]);
+  });
+
+  it('carries the workflows a chain passed through: A -> B -> A stops before A runs again', async () => {
+    const toB = await copier(formA, formB);
+    const back = await copier(formB, formA);
     await submit(formA, { name: 'Ann', qty: 2 });
     await settle();
 
-    const depths = async (workflowId: string) =>
-      (await runsOf(workflowId)).map((run) => [run.status, run.trigger.depth]).sort();
-    // selfCopy: the route's record (depth 1) and back's copy (depth 3 > 2: refused) -> one run.
-    expect(await depths(selfCopy)).toEqual([['success', 1]]);
-    // toB: the route's record (1) and selfCopy's copy (2); back's copy in A would be depth 3.
-    expect(await depths(toB)).toEqual([
-      ['success', 1],
-      ['success', 2],
+    expect(await depthsOf(toB)).toEqual([['success', 1]]);
+    expect(await depthsOf(back)).toEqual([['success', 2]]);
+    const [backRun] = await runsOf(back);
+    const [toBRun] = await runsOf(toB);
+    expect(backRun.trigger).toMatchObject({ chain: [toB, back], rootEventId: toBRun.trigger.eventId });
+    expect((await activeRecords(t, admin, formA)).total).toBe(2);
+    expect((await activeRecords(t, admin, formB)).total).toBe(1);
+  });
+
+  it('does not trigger a workflow by changes of a run it started by hand, nor by their consequences', async () => {
+    // Executed by hand, `toB` copies into B; `back` copies B into A, which `toB` watches: not again.
+    const toB = await copier(formA, formB);
+    const back = await copier(formB, formA);
+    const executed = await t.request({
+      method: 'POST',
+      url: `/api/workflow/${toB}/execute`,
+      token: alice.token,
+      payload: { configId: formA, data: { name: 'Ann', qty: 2 } },
+    });
+    expect(executed.statusCode).toBe(200);
+    await settle();
+    expect((await runsOf(toB)).map((run) => run.trigger)).toEqual([null]);
+    expect(await depthsOf(back)).toEqual([['success', 1]]);
+    expect((await runsOf(back))[0].trigger.chain).toEqual([toB, back]);
+    expect((await activeRecords(t, admin, formA)).total).toBe(1);
+    expect((await activeRecords(t, admin, formB)).total).toBe(1);
+  });
+
+  it('stops a chain at WORKFLOW_TRIGGER_MAX_DEPTH (3)', async () => {
+    const formC = await createConfig(t, admin, { title: 'Third' });
+    const formD = await createConfig(t, admin, { title: 'Fourth' });
+    const formE = await createConfig(t, admin, { title: 'Fifth' });
+    const chain = [
+      await copier(formA, formB),
+      await copier(formB, formC),
+      await copier(formC, formD),
+      await copier(formD, formE),
+    ];
+    await submit(formA, { name: 'Ann', qty: 2 });
+    await settle();
+    expect(await Promise.all(chain.map(depthsOf))).toEqual([
+      [['success', 1]],
+      [['success', 2]],
+      [['success', 3]],
+      [],
     ]);
-    // back: toB's first copy (2); toB's second copy would be depth 3.
-    expect(await depths(back)).toEqual([['success', 2]]);
-    expect((await activeRecords(t, admin, formA)).total).toBe(3);
-    expect((await activeRecords(t, admin, formB)).total).toBe(2);
+    expect((await activeRecords(t, admin, formE)).total).toBe(0);
+  });
+
+  it('caps the runs one root event causes at WORKFLOW_TRIGGER_MAX_RUNS_PER_EVENT, the writer unaffected', async () => {
+    const before = await skipped('runs_per_event');
+    const workflows = [];
+    for (let i = 0; i < 6; i++)
+      workflows.push(
+        await createSteps(
+          t,
+          admin,
+          [{ name: 'shape', type: 'transform', config: { mapping: { who: 'name' } } }],
+          {
+            config: { triggers: [{ event: 'record.created', configId: formA }] },
+          },
+        ),
+      );
+    await submit(formA, { name: 'Ann', qty: 2 });
+    await settle();
+    const counts = await Promise.all(workflows.map(async (id) => (await runsOf(id)).length));
+    expect(counts.reduce((a, b) => a + b)).toBe(5);
+    expect(counts.every((n) => n <= 1)).toBe(true);
+    expect((await skipped('runs_per_event')) - before).toBe(1);
   });
 
   it('queues nothing for a user who may not run the workflow', async () => {
@@ -202,6 +293,201 @@ describe('event-triggered workflows', () => {
     expect(runs[0].trigger).toMatchObject({ event: 'workflow.run.finished', depth: 1 });
   });
 
+  const transformOn = (
+    event: string,
+    extra: Record<string, unknown> = {},
+    permissions = { roles: ['user'] },
+  ) =>
+    createSteps(t, admin, [{ name: 'shape', type: 'transform', config: { mapping: { who: 'name' } } }], {
+      permissions,
+      config: { triggers: [{ event, configId: formA, ...extra }] },
+    });
+  const putUser = async (userId: string, body: Record<string, unknown>) => {
+    const response = await t.request({
+      method: 'PUT',
+      url: `/api/users/${userId}`,
+      token: admin,
+      payload: body,
+    });
+    expect(response.statusCode).toBe(200);
+  };
+
+  it("runs as the record's owner by default: an admin's edit of a user's record runs with the user's rights", async () => {
+    const workflowId = await transformOn('record.updated');
+    const dataId = await submit(formA, { name: 'Ann', qty: 2 });
+    const edited = await t.request({
+      method: 'PUT',
+      url: `/api/data/${formA}/${dataId}`,
+      token: admin,
+      payload: { name: 'Anne', qty: 2 },
+    });
+    expect(edited.statusCode).toBe(200);
+    await settle();
+    const runs = await runsOf(workflowId);
+    expect(runs.map((run) => [run.userId, run.status])).toEqual([[alice.user.id, 'success']]);
+  });
+
+  it("runs as the workflow's author (who last saved the definition) with runAs author", async () => {
+    const manager = await createUser(t, { role: 'manager' });
+    const workflowId = await transformOn('record.created', { runAs: 'author' }, { roles: ['manager'] });
+    const stored = await t.request({ method: 'GET', url: `/api/workflow/${workflowId}`, token: admin });
+    const adminId = stored.json().authorId;
+    expect(adminId).toEqual(expect.any(String));
+    // Alice may not run it herself; the author (an admin) may.
+    await submit(formA, { name: 'Ann', qty: 2 });
+    await settle();
+    expect((await runsOf(workflowId)).map((run) => run.userId)).toEqual([adminId]);
+
+    // Saving the definition makes the saver its author; a rename alone does not.
+    const renamed = await t.request({
+      method: 'PUT',
+      url: `/api/workflow/${workflowId}`,
+      token: admin,
+      payload: { name: 'Renamed' },
+    });
+    expect(renamed.json().authorId).toBe(adminId);
+    await t.database.client.db.execute(
+      sql`update workflows set author_id = ${manager.user.id}::uuid where id = ${workflowId}::uuid`,
+    );
+    await putUser(manager.user.id, { isActive: false });
+    await submit(formA, { name: 'Bob', qty: 1 });
+    await settle();
+    // The author deactivated: skipped, logged, no second run.
+    expect(await runsOf(workflowId)).toHaveLength(1);
+  });
+
+  it('runs as a named user while that user may run it; demoted or deactivated, the trigger is skipped', async () => {
+    const service = await createUser(t, { role: 'manager' });
+    const workflowId = await transformOn(
+      'record.created',
+      { runAs: { user: service.user.id } },
+      { roles: ['manager'] },
+    );
+    const before = await skipped('run_as');
+    await submit(formA, { name: 'Ann', qty: 2 });
+    await settle();
+    expect((await runsOf(workflowId)).map((run) => run.userId)).toEqual([service.user.id]);
+
+    await putUser(service.user.id, { role: 'user' });
+    await submit(formA, { name: 'Bob', qty: 1 });
+    await settle();
+    await putUser(service.user.id, { role: 'manager', isActive: false });
+    await submit(formA, { name: 'Cy', qty: 1 });
+    await settle();
+    expect(await runsOf(workflowId)).toHaveLength(1);
+    expect((await skipped('run_as')) - before).toBe(2);
+    // The writer never saw any of it.
+    expect((await activeRecords(t, admin, formA)).total).toBe(3);
+  });
+
+  it('lets only an admin name another user to run as (403 WORKFLOW_RUN_AS_FORBIDDEN); anyone may name themselves', async () => {
+    const site = await createSite('Delegated', 'delegated.example.com');
+    const onSite = { host: 'delegated.example.com' };
+    const role = await t.request({
+      method: 'POST',
+      url: '/api/roles',
+      token: admin,
+      payload: {
+        name: 'author',
+        permissions: {
+          configs: ['read'],
+          data: ['read', 'create'],
+          workflows: ['read', 'create', 'update', 'execute'],
+        },
+      },
+    });
+    expect(role.statusCode).toBe(201);
+    const author = await createUser(t, { role: 'author', siteId: site });
+    const body = (runAs: unknown) => ({
+      name: 'Delegated',
+      type: 'custom',
+      siteId: site,
+      permissions: { roles: ['author'] },
+      config: {
+        steps: [{ name: 'shape', type: 'transform', config: { mapping: { who: 'name' } } }],
+        triggers: [{ event: 'record.created', runAs }],
+      },
+    });
+    const post = (runAs: unknown) =>
+      t.request({
+        method: 'POST',
+        url: '/api/workflow',
+        token: author.token,
+        headers: onSite,
+        payload: body(runAs),
+      });
+
+    const refused = await post({ user: alice.user.id });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toMatchObject({
+      code: 'WORKFLOW_RUN_AS_FORBIDDEN',
+      details: { runAs: { user: alice.user.id } },
+    });
+    const own = await post({ user: author.user.id });
+    expect(own.statusCode).toBe(201);
+    expect(own.json().authorId).toBe(author.user.id);
+    const updated = await t.request({
+      method: 'PUT',
+      url: `/api/workflow/${own.json().id}`,
+      token: author.token,
+      headers: onSite,
+      payload: { config: body({ user: alice.user.id }).config },
+    });
+    expect(updated.statusCode).toBe(403);
+    expect(updated.json().code).toBe('WORKFLOW_RUN_AS_FORBIDDEN');
+    expect((await post('author')).statusCode).toBe(201);
+    const byAdmin = await postAs(admin, body({ user: alice.user.id }));
+    expect(byAdmin.statusCode).toBe(201);
+  });
+
+  it("triggers a workflow of a site only by its own site's events; a shared one runs only where its run-as user may work", async () => {
+    const alpha = await createSite('Alpha', 'alpha.example.com');
+    const beta = await createSite('Beta', 'beta.example.com');
+    const alphaUser = await createUser(t, { siteId: alpha });
+    const betaUser = await createUser(t, { siteId: beta });
+    const siteWorkflow = await createSteps(
+      t,
+      admin,
+      [{ name: 'shape', type: 'transform', config: { mapping: { who: 'name' } } }],
+      { siteId: alpha, config: { triggers: [{ event: 'record.created', configId: formA }] } },
+    );
+    const sharedAsAlpha = await transformOn('record.created', { runAs: { user: alphaUser.user.id } });
+    const submitOn = async (host: string, token: string, name: string) => {
+      const response = await t.request({
+        method: 'POST',
+        url: `/api/data/${formA}`,
+        token,
+        headers: { host },
+        payload: { name, qty: 1 },
+      });
+      expect(response.statusCode).toBe(201);
+    };
+    await submitOn('beta.example.com', betaUser.token, 'Beta record');
+    await settle();
+    expect(await runsOf(siteWorkflow)).toEqual([]);
+    expect(await runsOf(sharedAsAlpha)).toEqual([]);
+
+    await submitOn('alpha.example.com', alphaUser.token, 'Alpha record');
+    await settle();
+    expect((await runsOf(siteWorkflow)).map((run) => run.userId)).toEqual([alphaUser.user.id]);
+    expect((await runsOf(sharedAsAlpha)).map((run) => run.userId)).toEqual([alphaUser.user.id]);
+  });
+
+  it('refuses a bad runAs (422)', async () => {
+    for (const runAs of ['admin', { user: 'nope' }, { user: alice.user.id, role: 'admin' }, 7]) {
+      const response = await postAs(admin, {
+        name: 'Bad',
+        type: 'custom',
+        config: {
+          steps: [{ name: 'shape', type: 'transform', config: { mapping: { a: 'b' } } }],
+          triggers: [{ event: 'record.created', runAs }],
+        },
+      });
+      expect(response.statusCode).toBe(422);
+      expect(response.json().validationErrors[0].field).toBe('config.triggers[0].runAs');
+    }
+  });
+
   it('refuses a trigger on an unknown event or with a bad configId (422)', async () => {
     for (const triggers of [
       [{ event: 'record.exploded' }],
@@ -225,5 +511,80 @@ describe('event-triggered workflows', () => {
       expect(response.json().code).toBe('VALIDATION_FAILED');
       expect(response.json().validationErrors[0].field).toMatch(/^config\.triggers/);
     }
+  });
+});
+
+/**
+ * Triggered runs count against a per-user bound of their own (WORKFLOW_TRIGGER_MAX_QUEUED_PER_USER),
+ * and not against the bound of the runs a user queues themselves (WORKFLOW_MAX_QUEUED_PER_USER).
+ * No workers here, so queued runs stay queued.
+ */
+describe('the per-user bound of triggered runs', () => {
+  let t: TestApp;
+  let admin: string;
+  let alice: TestUser;
+  let form: string;
+
+  beforeAll(async () => {
+    t = await createTestApp({
+      env: {
+        WORKFLOW_WORKERS: '0',
+        WORKFLOW_TRIGGER_MAX_QUEUED_PER_USER: '2',
+        WORKFLOW_MAX_QUEUED_PER_USER: '1',
+      },
+    });
+  });
+  afterAll(() => t.close());
+  beforeEach(async () => {
+    await t.reset();
+    admin = await adminToken(t);
+    alice = await createUser(t);
+    form = await createConfig(t, admin, { title: 'Orders' });
+  });
+
+  const queuedOf = async (userId: string) => {
+    const [{ triggered, own }] = rowsOf(
+      await t.database.client.db.execute(
+        sql`select count(*) filter (where trigger_root is not null)::int as triggered,
+          count(*) filter (where trigger_root is null)::int as own
+          from workflow_runs where user_id = ${userId}::uuid and status = 'queued'`,
+      ),
+    );
+    return { triggered: Number(triggered), own: Number(own) };
+  };
+
+  it('queues at most WORKFLOW_TRIGGER_MAX_QUEUED_PER_USER triggered runs per user; their own queue stays theirs', async () => {
+    const workflowId = await createSteps(
+      t,
+      admin,
+      [{ name: 'shape', type: 'transform', config: { mapping: { who: 'name' } } }],
+      { config: { triggers: [{ event: 'record.created', configId: form }] } },
+    );
+    for (const name of ['Ann', 'Bob', 'Cy']) {
+      const response = await t.request({
+        method: 'POST',
+        url: `/api/data/${form}`,
+        token: alice.token,
+        payload: { name, qty: 1 },
+      });
+      expect(response.statusCode).toBe(201);
+    }
+    await t.app.get(EventDispatcher).dispatch();
+    expect(await queuedOf(alice.user.id)).toEqual({ triggered: 2, own: 0 });
+
+    // Her own asynchronous execute is bounded by WORKFLOW_MAX_QUEUED_PER_USER alone.
+    const own = () =>
+      t.request({
+        method: 'POST',
+        url: `/api/workflow/${workflowId}/execute`,
+        token: alice.token,
+        headers: { prefer: 'respond-async' },
+        payload: { configId: form, data: { name: 'Own' } },
+      });
+    expect((await own()).statusCode).toBe(202);
+    const full = await own();
+    expect(full.statusCode).toBe(429);
+    expect(full.json().code).toBe('WORKFLOW_QUEUE_FULL');
+    expect(await queuedOf(alice.user.id)).toEqual({ triggered: 2, own: 1 });
   });
 });

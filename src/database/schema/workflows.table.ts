@@ -21,6 +21,11 @@ export const workflows = pgTable(
     isActive: boolean('is_active').notNull().default(true),
     /** Rises by one at every update; a run keeps the version (and a copy of the definition) it ran with. */
     version: integer('version').notNull().default(1),
+    /**
+     * Who last saved the definition (create, or an update with `config`): a trigger with
+     * `runAs: "author"` runs as them. Null for definitions saved before it was kept.
+     */
+    authorId: uuid('author_id'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -68,6 +73,11 @@ export const workflowRuns = pgTable(
     rerunOf: uuid('rerun_of'),
     /** When an erasure scrubbed the run's input, results and step log (README "Erasure"). */
     erasedAt: timestamp('erased_at', { withTimezone: true, mode: 'date' }),
+    /**
+     * A triggered run: the root event of its causal chain (the change made outside any triggered
+     * run), for the bound on the runs one root event may cause. Null for runs started by a request.
+     */
+    triggerRoot: uuid('trigger_root'),
   },
   (table) => [
     index('workflow_runs_workflow_idx').on(table.workflowId, table.startedAt.desc()),
@@ -78,6 +88,9 @@ export const workflowRuns = pgTable(
     index('workflow_runs_user_active_idx')
       .on(table.userId)
       .where(sql`${table.status} in ('queued', 'running')`),
+    index('workflow_runs_trigger_root_idx')
+      .on(table.triggerRoot)
+      .where(sql`${table.triggerRoot} is not null`),
     // GET /api/workflow/runs for an admin: every run, newest first, a page at a time.
     index('workflow_runs_started_idx').on(table.startedAt.desc(), table.id.desc()),
   ],

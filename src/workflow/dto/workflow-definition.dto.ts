@@ -19,12 +19,18 @@ import {
   Max,
   MaxLength,
   Min,
+  Validate,
   ValidateIf,
   ValidateNested,
+  ValidatorConstraint,
+  type ValidationArguments,
+  type ValidatorConstraintInterface,
 } from 'class-validator';
 import { EVENT_TYPES, type EventType } from '../../events/domain-event';
 import { BACKOFFS, type Backoff } from '../engine/retry-policy';
 import { OptionalIdField, OptionalTagsField } from '../../common/validation/dto-fields';
+import { isUuid } from '../../common/validation/is-uuid';
+import type { RunAs } from '../triggers/trigger-matching';
 
 export const WORKFLOW_TYPES = ['save', 'validate', 'export', 'import', 'notification', 'custom'] as const;
 export const ON_ERROR_STRATEGIES = ['stop', 'continue', 'rollback'] as const;
@@ -139,6 +145,21 @@ export class WorkflowStepDto {
   retry?: RetryDto;
 }
 
+/** `owner`, `author`, or `{user: <uuid>}` and nothing else. */
+@ValidatorConstraint({ name: 'runAs' })
+class RunAsConstraint implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    if (value === 'owner' || value === 'author') return true;
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+    const keys = Object.keys(value);
+    const user = (value as { user?: unknown }).user;
+    return keys.length === 1 && typeof user === 'string' && isUuid(user);
+  }
+  defaultMessage(args: ValidationArguments): string {
+    return `${args.property} must be "owner", "author" or {"user": "<user id>"}`;
+  }
+}
+
 export class WorkflowTriggerDto {
   @ApiProperty({ enum: EVENT_TYPES, example: 'record.created', description: 'The event that queues a run' })
   @IsIn(EVENT_TYPES)
@@ -151,6 +172,19 @@ export class WorkflowTriggerDto {
   @IsOptional()
   @IsUUID()
   configId?: string;
+
+  @ApiPropertyOptional({
+    description:
+      "Whom the run runs as (checked as an execute by that user): `owner` (default) the record's owner (a finished run: its user), `author` who last saved this definition, `{user: <id>}` a named user (only an admin may name anybody but themselves)",
+    oneOf: [
+      { type: 'string', enum: ['owner', 'author'] },
+      { type: 'object', properties: { user: { type: 'string', format: 'uuid' } }, required: ['user'] },
+    ],
+    example: 'owner',
+  })
+  @IsOptional()
+  @Validate(RunAsConstraint)
+  runAs?: RunAs;
 }
 
 export class WorkflowConfigDto {
@@ -205,7 +239,7 @@ export class WorkflowConfigDto {
   @ApiPropertyOptional({
     type: [WorkflowTriggerDto],
     description:
-      'Events that queue a run of this workflow, as the user who caused the event, with the record as `input` and `savedData` (a finished run: the run as `input`)',
+      "Events that queue a run of this workflow, as the trigger's `runAs` user, with the record as `input` and `savedData` (a finished run: the run as `input`)",
     example: [{ event: 'record.created' }],
   })
   @IsOptional()

@@ -19,6 +19,14 @@ export class WorkflowResponseDto {
     description: 'Rises by one at every update; a run keeps the version it ran with',
   })
   version: number;
+  @ApiProperty({
+    format: 'uuid',
+    nullable: true,
+    type: String,
+    description:
+      'Who last saved the definition (create, or an update with `config`): a trigger with `runAs: "author"` runs as them',
+  })
+  authorId: string | null;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time' }) updatedAt: string;
 }
@@ -137,6 +145,17 @@ export class RunTriggerDto {
   @ApiProperty({ enum: EVENT_TYPES }) event: string;
   @ApiProperty({ description: '1 for a change made through a route; n+1 for one made by a run at depth n' })
   depth: number;
+  @ApiProperty({
+    format: 'uuid',
+    description: "The chain's root event: the change made outside any triggered run (eventId at depth 1)",
+  })
+  rootEventId: string;
+  @ApiProperty({
+    type: [String],
+    description:
+      "The workflows the chain passed through, this run's last; none of them is triggered again by it",
+  })
+  chain: string[];
 }
 
 export class WorkflowRunDto {

@@ -56,6 +56,13 @@ export interface RunTrigger {
   eventId: string;
   event: EventType;
   depth: number;
+  /** The chain's root event: the change made outside any triggered run (this event at depth 1). */
+  rootEventId: string;
+  /**
+   * Every workflow the chain passed through, this run's included, oldest first: none of them is
+   * triggered again by what this run changes.
+   */
+  chain: string[];
 }
 
 export interface AttemptLog {

@@ -48,6 +48,7 @@ export function parseRunRequest(value: unknown): RunRequest {
     typeof value.actor.userId !== 'string'
   )
     throw invalid('run request');
+  const trigger = parseRunTrigger(value.trigger);
   return {
     configId: value.configId,
     data: value.data,
@@ -63,19 +64,31 @@ export function parseRunRequest(value: unknown): RunRequest {
     requestId: typeof value.requestId === 'string' ? value.requestId : '',
     mode: value.mode === 'sync' ? 'sync' : 'async',
     ...(typeof value.traceparent === 'string' ? { traceparent: value.traceparent } : {}),
-    ...(isRunTrigger(value.trigger) ? { trigger: value.trigger } : {}),
+    ...(trigger ? { trigger } : {}),
     ...(isObject(value.savedData) ? { savedData: value.savedData } : {}),
   };
 }
 
-/** A stored run request's `trigger` (the event that queued the run). */
-export function isRunTrigger(value: unknown): value is RunTrigger {
-  return (
-    isObject(value) &&
-    typeof value.eventId === 'string' &&
-    isEventType(value.event) &&
-    typeof value.depth === 'number'
-  );
+/**
+ * A stored run request's `trigger` (the event that queued the run), or null. One stored before
+ * chains were kept is its own root and carries no chain (whoever reads the chain adds the run's own
+ * workflow).
+ */
+export function parseRunTrigger(value: unknown): RunTrigger | null {
+  if (
+    !isObject(value) ||
+    typeof value.eventId !== 'string' ||
+    !isEventType(value.event) ||
+    typeof value.depth !== 'number'
+  )
+    return null;
+  return {
+    eventId: value.eventId,
+    event: value.event,
+    depth: value.depth,
+    rootEventId: typeof value.rootEventId === 'string' ? value.rootEventId : value.eventId,
+    chain: Array.isArray(value.chain) ? value.chain.filter((id) => typeof id === 'string') : [],
+  };
 }
 
 /**

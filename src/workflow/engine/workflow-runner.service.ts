@@ -5,7 +5,12 @@ import { causeChain } from '../../common/errors/cause-chain';
 import { Translator } from '../../common/i18n/translator.service';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import type { QueuedRunDto, WorkflowResultDto } from '../dto/workflow-response.dto';
-import { WorkflowRunsRepository, type NewRun, type WorkflowRunRow } from '../workflow-runs.repository';
+import {
+  WorkflowRunsRepository,
+  type NewRun,
+  type TriggeredEnqueue,
+  type WorkflowRunRow,
+} from '../workflow-runs.repository';
 import { WorkflowMetrics } from '../workflow-metrics';
 import { WorkflowsService } from '../workflows.service';
 import type { WorkflowRow } from '../workflows.repository';
@@ -68,9 +73,10 @@ export class WorkflowRunner {
 
   /**
    * Queues the run an event triggers (see WorkflowTriggerConsumer) under `runId`, derived from the
-   * event and the workflow: a second call for the same pair stores nothing and answers false. The
-   * caller's checks are those of `enqueue`; the per-user queue bound does not apply (the run answers
-   * a change already made, and dropping it would lose it).
+   * chain's root event and the workflow: a second call for the same pair stores nothing. The
+   * caller's checks are those of `enqueue`; instead of the per-user queue bound, the bounds of
+   * triggered runs apply (WORKFLOW_TRIGGER_MAX_RUNS_PER_EVENT, WORKFLOW_TRIGGER_MAX_QUEUED_PER_USER).
+   * Answers whether the run was queued, or which rule kept it out.
    */
   async enqueueTriggered(
     ctx: RequestContext,
@@ -78,12 +84,15 @@ export class WorkflowRunner {
     body: ExecuteBody,
     triggered: Required<Pick<RunRequest, 'trigger'>> & Pick<RunRequest, 'savedData'>,
     runId: string,
-  ): Promise<boolean> {
+  ): Promise<TriggeredEnqueue> {
     const launched = await this.launcher.launch(ctx, workflowId, body, 'async', triggered);
-    const run = { ...launched.run, id: runId };
-    const queued = await this.runs.enqueueUnlessStored(run, this.queuedProgress(launched));
-    if (queued) this.metrics.runStarted(launched.workflow.id, 'async');
-    return queued;
+    const run = { ...launched.run, id: runId, triggerRoot: triggered.trigger.rootEventId };
+    const outcome = await this.runs.enqueueTriggered(run, this.queuedProgress(launched), {
+      maxRunsPerEvent: this.config.workflowTriggerMaxRunsPerEvent,
+      maxQueuedPerUser: this.config.workflowTriggerMaxQueuedPerUser,
+    });
+    if (outcome === 'queued') this.metrics.runStarted(launched.workflow.id, 'async');
+    return outcome;
   }
 
   /**

@@ -1,5 +1,13 @@
 import type { DomainEvent } from '../../events/domain-event';
-import { originRunOf, triggeredRunInput, triggerInterests, triggersOn } from './trigger-matching';
+import {
+  namedRunAsUsers,
+  originRunOf,
+  runAsUserOf,
+  triggeredRunInput,
+  triggerInterests,
+  triggerOn,
+  type TriggeredWorkflow,
+} from './trigger-matching';
 
 const FORM = '3f1c2a55-0000-4000-8000-000000000001';
 const OTHER = '3f1c2a55-0000-4000-8000-000000000002';
@@ -19,11 +27,13 @@ function event(overrides: Partial<DomainEvent> = {}): DomainEvent {
   };
 }
 
-const workflow = (triggers: unknown, siteId: string | null = null) => ({
+const workflow = (triggers: unknown, siteId: string | null = null): TriggeredWorkflow => ({
   id: 'w1',
   siteId,
   config: { triggers },
+  authorId: 'author1',
 });
+const triggersOn = (w: TriggeredWorkflow, e: DomainEvent) => triggerOn(w, e) !== null;
 
 describe('trigger matching', () => {
   it('matches the event type, and the configId when the trigger names one', () => {
@@ -48,6 +58,27 @@ describe('trigger matching', () => {
     expect(triggersOn(workflow([{ event: 'record.created' }], SITE), event())).toBe(false);
     expect(triggersOn(workflow([{ event: 'record.created' }], SITE), event({ siteId: SITE }))).toBe(true);
     expect(triggersOn(workflow([{ event: 'record.created' }]), event({ siteId: SITE }))).toBe(true);
+  });
+
+  it('reads whom a trigger runs as: the owner by default, the author, or a named user', () => {
+    const runAsIn = (runAs: unknown) =>
+      triggerOn(workflow([{ event: 'record.created', runAs }]), event())?.runAs;
+    expect(runAsIn(undefined)).toBe('owner');
+    expect(runAsIn('author')).toBe('author');
+    expect(runAsIn({ user: 'u9' })).toEqual({ user: 'u9' });
+    const owned = event({ actorId: 'admin1', data: { record: { _id: 'r1', userId: 'owner1', data: {} } } });
+    // The record's owner, not whoever made the change (an admin fixing a typo).
+    expect(runAsUserOf('owner', owned, 'author1')).toBe('owner1');
+    expect(runAsUserOf('owner', event({ type: 'workflow.run.finished', actorId: 'u2' }), null)).toBe('u2');
+    expect(runAsUserOf('owner', event(), null)).toBeNull();
+    expect(runAsUserOf('author', owned, 'author1')).toBe('author1');
+    expect(runAsUserOf('author', owned, null)).toBeNull();
+    expect(runAsUserOf({ user: 'u9' }, owned, 'author1')).toBe('u9');
+    expect(
+      namedRunAsUsers({
+        triggers: [{ event: 'record.created', runAs: { user: 'u9' } }, { runAs: 'author' }],
+      }),
+    ).toEqual(['u9']);
   });
 
   it('starts a record event with its data as input and the record as savedData; a finished run with the run', () => {

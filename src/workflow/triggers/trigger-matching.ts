@@ -7,6 +7,8 @@ export interface TriggeredWorkflow {
   id: string;
   siteId: string | null;
   config: Record<string, unknown>;
+  /** Who last saved the definition (null: saved before it was kept). */
+  authorId: string | null;
 }
 
 /**
@@ -23,15 +25,65 @@ export function triggerInterests(config: Record<string, unknown>): EventInterest
 }
 
 /**
- * Whether the workflow's definition has a trigger on this event: the same type, and the trigger's
- * `configId` (if any) the event's. A workflow of a site takes only that site's events.
+ * Whom a trigger's run runs as: the record's owner (the default; for a finished run, the run's
+ * user), the workflow's author (who last saved its definition), or a named user.
  */
-export function triggersOn(workflow: TriggeredWorkflow, event: DomainEvent): boolean {
-  if (workflow.siteId !== null && workflow.siteId !== event.siteId) return false;
-  return triggerInterests(workflow.config).some(
-    (trigger) =>
-      trigger.type === event.type && (trigger.configId === null || trigger.configId === event.configId),
-  );
+export type RunAs = 'owner' | 'author' | { user: string };
+
+/** A trigger as matching reads it from a stored definition. */
+export interface WorkflowTrigger {
+  type: EventInterest['type'];
+  configId: string | null;
+  runAs: RunAs;
+}
+
+/** A stored trigger's `runAs`; absent (or unreadable, which a saved definition never holds) is `owner`. */
+export function runAsOf(value: unknown): RunAs {
+  if (value === 'author') return 'author';
+  const user = objectOf(value)?.user;
+  return typeof user === 'string' ? { user } : 'owner';
+}
+
+/**
+ * The workflow's first trigger on this event: the same type, and the trigger's `configId` (if any)
+ * the event's; null when none. A workflow of a site takes only that site's events (a shared one,
+ * every site's: its run is then checked against the event's site, see WorkflowTriggerConsumer).
+ */
+export function triggerOn(workflow: TriggeredWorkflow, event: DomainEvent): WorkflowTrigger | null {
+  if (workflow.siteId !== null && workflow.siteId !== event.siteId) return null;
+  const triggers = Array.isArray(workflow.config.triggers) ? (workflow.config.triggers as unknown[]) : [];
+  for (const trigger of triggers) {
+    const fields = objectOf(trigger);
+    if (!fields || fields.event !== event.type) continue;
+    const configId = typeof fields.configId === 'string' ? fields.configId : null;
+    if (configId === null || configId === event.configId)
+      return { type: event.type, configId, runAs: runAsOf(fields.runAs) };
+  }
+  return null;
+}
+
+/**
+ * The user a trigger's run runs as, or null when there is none to name: the owner of the event's
+ * record (a finished run: the run's user), the workflow's author, or the named user.
+ */
+export function runAsUserOf(runAs: RunAs, event: DomainEvent, authorId: string | null): string | null {
+  if (runAs === 'author') return authorId;
+  if (runAs !== 'owner') return runAs.user;
+  if (event.type === 'workflow.run.finished') return event.actorId;
+  const owner = objectOf(event.data.record)?.userId;
+  return typeof owner === 'string' ? owner : null;
+}
+
+/**
+ * The users a definition's triggers name to run as (`runAs: {user}`), for the check when it is
+ * saved: only an admin may name anybody but themselves.
+ */
+export function namedRunAsUsers(config: Record<string, unknown>): string[] {
+  const triggers = Array.isArray(config.triggers) ? (config.triggers as unknown[]) : [];
+  return triggers.flatMap((trigger) => {
+    const runAs = runAsOf(objectOf(trigger)?.runAs);
+    return typeof runAs === 'object' ? [runAs.user] : [];
+  });
 }
 
 /**

@@ -6,32 +6,37 @@ import type { EventInterest } from '../../events/event-interest';
 import { EventConsumer, type EventConsumer as Consumer } from '../../events/event-consumer';
 import { derivedRunId } from '../engine/derived-run-id';
 import { RunCaller } from '../engine/run-caller';
+import type { RunTrigger } from '../engine/run-model';
 import { parseRunRequest } from '../engine/stored-state';
 import { WorkflowQueueWorker } from '../engine/workflow-queue.worker';
 import { WorkflowRunner } from '../engine/workflow-runner.service';
+import { WorkflowMetrics, type TriggerSkipReason } from '../workflow-metrics';
 import { WorkflowRunsRepository } from '../workflow-runs.repository';
 import { WorkflowsService } from '../workflows.service';
 import {
   originRunOf,
+  runAsUserOf,
   triggeredRunInput,
   triggerInterests,
-  triggersOn,
+  triggerOn,
   type TriggeredWorkflow,
+  type WorkflowTrigger,
 } from './trigger-matching';
 
-/** Where an event sits in a chain of triggers: the workflow of the run that caused it, and its depth. */
-interface Cause {
-  workflowId: string | null;
-  depth: number;
-}
+/** Where an event sits in a chain of triggers: its root event, the workflows passed through, the depth. */
+type Cause = Pick<RunTrigger, 'rootEventId' | 'chain' | 'depth'>;
 
 /**
  * Event-triggered workflows: for each event, every active workflow whose definition has a matching
- * trigger gets one queued run, as the user who caused the event (checked as an execute request is:
- * active account, `workflows:execute`, the workflow's permissions, `executeWorkflows` on the form),
- * with the record as `input` and `savedData`. The run's id is derived from the event and the
- * workflow, so an event handed out twice queues one run. A run's own changes do not trigger its own
- * workflow again, and a chain of triggers stops at WORKFLOW_TRIGGER_MAX_DEPTH.
+ * trigger gets one queued run, as the trigger's `runAs` user (the record's owner by default),
+ * checked as an execute request is (active account, allowed on the event's site,
+ * `workflows:execute`, the workflow's permissions, `executeWorkflows` on the form), with the record
+ * as `input` and `savedData`. Bounded: a chain of triggers (everything a root event causes) runs
+ * each workflow at most once, since the run's id is derived from the root event and the workflow
+ * and the workflows a chain passed through are carried with its runs; a chain stops at
+ * WORKFLOW_TRIGGER_MAX_DEPTH; a root event causes at most WORKFLOW_TRIGGER_MAX_RUNS_PER_EVENT runs;
+ * a user has at most WORKFLOW_TRIGGER_MAX_QUEUED_PER_USER triggered runs queued or running. A
+ * trigger kept out is logged and counted, never an error to whoever made the change.
  */
 @EventConsumer('workflow-triggers')
 export class WorkflowTriggerConsumer implements Consumer {
@@ -43,6 +48,7 @@ export class WorkflowTriggerConsumer implements Consumer {
     private readonly caller: RunCaller,
     private readonly runner: WorkflowRunner,
     private readonly queue: WorkflowQueueWorker,
+    private readonly metrics: WorkflowMetrics,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -56,38 +62,57 @@ export class WorkflowTriggerConsumer implements Consumer {
     if (candidates.length === 0) return;
     let queued = 0;
     for (const event of events) {
-      const matching = candidates.filter((workflow) => triggersOn(workflow, event));
+      const matching = candidates.flatMap((workflow) => {
+        const trigger = triggerOn(workflow, event);
+        return trigger ? [{ workflow, trigger }] : [];
+      });
       if (matching.length === 0) continue;
       const cause = await this.causeOf(event);
-      for (const workflow of matching) if (await this.queueRun(event, workflow, cause)) queued++;
+      for (const { workflow, trigger } of matching)
+        if (await this.queueRun(event, workflow, trigger, cause)) queued++;
     }
     if (queued > 0) void this.queue.poll();
   }
 
   /** Queues the workflow's run for the event unless a rule refuses it; true when a run was queued. */
-  private async queueRun(event: DomainEvent, workflow: TriggeredWorkflow, cause: Cause): Promise<boolean> {
-    const skip = (reason: string) => {
+  private async queueRun(
+    event: DomainEvent,
+    workflow: TriggeredWorkflow,
+    trigger: WorkflowTrigger,
+    cause: Cause,
+  ): Promise<boolean> {
+    const skip = (reason: TriggerSkipReason, why: string) => {
+      this.metrics.triggerSkipped(reason);
       this.logger.warn({
-        msg: `workflow ${workflow.id} not triggered by ${event.type} event ${event.id}: ${reason}`,
+        msg: `workflow ${workflow.id} not triggered by ${event.type} event ${event.id}: ${why}`,
         workflowId: workflow.id,
         eventId: event.id,
         event: event.type,
+        rootEventId: cause.rootEventId,
+        reason,
       });
       return false;
     };
-    // A run's own save (or its own end) would start the same workflow again, for ever.
-    if (cause.workflowId === workflow.id) return false;
+    // A workflow the chain passed through (a run's own save, its own end, a loop across workflows)
+    // would start again, for ever: expected often, so counted but not logged above debug.
+    if (cause.chain.includes(workflow.id)) {
+      this.metrics.triggerSkipped('chain');
+      this.logger.debug(`workflow ${workflow.id} not triggered by event ${event.id}: already in its chain`);
+      return false;
+    }
     const depth = cause.depth + 1;
-    if (depth > this.config.workflowTriggerMaxDepth)
-      return skip(
-        `the chain of triggers is at its limit (WORKFLOW_TRIGGER_MAX_DEPTH ${this.config.workflowTriggerMaxDepth})`,
-      );
+    const { workflowTriggerMaxDepth: maxDepth, workflowTriggerMaxRunsPerEvent: maxRuns } = this.config;
+    if (depth > maxDepth)
+      return skip('depth', `the chain of triggers is at its limit (WORKFLOW_TRIGGER_MAX_DEPTH ${maxDepth})`);
     const input = triggeredRunInput(event);
-    if (!input || !event.actorId) return skip('the event names no configuration or no user');
+    if (!input) return skip('no_input', 'the event names no configuration');
+    const runAs = runAsUserOf(trigger.runAs, event, workflow.authorId);
+    if (!runAs) return skip('run_as', `no user to run as (runAs ${JSON.stringify(trigger.runAs)})`);
     try {
+      // Through the event's site: the run-as user must be allowed there, as on a request to its host.
       const ctx = await this.caller.recheck(
         {
-          actor: { userId: event.actorId, email: '', role: '', siteId: null },
+          actor: { userId: runAs, email: '', role: '', siteId: null },
           siteId: event.siteId,
           locale: 'en',
           requestId: event.id,
@@ -95,27 +120,58 @@ export class WorkflowTriggerConsumer implements Consumer {
         },
         workflow.id,
       );
-      return await this.runner.enqueueTriggered(
+      const chain = [...cause.chain, workflow.id];
+      const outcome = await this.runner.enqueueTriggered(
         ctx,
         workflow.id,
         input.body,
-        { trigger: { eventId: event.id, event: event.type, depth }, savedData: input.savedData },
-        derivedRunId(event.id, workflow.id),
+        {
+          trigger: { eventId: event.id, event: event.type, depth, rootEventId: cause.rootEventId, chain },
+          savedData: input.savedData,
+        },
+        derivedRunId(cause.rootEventId, workflow.id),
       );
+      switch (outcome) {
+        case 'queued':
+          return true;
+        case 'stored_already':
+          // The event handed out again, or the workflow already triggered by another branch of the chain.
+          return false;
+        case 'runs_per_event':
+          return skip(
+            'runs_per_event',
+            `its root event caused ${maxRuns} runs (WORKFLOW_TRIGGER_MAX_RUNS_PER_EVENT)`,
+          );
+        case 'queued_per_user':
+          return skip(
+            'queued_per_user',
+            `user ${runAs} has ${this.config.workflowTriggerMaxQueuedPerUser} triggered runs queued or running (WORKFLOW_TRIGGER_MAX_QUEUED_PER_USER)`,
+          );
+      }
     } catch (error) {
-      // The user may not run it (any more): the event is not theirs to act on. Anything else (the
-      // database away, a damaged row) hands the batch out again later, so no trigger is lost.
+      // The run-as user may not run it (any more): no run. Anything else (the database away, a
+      // damaged row) hands the batch out again later, so no trigger is lost.
       if (error instanceof AppError && error.status < 500)
-        return skip(`the user may not run it (${error.code})`);
+        return skip('run_as', `user ${runAs} may not run it (${error.code})`);
       throw error;
     }
   }
 
-  /** The run the event came from (if any) and its depth in a chain of triggers. */
+  /**
+   * The chain the event belongs to: a change made outside any triggered run is a root (its own
+   * root, no workflows passed through, depth 0); a change made by a run (or a run's end) continues
+   * that run's chain, with the run's own workflow added.
+   */
   private async causeOf(event: DomainEvent): Promise<Cause> {
     const runId = originRunOf(event);
     const run = runId ? await this.runs.findById(runId) : null;
-    if (!run) return { workflowId: null, depth: 0 };
-    return { workflowId: run.workflowId, depth: parseRunRequest(run.request).trigger?.depth ?? 0 };
+    if (!run) return { rootEventId: event.id, chain: [], depth: 0 };
+    const trigger = parseRunRequest(run.request).trigger;
+    const passed = trigger?.chain ?? [];
+    return {
+      rootEventId: trigger?.rootEventId ?? event.id,
+      chain: passed.includes(run.workflowId) ? passed : [...passed, run.workflowId],
+      depth: trigger?.depth ?? 0,
+    };
   }
 }
