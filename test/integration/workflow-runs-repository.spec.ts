@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
+import { rowsOf } from '../../src/database/raw-rows';
 import { WorkflowRunRetention } from '../../src/workflow/engine/workflow-run-retention';
 import { WorkflowEffectsRepository } from '../../src/workflow/effects/workflow-effects.repository';
 import { WorkflowRunsRepository, type NewRun } from '../../src/workflow/workflow-runs.repository';
@@ -182,5 +183,42 @@ describe('WorkflowRunsRepository', () => {
     const state = await runs.queueState();
     expect(state).toMatchObject({ queued: 0, due: 1, running: 0 });
     expect(state.oldestDueSeconds).toBeGreaterThanOrEqual(4);
+  });
+  it('triggered runs: concurrent enqueues of one chain or one user never pass a bound; a run id stored already is recognised', async () => {
+    const progress = { nextStep: 0, stepInFlight: null, checkpoint: {}, steps: [], dataId: null };
+    const [{ id: userId }] = rowsOf(
+      await t.database.client.db.execute(sql`select id from users limit 1`),
+    ) as {
+      id: string;
+    }[];
+    const triggered = (root: string) => ({ ...newRun(), userId, triggerRoot: root });
+    const bounds = { maxRunsPerEvent: 3, maxQueuedPerUser: 5 };
+
+    // Ten dispatchers at once for one root event: three runs, whatever the interleaving.
+    const root = randomUUID();
+    const outcomes = await Promise.all(
+      Array.from({ length: 10 }, () => runs.enqueueTriggered(triggered(root), progress, bounds)),
+    );
+    expect(outcomes.filter((o) => o === 'queued')).toHaveLength(3);
+    expect(outcomes.filter((o) => o === 'runs_per_event')).toHaveLength(7);
+
+    // Other roots, the same user: two more fit under the user's five queued triggered runs.
+    const others = await Promise.all(
+      Array.from({ length: 6 }, () => runs.enqueueTriggered(triggered(randomUUID()), progress, bounds)),
+    );
+    expect(others.filter((o) => o === 'queued')).toHaveLength(2);
+    expect(others.filter((o) => o === 'queued_per_user')).toHaveLength(4);
+
+    // The same run again (an event handed out twice): recognised before any bound is counted.
+    const [{ id: storedId }] = rowsOf(
+      await t.database.client.db.execute(
+        sql`select id from workflow_runs where trigger_root = ${root}::uuid limit 1`,
+      ),
+    ) as { id: string }[];
+    expect(await runs.enqueueTriggered({ ...triggered(root), id: storedId }, progress, bounds)).toBe(
+      'stored_already',
+    );
+    // The user's own queue is bounded apart: triggered runs take none of its room.
+    expect(await runs.enqueueWithinBound({ ...newRun(), userId }, progress, 1)).toBe(true);
   });
 });
