@@ -26,6 +26,7 @@ ownPostgresServer('the service under dependency faults (direct and through PgBou
   const instances: Instance[] = [];
   let configId: string;
   let workflowId: string;
+  let webhookId: string;
   /** Every record a 201 acknowledged, and every run a 202 queued. */
   const acknowledged: string[] = [];
   const queued: string[] = [];
@@ -47,6 +48,10 @@ ownPostgresServer('the service under dependency faults (direct and through PgBou
       WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${partner.port}`,
       WORKFLOW_POLL_MS: '100',
       WORKFLOW_LEASE_MS: '2000',
+      WEBHOOK_POLL_MS: '200',
+      WEBHOOK_RETRY_BASE_MS: '200',
+      WEBHOOK_TIMEOUT_MS: '2000',
+      WEBHOOK_LEASE_MS: '3000',
       LOG_LEVEL: 'info',
     };
     instances.push(
@@ -85,6 +90,13 @@ ownPostgresServer('the service under dependency faults (direct and through PgBou
     });
     expect(workflow.status).toBe(201);
     workflowId = workflow.body.id;
+    const webhook = await first.call('POST', '/api/webhooks', {
+      url: partner.url('/webhook'),
+      events: ['record.created'],
+      configId,
+    });
+    expect(webhook.status).toBe(201);
+    webhookId = webhook.body.id;
     // Large enough (about 6 MB of CSV) that an export whose reader pauses holds its COPY open.
     const note = 'x'.repeat(100_000);
     for (let i = 0; i < 60; i += 20) {
@@ -138,6 +150,7 @@ ownPostgresServer('the service under dependency faults (direct and through PgBou
       async () => (await pooled.call('GET', `/api/configs/${configId}`)).body.title === 'Faults again',
     );
     await expectRunsFinished(instances[0], queued);
+    await expectDeliveriesSent(instances[0], webhookId);
   });
 
   it('stopped for 10 s under load: 503 meanwhile (never 401 or 500), then back, each change logged once', async () => {
@@ -160,6 +173,7 @@ ownPostgresServer('the service under dependency faults (direct and through PgBou
     expect(logged.match(/Database is back after/g)).toHaveLength(1);
     await expectRecordsReadable(instances, configId, acknowledged);
     await expectRunsFinished(direct, queued);
+    await expectDeliveriesSent(direct, webhookId);
   }, 120_000);
 
   it('PgBouncer killed and started again, then Redis restarted empty, under load', async () => {
@@ -178,6 +192,7 @@ ownPostgresServer('the service under dependency faults (direct and through PgBou
     expect(statuses.unexpected).toEqual([]);
     await expectRecordsReadable(instances, configId, acknowledged);
     await expectRunsFinished(instances[0], queued);
+    await expectDeliveriesSent(instances[0], webhookId);
   }, 120_000);
 
   it('twenty restarts at random moments of a mixed load: no exit, no lost write, no stuck run', async () => {
@@ -197,6 +212,7 @@ ownPostgresServer('the service under dependency faults (direct and through PgBou
     expect(Math.max(...recoveries)).toBeLessThan(5000);
     await expectRecordsReadable(instances, configId, acknowledged);
     await expectRunsFinished(instances[0], queued);
+    await expectDeliveriesSent(instances[0], webhookId);
   }, 240_000);
 });
 
@@ -351,11 +367,35 @@ async function expectRunsFinished(instance: Instance, runIds: string[]): Promise
   }, 90_000).catch(() => {
     throw new Error(`runs stuck: ${JSON.stringify(left)}`);
   });
-  expect(await count('failed')).toBe(0);
+  const failed = (await instance.call('GET', '/api/workflow/runs?status=failed&limit=5')).body.data;
+  expect(JSON.stringify(failed)).toBe('[]');
   for (const runId of runIds.filter((_, index) => index % Math.ceil(runIds.length / 20) === 0)) {
     const run = await instance.call('GET', `/api/workflow/runs/${runId}`);
     expect([runId, run.body.status]).toEqual([runId, 'success']);
   }
+}
+
+/** Every webhook delivery (one per record created) is sent in the end: none pending, none failed. */
+async function expectDeliveriesSent(instance: Instance, webhookId: string): Promise<void> {
+  const unsent = async () => {
+    const states: Record<string, number> = {};
+    for (let page = 1; ; page++) {
+      const deliveries = (
+        await instance.call('GET', `/api/webhooks/${webhookId}/deliveries?page=${page}&limit=100`)
+      ).body.data as { state: string }[];
+      for (const { state } of deliveries) states[state] = (states[state] ?? 0) + 1;
+      if (deliveries.length < 100) return states;
+    }
+  };
+  let states: Record<string, number> = {};
+  await until(async () => {
+    states = await unsent();
+    return !states.pending;
+  }, 90_000).catch(() => {
+    throw new Error(`deliveries stuck: ${JSON.stringify(states)}`);
+  });
+  expect(states.failed).toBeUndefined();
+  expect(states.sent).toBeGreaterThan(0);
 }
 
 /**
@@ -373,7 +413,8 @@ function startLoad(
   let going = true;
   const counts: Record<number, number> = {};
   const unexpected: string[] = [];
-  const expected = new Set([200, 201, 202, 503]);
+  // 429: the user's queue of runs is full (WORKFLOW_MAX_QUEUED_PER_USER) while the faults slow it down.
+  const expected = new Set([200, 201, 202, 429, 503]);
   let n = 0;
   const kinds: ((instance: Instance) => Promise<Answer>)[] = [
     async (instance) => {
@@ -406,8 +447,8 @@ function startLoad(
             unexpected.push(
               `${instance.name}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`,
             );
-          // A client backs off after a 503, as Retry-After asks.
-          await sleep(answer.status === 503 ? 100 : 50);
+          // A client backs off after a 503 or 429, as Retry-After asks.
+          await sleep(answer.status === 503 || answer.status === 429 ? 100 : 50);
         } catch {
           // The connection was cut mid-answer (a stream the outage ended): not an answer.
           await sleep(100);
