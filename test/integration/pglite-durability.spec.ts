@@ -1,69 +1,22 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { DatabaseClient } from '../../src/database/database-client';
 import { rowsOf } from '../../src/database/raw-rows';
-import { TEST_ADMIN, TEST_JWT_SECRET } from '../utils/test-app';
+import { TEST_ADMIN } from '../utils/test-app';
 import { embeddedOnly } from '../utils/configurations';
-import { freePort } from '../utils/free-port';
-
-const root = resolve(__dirname, '../..');
-
-interface Server {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | string>;
-}
-
-function start(dataDir: string, port: number): Server {
-  const child = spawn(process.execPath, ['-r', '@swc-node/register', 'src/main.ts'], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH,
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'info',
-      JWT_SECRET: TEST_JWT_SECRET,
-      ADMIN_EMAIL: TEST_ADMIN.email,
-      ADMIN_PASSWORD: TEST_ADMIN.password,
-      THROTTLE_LIMIT: '1000000',
-      THROTTLE_AUTH_LIMIT: '1000000',
-      DATA_DIR: dataDir,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | string>((done) =>
-    child.on('exit', (code, signal) => done(code ?? signal ?? 'unknown')),
-  );
-  return { child, output: () => output, exited };
-}
-
-async function listening(server: Server): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (!server.output().includes('Listening on http://')) {
-    if (server.child.exitCode !== null || Date.now() > deadline) {
-      throw new Error(`server did not start:\n${server.output()}`);
-    }
-    await new Promise((done) => setTimeout(done, 100));
-  }
-}
+import { startServiceProcess, type ServiceProcess } from '../utils/service-process';
 
 embeddedOnly('embedded database durability', () => {
-  const started: Server[] = [];
+  const started: ServiceProcess[] = [];
   afterAll(() => {
-    for (const server of started) if (server.child.exitCode === null) server.child.kill('SIGKILL');
+    for (const server of started) if (server.alive) server.child.kill('SIGKILL');
   });
-  const run = async (dataDir: string, port: number) => {
-    const server = start(dataDir, port);
+  const run = async (dataDir: string) => {
+    const server = await startServiceProcess({ DATA_DIR: dataDir });
     started.push(server);
-    await listening(server);
-    const base = `http://127.0.0.1:${port}`;
+    const base = server.url;
     const login = await fetch(`${base}/auth/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -87,9 +40,8 @@ embeddedOnly('embedded database durability', () => {
 
   it('every acknowledged write survives SIGKILL; SIGTERM checkpoints and stops cleanly', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'fdws-durable-'));
-    const port = await freePort();
 
-    const first = await run(dataDir, port);
+    const first = await run(dataDir);
     const config = await first.call('POST', '/api/configs', { title: 'Durable', type: 'form', tags: [] });
     expect(config.status).toBe(201);
     const configId = config.body.id as string;
@@ -114,7 +66,7 @@ embeddedOnly('embedded database durability', () => {
     first.server.child.kill('SIGKILL');
     expect(await first.server.exited).toBe('SIGKILL');
 
-    const second = await run(dataDir, await freePort());
+    const second = await run(dataDir);
     const listed = await second.call('GET', `/api/data/${configId}?limit=1000`);
     expect(listed.status).toBe(200);
     const ids = new Set((listed.body.data as { _id: string }[]).map((record) => record._id));

@@ -1,68 +1,33 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { startHttpServer, type HttpTestServer } from '../utils/http-test-server';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database';
-import { TEST_JWT_SECRET } from '../utils/test-app';
-import { freePort } from '../utils/free-port';
+import { startServiceProcess, type ServiceProcess } from '../utils/service-process';
 
-const root = resolve(__dirname, '../..');
 const ADMIN = { email: 'crash-admin@example.com', password: 'crash-admin-password' };
 
-interface Server {
-  child: ChildProcess;
-  output: () => string;
-  url: string;
-}
-
 /** The real service in a child process, on PGlite in `dataDir` or on the PostgreSQL database at `databaseUrl`. */
-async function startServer(
+function startServer(
   target: { dataDir: string; databaseUrl: string | null },
   allowed: string,
-): Promise<Server> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['-r', '@swc-node/register', 'src/main.ts'], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH,
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'info',
-      JWT_SECRET: TEST_JWT_SECRET,
-      DATA_DIR: target.dataDir,
-      ...(target.databaseUrl ? { DATABASE_URL: target.databaseUrl } : {}),
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      ADMIN_EMAIL: ADMIN.email,
-      ADMIN_PASSWORD: ADMIN.password,
-      THROTTLE_LIMIT: '100000',
-      THROTTLE_AUTH_LIMIT: '100000',
-      WORKFLOW_API_ALLOWED_HOSTS: allowed,
-      WORKFLOW_POLL_MS: '100',
-      // A run of a killed PostgreSQL instance is taken over once its lease ends.
-      WORKFLOW_LEASE_MS: '2000',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+): Promise<ServiceProcess> {
+  return startServiceProcess({
+    DATA_DIR: target.dataDir,
+    DATABASE_URL: target.databaseUrl ?? undefined,
+    ADMIN_EMAIL: ADMIN.email,
+    ADMIN_PASSWORD: ADMIN.password,
+    THROTTLE_LIMIT: '100000',
+    THROTTLE_AUTH_LIMIT: '100000',
+    WORKFLOW_API_ALLOWED_HOSTS: allowed,
+    WORKFLOW_POLL_MS: '100',
+    // A run of a killed PostgreSQL instance is taken over once its lease ends.
+    WORKFLOW_LEASE_MS: '2000',
   });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const deadline = Date.now() + 60_000;
-  while (!output.includes('Listening on http://')) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`server did not start:\n${output}`);
-    await new Promise((done) => setTimeout(done, 100));
-  }
-  return { child, output: () => output, url: `http://127.0.0.1:${port}` };
-}
-
-async function kill(server: Server): Promise<void> {
-  const exited = new Promise((done) => server.child.on('exit', done));
-  server.child.kill('SIGKILL');
-  await exited;
 }
 
 async function call(
-  server: Server,
+  server: ServiceProcess,
   method: string,
   path: string,
   token?: string,
@@ -94,12 +59,12 @@ async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, wh
 describe('durable workflow runs survive kill -9', () => {
   let receiver: HttpTestServer;
   const databases: TestDatabase[] = [];
-  const servers: Server[] = [];
+  const servers: ServiceProcess[] = [];
   beforeAll(async () => {
     receiver = await startHttpServer();
   });
   afterAll(async () => {
-    for (const server of servers) if (server.child.exitCode === null) server.child.kill('SIGKILL');
+    for (const server of servers) if (server.alive) server.child.kill('SIGKILL');
     await receiver.close();
     for (const database of databases) await database.close();
   });
@@ -160,7 +125,7 @@ describe('durable workflow runs survive kill -9', () => {
     );
     expect(queued.status).toBe(202);
     const runId = queued.body.runId as string;
-    const runOf = (server: Server, token: string) => () =>
+    const runOf = (server: ServiceProcess, token: string) => () =>
       call(server, 'GET', `/api/workflow/runs/${runId}`, token);
     // The api step failed once (503) and the run waits in the queue for its second attempt.
     await until(
@@ -168,7 +133,7 @@ describe('durable workflow runs survive kill -9', () => {
       (r) => r.body.status === 'queued' && calls === 1,
       'the queued retry',
     );
-    await kill(first.server);
+    await first.server.kill();
 
     const second = await start(where);
     const run = await until(
@@ -184,7 +149,7 @@ describe('durable workflow runs survive kill -9', () => {
     const records = await call(second.server, 'GET', `/api/data/${config.body.id}`, second.token);
     expect(records.body.total).toBe(1);
     expect(JSON.parse(receiver.requests[1].body)).toEqual({ id: records.body.data[0]._id });
-    await kill(second.server);
+    await second.server.kill();
   }, 120_000);
 
   it('a run inside its request, killed with its api step in flight after a save: resumed, one record, nothing sent twice', async () => {
@@ -233,7 +198,7 @@ describe('durable workflow runs survive kill -9', () => {
       (n) => n === 1,
       'the request in flight',
     );
-    await kill(first.server);
+    await first.server.kill();
     await expect(cutOff).rejects.toThrow('fetch failed');
 
     const second = await start(where);
@@ -255,7 +220,7 @@ describe('durable workflow runs survive kill -9', () => {
     expect(records.body.total).toBe(1);
     expect(records.body.data[0]._id).toBe(run.dataId);
     expect(JSON.parse(receiver.requests[0].body)).toEqual({ id: run.dataId });
-    await kill(second.server);
+    await second.server.kill();
   }, 120_000);
 
   it('a non-replayable step in flight when the process died ends interrupted and is not sent again', async () => {
@@ -289,7 +254,7 @@ describe('durable workflow runs survive kill -9', () => {
       (n) => n === 1,
       'the request in flight',
     );
-    await kill(first.server);
+    await first.server.kill();
 
     const second = await start(where);
     const run = await until(
@@ -305,6 +270,6 @@ describe('durable workflow runs survive kill -9', () => {
       }),
     ]);
     expect(receiver.requests).toHaveLength(1);
-    await kill(second.server);
+    await second.server.kill();
   }, 120_000);
 });

@@ -20,25 +20,27 @@ export interface ServiceProcess {
 
 /**
  * Starts the service on a free port of 127.0.0.1 with the test admin and secret, limits out of the
- * way, and `env` on top; resolves once it logs that it listens (fails with its output if it exits).
+ * way, and `env` on top (a variable set to `undefined` is left out); returns at once, without waiting
+ * for it to listen: a process may be meant to refuse to start.
  */
-export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
+export async function spawnServiceProcess(env: Record<string, string | undefined>): Promise<ServiceProcess> {
   const port = await freePort();
+  const variables: Record<string, string | undefined> = {
+    PATH: process.env.PATH,
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'info',
+    JWT_SECRET: TEST_JWT_SECRET,
+    ADMIN_EMAIL: TEST_ADMIN.email,
+    ADMIN_PASSWORD: TEST_ADMIN.password,
+    THROTTLE_LIMIT: '1000000',
+    THROTTLE_AUTH_LIMIT: '1000000',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    ...env,
+  };
   const child = spawn(process.execPath, ['-r', '@swc-node/register', 'src/main.ts'], {
     cwd: root,
-    env: {
-      PATH: process.env.PATH,
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'info',
-      JWT_SECRET: TEST_JWT_SECRET,
-      ADMIN_EMAIL: TEST_ADMIN.email,
-      ADMIN_PASSWORD: TEST_ADMIN.password,
-      THROTTLE_LIMIT: '1000000',
-      THROTTLE_AUTH_LIMIT: '1000000',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      ...env,
-    },
+    env: Object.fromEntries(Object.entries(variables).filter(([, value]) => value !== undefined)),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -60,13 +62,24 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
       await exited;
     },
   };
+  return service;
+}
+
+/** Resolves once the service logs that it listens; fails with its output if it exits first (or takes a minute). */
+export async function listening(service: ServiceProcess): Promise<void> {
   const deadline = Date.now() + 60_000;
-  while (!output.includes('Listening on http://')) {
+  while (!service.output().includes('Listening on http://')) {
     if (!service.alive || Date.now() > deadline) {
-      if (service.alive) child.kill('SIGKILL');
-      throw new Error(`the service did not start:\n${output}`);
+      if (service.alive) service.child.kill('SIGKILL');
+      throw new Error(`the service did not start:\n${service.output()}`);
     }
     await new Promise((done) => setTimeout(done, 100));
   }
+}
+
+/** {@link spawnServiceProcess}, then {@link listening}. */
+export async function startServiceProcess(env: Record<string, string | undefined>): Promise<ServiceProcess> {
+  const service = await spawnServiceProcess(env);
+  await listening(service);
   return service;
 }
