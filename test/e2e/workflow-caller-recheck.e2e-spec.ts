@@ -1,4 +1,4 @@
-import { type TestUser } from '../factories/user.factory';
+import { createUser, type TestUser } from '../factories/user.factory';
 import { type HttpTestServer } from '../utils/http-test-server';
 import { type TestApp } from '../utils/test-app';
 import { useWorkflowSuite } from '../utils/workflow-suite';
@@ -113,6 +113,65 @@ describe('workflow runs re-check their caller (active, role, site) before steps 
       expect((await activeRecords(t, admin, configId)).total).toBe(0);
     },
   );
+
+  it('a manager demoted to user while the retry waits: the save on a managers-only form stores nothing (FORBIDDEN before the step)', async () => {
+    // Only managers may write the form; a plain user may still see it and run workflows on it.
+    const grants = await t.request({
+      method: 'PUT',
+      url: `/api/permissions/${configId}`,
+      token: admin,
+      payload: {
+        roles: {
+          manager: ['viewForm', 'createResults', 'viewOwnResults', 'executeWorkflows'],
+          user: ['viewForm', 'viewOwnResults', 'executeWorkflows'],
+        },
+      },
+    });
+    expect(grants.statusCode).toBe(200);
+    const manager = await createUser(t, { role: 'manager' });
+    const workflowId = await createSteps(
+      t,
+      admin,
+      [
+        { name: 'call', type: 'api', config: { url: receiver.url('/hook') } },
+        // `continue`: a refusal by the save itself would let the run end `success`; the re-check ends it.
+        { name: 'store', type: 'save', onError: 'continue' },
+      ],
+      {
+        permissions: { roles: ['manager', 'user'] },
+        config: { retry: { enabled: true, maxAttempts: 3, backoff: 'fixed', delayMs: 1500 } },
+      },
+    );
+    const queued = await execute(
+      t,
+      manager.token,
+      workflowId,
+      configId,
+      { name: 'Ann', qty: 2 },
+      { prefer: 'respond-async' },
+    );
+    expect(queued.statusCode).toBe(202);
+    const runId = queued.json().runId;
+    await waitForRun(runId, (run) => run.status === 'queued' && calls === 1);
+    const demoted = await t.request({
+      method: 'PUT',
+      url: `/api/users/${manager.user.id}`,
+      token: admin,
+      payload: { role: 'user' },
+    });
+    expect(demoted.statusCode).toBe(200);
+    const run = await waitForRun(runId, (r) => !['queued', 'running'].includes(r.status));
+    expect(run).toMatchObject({
+      status: 'failed',
+      dataId: null,
+      steps: [
+        { name: 'call', status: 'success' },
+        { name: 'store', status: 'failed', error: { code: 'FORBIDDEN' } },
+      ],
+    });
+    expect(calls).toBe(2);
+    expect((await activeRecords(t, admin, configId)).total).toBe(0);
+  });
 
   it('a run inside its request whose caller is deactivated during a retry wait ends failed (USER_INACTIVE)', async () => {
     const workflowId = await callThenSave(1500);

@@ -10,6 +10,7 @@ import type { Locale } from '../../common/i18n/locale';
 import { FormAccessService } from '../../permissions/form-access.service';
 import { RolePermissions } from '../../roles/role-permissions.service';
 import { UsersService } from '../../users/users.service';
+import type { FormAccessNeed } from '../steps/step-handler';
 import { WorkflowsService } from '../workflows.service';
 
 /** Who started a run and through which host, as stored on the run. */
@@ -26,7 +27,8 @@ export interface RunOrigin {
  * before it goes on to do something on the caller's behalf it asks the same questions a request
  * would: is the account still active (else USER_INACTIVE), may it still work through the run's host,
  * does its role still hold `workflows:execute`, may it still run this workflow and execute
- * workflows on the form (else FORBIDDEN, or the 404 code of what it can no longer see).
+ * workflows on the form (else FORBIDDEN, or the 404 code of what it can no longer see); and, before
+ * each attempt of a step with an effect, may it still do what that step does (`requireStepAccess`).
  */
 @Injectable()
 export class RunCaller {
@@ -39,7 +41,8 @@ export class RunCaller {
 
   /** A fresh context with the caller as stored now; throws the AppError that refuses them. */
   async recheck(origin: RunOrigin, workflowId: string): Promise<RequestContext> {
-    const account = await this.users.current(origin.actor.userId);
+    // From the database, not a cache: a demotion a moment ago must count before the next effect.
+    const account = await this.users.currentFromDatabase(origin.actor.userId);
     if (!account || !account.isActive) throw new AppError('USER_INACTIVE');
     const user: AuthUser = {
       userId: account.id,
@@ -60,5 +63,14 @@ export class RunCaller {
     await this.workflows.requireRunnable(ctx, workflowId);
     await this.formAccess.require(ctx, origin.configId, 'executeWorkflows');
     return ctx;
+  }
+
+  /**
+   * What the next step does, asked for the caller of `ctx` (a context of the last re-check): each
+   * form permission it needs (a `save`: `createResults` on its form); throws the refusing AppError
+   * (FORBIDDEN, or CONFIG_NOT_FOUND for a form they can no longer see).
+   */
+  async requireStepAccess(ctx: RequestContext, needs: readonly FormAccessNeed[]): Promise<void> {
+    for (const need of needs) await this.formAccess.require(ctx, need.configId, need.permission);
   }
 }

@@ -24,7 +24,8 @@ const CANCEL_POLL_MS = 1000;
  * the type's config class, then its attempts under the retry policy, each bounded by the step's
  * `timeoutMs` and the run's deadline. A wait between attempts is slept in the request (watching for
  * cancellation) or, for a queued run, kept in the queue. Before a later attempt of a step with an
- * effect the caller is checked again.
+ * effect the caller is checked again, and before every attempt of one, what the step does (the form
+ * permissions it declares, `requiredAccess`).
  */
 @Injectable()
 export class StepExecutor {
@@ -90,6 +91,12 @@ export class StepExecutor {
       if (attempt > 1 && !waitedInQueue && !registered.options.pure) {
         // Time passed since the caller was checked (a wait, an attempt): they may have lost the right.
         const refused = await this.callerRefused(session);
+        if (refused)
+          return { kind: 'fatal', failure: refused, log: failedLog(step, refused, attemptLog, elapsed()) };
+      }
+      if (!registered.options.pure) {
+        // What this step does, for the caller as the last check found them (their current role and site).
+        const refused = await this.stepAccessRefused(session, registered, config);
         if (refused)
           return { kind: 'fatal', failure: refused, log: failedLog(step, refused, attemptLog, elapsed()) };
       }
@@ -204,9 +211,34 @@ export class StepExecutor {
       session.callerChecked = true;
       return null;
     } catch (error) {
-      if (!(error instanceof AppError) || error.status >= 500) throw error;
-      return { ...toStepFailure(error, session.translate), retryable: false };
+      return this.refusalOf(error, session);
     }
+  }
+
+  /**
+   * The form permissions the step declares it needs (`requiredAccess`, from its rendered config),
+   * checked for the caller of the session's context; the failure that ends the run when one is
+   * refused.
+   */
+  private async stepAccessRefused(
+    session: RunSession,
+    registered: RegisteredStep,
+    config: object,
+  ): Promise<StepFailure | null> {
+    const needs = registered.handler.requiredAccess?.(config, { configId: session.request.configId }) ?? [];
+    if (needs.length === 0) return null;
+    try {
+      await this.caller.requireStepAccess(session.ctx, needs);
+      return null;
+    } catch (error) {
+      return this.refusalOf(error, session);
+    }
+  }
+
+  /** A refusal (an AppError below 500) as a failure that is never retried; anything else is thrown. */
+  private refusalOf(error: unknown, session: RunSession): StepFailure {
+    if (!(error instanceof AppError) || error.status >= 500) throw error;
+    return { ...toStepFailure(error, session.translate), retryable: false };
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { CarriedWrite } from '../../database/carried-write';
 import type { RequestContext } from '../../common/context/request-context';
+import type { FormPermissionName } from '../../permissions/form-permission-names';
 
 /** What templates and conditions read: `{{input.x}}`, `savedData._id`, `results.lookup.status`, ... */
 export interface WorkflowScope {
@@ -131,6 +132,12 @@ export interface CompensationOutcome {
   detail?: unknown;
 }
 
+/** A form permission a step needs on a configuration to do its work (a `save`: `createResults`). */
+export interface FormAccessNeed {
+  configId: string;
+  permission: FormPermissionName;
+}
+
 /**
  * A workflow step type. Implement it in a provider marked `@WorkflowStep({type, config, replayable})`
  * and add the provider to any module: the registry finds it at boot.
@@ -142,6 +149,13 @@ export interface CompensationOutcome {
 export interface WorkflowStepHandler<C extends object = object, R = unknown> {
   /** Runs the step with its config already validated (against the config class) and rendered. */
   execute(context: StepContext, config: C): Promise<StepOutcome<R>>;
+  /**
+   * The form permissions the step needs, with its rendered config; `run.configId` is the execute
+   * body's. Before every attempt of a step with an effect the runner checks them for the caller as
+   * they are then (current role and site), and a refusal ends the run like a caller who lost the
+   * right to run it. Without it only the caller's right to run the workflow is checked.
+   */
+  requiredAccess?(config: C, run: { configId: string | null }): FormAccessNeed[];
   /** Undoes the step during a rollback; without it a completed step is reported `not_compensable`. */
   compensate?(context: StepContext, config: C, result: R): Promise<CompensationOutcome>;
 }

@@ -1,6 +1,12 @@
 import type { RequestContext } from '../../../common/context/request-context';
 import { RecordsService } from '../../../data/records.service';
-import type { CompensationOutcome, StepContext, StepOutcome, WorkflowStepHandler } from '../step-handler';
+import type {
+  CompensationOutcome,
+  FormAccessNeed,
+  StepContext,
+  StepOutcome,
+  WorkflowStepHandler,
+} from '../step-handler';
 import { readSourceObject } from '../source-path';
 import { WorkflowStep } from '../workflow-step.decorator';
 import { SaveStepConfig } from './save-step.config';
@@ -25,8 +31,13 @@ export interface SaveStepResult {
 export class SaveStep implements WorkflowStepHandler<SaveStepConfig, SaveStepResult> {
   constructor(private readonly records: RecordsService) {}
 
+  /** Checked by the runner before each attempt; `RecordsService.create` checks it again itself. */
+  requiredAccess(config: SaveStepConfig, run: { configId: string | null }): FormAccessNeed[] {
+    return [{ configId: targetOf(config, run.configId), permission: 'createResults' }];
+  }
+
   async execute(context: StepContext, config: SaveStepConfig): Promise<StepOutcome<SaveStepResult>> {
-    const configId = config.configId ?? context.configId ?? '';
+    const configId = targetOf(config, context.configId);
     const data = readSourceObject(context, config.source);
     const ctx = { ...changeContext(context), ...(config.locale ? { locale: config.locale } : {}) };
     // One record per run and step, even when the step runs again after a crash.
@@ -61,6 +72,11 @@ export class SaveStep implements WorkflowStepHandler<SaveStepConfig, SaveStepRes
           detail: { dataId: result.dataId, reason: 'the record is no longer active' },
         };
   }
+}
+
+/** The configuration the record goes into: the step's own, else the execute body's. */
+function targetOf(config: SaveStepConfig, runConfigId: string | null): string {
+  return config.configId ?? runConfigId ?? '';
 }
 
 /** The run's context naming the run and step as the origin of the record's history entry. */
