@@ -164,4 +164,41 @@ describe('loadConfig', () => {
         '(got "10.0.0.0/33, proxy.example")',
     ]);
   });
+
+  it('WORKFLOW_ENV_ORIGINS binds allow-listed names to origins (normalised); a name without an entry goes nowhere', () => {
+    const config = loadConfig({
+      WORKFLOW_ENV_ALLOWLIST: 'CRM_TOKEN,BASE,OTHER',
+      WORKFLOW_ENV_ORIGINS: 'CRM_TOKEN=https://CRM.example.com:443 http://10.0.0.5:8080/ , BASE=*',
+    });
+    expect([...config.workflowEnvOrigins]).toEqual([
+      ['CRM_TOKEN', ['https://crm.example.com', 'http://10.0.0.5:8080']],
+      ['BASE', ['*']],
+    ]);
+    expect(config.workflowEnvOrigins.get('OTHER')).toBeUndefined();
+    expect(loadConfig({}).workflowEnvOrigins.size).toBe(0);
+  });
+
+  it('a bad WORKFLOW_ENV_ORIGINS entry stops the boot naming it', () => {
+    const problems = (origins: string): string[] => {
+      try {
+        loadConfig({ WORKFLOW_ENV_ALLOWLIST: 'A,B', WORKFLOW_ENV_ORIGINS: origins });
+        return [];
+      } catch (error) {
+        return (error as ConfigValidationError).problems;
+      }
+    };
+    expect(problems('https://a.example')).toEqual([
+      'WORKFLOW_ENV_ORIGINS entry "https://a.example" must look like NAME=https://host[:port] (more origins separated by spaces)',
+    ]);
+    expect(problems('C=https://a.example')).toEqual([
+      'WORKFLOW_ENV_ORIGINS names C, which is not in WORKFLOW_ENV_ALLOWLIST',
+    ]);
+    expect(problems('A=https://a.example/path')[0]).toContain('"https://a.example/path" is not an origin');
+    expect(problems('A=https://u:p@a.example')[0]).toContain('is not an origin');
+    expect(problems('A=ftp://a.example')[0]).toContain('is not an origin');
+    expect(problems('A=https://a.example,A=https://b.example')).toEqual([
+      'WORKFLOW_ENV_ORIGINS names A twice (list its origins in one entry, separated by spaces)',
+    ]);
+    expect(problems('A=* https://a.example')).toEqual(['WORKFLOW_ENV_ORIGINS entry for A: * stands alone']);
+  });
 });

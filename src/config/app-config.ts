@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
+import { workflowEnvOriginsOf } from './workflow-env-origins';
 
 /** The typed, validated configuration of the whole service (docs/design.md section 2). */
 export interface AppConfig {
@@ -42,6 +43,11 @@ export interface AppConfig {
   mailFrom: string;
   adminNotifyEmail: string | null;
   workflowEnvAllowlist: string[];
+  /**
+   * For each allow-listed env name, the origins (`URL.origin`, or `*` for anywhere) its value may be
+   * sent to by an outbound step (WORKFLOW_ENV_ORIGINS); a name without an entry may be sent nowhere.
+   */
+  workflowEnvOrigins: ReadonlyMap<string, readonly string[]>;
   workflowApiAllowedHosts: string[];
   workflowApiTimeoutMs: number;
   /** How often an idle instance looks for queued workflow runs. */
@@ -264,6 +270,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     mailFrom: read('MAIL_FROM') ?? 'no-reply@localhost',
     adminNotifyEmail: read('ADMIN_NOTIFY_EMAIL') ?? null,
     workflowEnvAllowlist: envAllowlist,
+    workflowEnvOrigins: workflowEnvOriginsOf(read('WORKFLOW_ENV_ORIGINS'), envAllowlist, problems),
     workflowApiAllowedHosts: list('WORKFLOW_API_ALLOWED_HOSTS').map((h) => h.toLowerCase()),
     workflowApiTimeoutMs: int('WORKFLOW_API_TIMEOUT_MS', 10000, 1, 60000),
     workflowPollMs: int('WORKFLOW_POLL_MS', 500, 50, 60000),

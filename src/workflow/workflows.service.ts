@@ -59,7 +59,7 @@ export class WorkflowsService {
   async create(ctx: RequestContext, body: CreateWorkflowDto): Promise<WorkflowResponseDto> {
     const author = requireUser(ctx);
     const siteId = await this.sites.siteOfNewDefinition(ctx, body.siteId);
-    this.definitions.assertValid(body.config);
+    await this.definitions.assertValid(ctx, body.config);
     assertRunAsAllowed(author, body.config as unknown as Record<string, unknown>);
     // Declared first: a change committed once the workflow is stored writes the event it waits for.
     await this.interests.declare(triggerInterests(body.config as unknown as Record<string, unknown>));
@@ -87,7 +87,7 @@ export class WorkflowsService {
     await this.sites.requireDefinitionChange(ctx, current.siteId, body.siteId);
     const author = requireUser(ctx);
     if (body.config) {
-      this.definitions.assertValid(body.config);
+      await this.definitions.assertValid(ctx, body.config);
       assertRunAsAllowed(author, body.config as unknown as Record<string, unknown>);
     }
     await this.interests.declare(

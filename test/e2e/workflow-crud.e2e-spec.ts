@@ -10,7 +10,9 @@ describe('workflow definitions: CRUD, access, validation and tenants', () => {
   let admin: string;
   let user: TestUser;
   beforeAll(async () => {
-    t = await createTestApp({ env: { WORKFLOW_ENV_ALLOWLIST: 'API_TOKEN' } });
+    t = await createTestApp({
+      env: { WORKFLOW_ENV_ALLOWLIST: 'API_TOKEN', WORKFLOW_ENV_ORIGINS: 'API_TOKEN=https://example.com' },
+    });
   });
   afterAll(() => t.close());
   beforeEach(async () => {

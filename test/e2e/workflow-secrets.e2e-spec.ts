@@ -30,6 +30,7 @@ describe('workflow api step: env secrets stay in, URL templates cannot re-target
       env: {
         WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${partner.port},127.0.0.1:${other.port}`,
         WORKFLOW_ENV_ALLOWLIST: 'API_TOKEN,PARTNER_BASE',
+        WORKFLOW_ENV_ORIGINS: `API_TOKEN=${partner.url('')},PARTNER_BASE=${partner.url('')}`,
       },
     });
   });
@@ -309,19 +310,24 @@ describe('workflow api step: env secrets stay in, URL templates cannot re-target
       ]);
     });
 
-    it('origins from literal text or env are accepted', async () => {
-      for (const url of [
-        'https://crm.example/customers/{{input.id}}?q={{input.q}}#{{input.f}}',
-        '{{env.PARTNER_BASE}}/customers/{{input.id}}',
-        'https://{{env.API_TOKEN}}.example:8443/x',
-      ]) {
-        const response = await postWorkflow(
+    it('origins from literal text or env are accepted (an env value still goes only where it is bound)', async () => {
+      const save = (url: string) =>
+        postWorkflow(
           t,
           admin,
           workflowBody({ config: { steps: [{ name: 'call', type: 'api', config: { url } }] } }),
         );
-        expect(response.statusCode).toBe(201);
-      }
+      for (const url of [
+        'https://crm.example/customers/{{input.id}}?q={{input.q}}#{{input.f}}',
+        '{{env.PARTNER_BASE}}/customers/{{input.id}}',
+      ])
+        expect((await save(url)).statusCode).toBe(201);
+      // The origin rule lets env make a host; WORKFLOW_ENV_ORIGINS does not let API_TOKEN go there.
+      const hostFromSecret = await save('https://{{env.API_TOKEN}}.example:8443/x');
+      expect(hostFromSecret.statusCode).toBe(422);
+      expect(hostFromSecret.json().validationErrors).toEqual([
+        { field: 'config.steps[0].config.url', rule: 'secretOrigin', message: expect.any(String) },
+      ]);
     });
   });
 });

@@ -17,7 +17,11 @@ describe('workflow templates and secrets: typed values, text, missing paths, env
     process.env.API_TOKEN = secret;
     server = await startHttpServer();
     t = await createTestApp({
-      env: { WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${server.port}`, WORKFLOW_ENV_ALLOWLIST: 'API_TOKEN' },
+      env: {
+        WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${server.port}`,
+        WORKFLOW_ENV_ALLOWLIST: 'API_TOKEN',
+        WORKFLOW_ENV_ORIGINS: `API_TOKEN=${server.url('')}`,
+      },
     });
   });
   afterAll(async () => {

@@ -105,13 +105,19 @@ export function secretForms(secret: string): string[] {
   return [...new Set(forms)].filter((form) => form.length >= MIN_SECRET_LENGTH);
 }
 
-let cached: { key: string; pattern: RegExp | null } | null = null;
+/**
+ * The patterns built last, by their secrets: a request asks about every secret (redaction, what a
+ * redirect may carry) and about those barred from its origin (SecretOrigins), so a few are kept.
+ */
+const cached = new Map<string, RegExp | null>();
+const MAX_CACHED_PATTERNS = 8;
 
-/** One global pattern for every form of every secret, longest first; the last one is kept. */
+/** One global pattern for every form of every secret, longest first. */
 function patternOf(secrets: ReadonlySet<string>): RegExp | null {
   const list = [...secrets].filter((secret) => secret.length >= MIN_SECRET_LENGTH);
   const key = JSON.stringify(list);
-  if (cached?.key === key) return cached.pattern;
+  const kept = cached.get(key);
+  if (kept !== undefined) return kept;
   const sources = list
     .flatMap(secretForms)
     .sort((a, b) => b.length - a.length)
@@ -122,7 +128,8 @@ function patternOf(secrets: ReadonlySet<string>): RegExp | null {
       ),
     );
   const pattern = sources.length > 0 ? new RegExp([...new Set(sources)].join('|'), 'g') : null;
-  cached = { key, pattern };
+  if (cached.size >= MAX_CACHED_PATTERNS) cached.delete(cached.keys().next().value!);
+  cached.set(key, pattern);
   return pattern;
 }
 

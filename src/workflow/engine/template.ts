@@ -29,6 +29,23 @@ export function templateProblems(text: string, envAllowlist: ReadonlySet<string>
   return problems;
 }
 
+/** The env names a text's placeholders read (`{{env.NAME}}`), in order, each once. */
+export function envNamesIn(text: string): string[] {
+  const names = new Set<string>();
+  for (const [, path] of text.matchAll(TOKEN)) {
+    const parsed = parseContextPath(path);
+    if (!('problem' in parsed) && parsed.segments[0] === 'env' && parsed.segments.length === 2)
+      names.add(parsed.segments[1]);
+  }
+  return [...names];
+}
+
+/** Whether a text has a placeholder reading `env` at all (any path below it, valid or not). */
+export function hasEnvPlaceholder(text: string): boolean {
+  for (const [, path] of text.matchAll(TOKEN)) if (path.split('.')[0] === 'env') return true;
+  return false;
+}
+
 /** A piece of a template: literal text, or the path of a `{{ path }}` placeholder. */
 export type TemplatePart = { text: string } | { path: string };
 

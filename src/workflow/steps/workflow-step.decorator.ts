@@ -32,6 +32,14 @@ export interface WorkflowStepOptions {
    * before, so it is checked once per definition version instead of after every rendering.
    */
   freeFields?: string[];
+  /**
+   * The requests the step sends: the config path of each one's URL and the config paths whose
+   * templates go into it (`{url: 'url', carries: ['url', 'headers', 'payload']}`). When a definition
+   * is saved, an `{{env.NAME}}` read in what a request carries whose URL has a fixed origin that
+   * WORKFLOW_ENV_ORIGINS does not bind NAME to is a 422 (`rule: secretOrigin`). At run time the step
+   * itself checks what it sends (SecretOrigins), as the `api` step does.
+   */
+  sends?: { url: string; carries: string[] }[];
   /** One line for the documentation and the Swagger description. */
   description?: string;
 }

@@ -1,10 +1,12 @@
 import { Inject } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../../config/app-config';
 import { containsSecret, envSecrets, redact, redactedExcerpt } from '../../engine/redaction';
+import { SecretOrigins, type SecretOriginRefusal } from '../../engine/secret-origins';
 import { StepError } from '../step-error';
 import type { CompensationOutcome, StepContext, StepOutcome, WorkflowStepHandler } from '../step-handler';
 import { WorkflowStep } from '../workflow-step.decorator';
 import { ApiStepConfig } from './api-step.config';
+import { OutboundErrorCode } from './outbound-errors';
 import { OutboundHttpService, type OutboundRequest, type OutboundResponse } from './outbound-http.service';
 import type { HttpMethod } from './redirects';
 import { parseRetryAfter } from './retry-after';
@@ -35,16 +37,22 @@ const MAX_LOGGED_DATA_CHARS = 2048;
   rawFields: ['url', 'compensate'],
   // `payload` is only checked to be a string or an object: templates inside an object keep it one.
   freeFields: ['payload'],
+  sends: [
+    { url: 'url', carries: ['url', 'headers', 'payload'] },
+    { url: 'compensate.url', carries: ['compensate'] },
+  ],
   description: 'Calls an HTTP(S) endpoint; the result holds the answer status and data',
 })
 export class ApiStep implements WorkflowStepHandler<ApiStepConfig, ApiStepResult> {
   private readonly envAllowlist: readonly string[];
+  private readonly secretOrigins: SecretOrigins;
 
   constructor(
     private readonly outbound: OutboundHttpService,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.envAllowlist = config.workflowEnvAllowlist;
+    this.secretOrigins = SecretOrigins.of(config);
   }
 
   async execute(context: StepContext, config: ApiStepConfig): Promise<StepOutcome<ApiStepResult>> {
@@ -76,6 +84,9 @@ export class ApiStep implements WorkflowStepHandler<ApiStepConfig, ApiStepResult
     secrets: ReadonlySet<string>,
   ): Promise<OutboundResponse> {
     const request = toRequest(parts);
+    // Judged on what is sent, whichever template (or earlier step) put a value there.
+    const refused = this.secretOrigins.refusalOf(request);
+    if (refused) throw secretOriginError(refused, this.secretOrigins.boundTo(refused.name));
     const response = await this.outbound.request({
       ...request,
       timeoutMs: limits.timeoutMs,
@@ -134,6 +145,16 @@ function httpStatusError(response: OutboundResponse, secrets: ReadonlySet<string
         : undefined,
     details: { status, data: redactedExcerpt(response.data, secrets, MAX_LOGGED_DATA_CHARS) },
   });
+}
+
+/** An env value on its way to an origin WORKFLOW_ENV_ORIGINS does not bind it to: nothing is sent. */
+function secretOriginError(refused: SecretOriginRefusal, boundTo: readonly string[]): StepError {
+  const bound = boundTo.length > 0 ? boundTo.join(', ') : 'no origin';
+  return StepError.fatal(
+    OutboundErrorCode.SECRET_ORIGIN_REFUSED,
+    `The value of {{env.${refused.name}}} may not be sent to ${refused.origin} (WORKFLOW_ENV_ORIGINS binds it to ${bound}); nothing was sent`,
+    { details: { env: refused.name, origin: refused.origin, allowedOrigins: [...boundTo] } },
+  );
 }
 
 /** Renders every string leaf of a value (the compensating request is left raw by the runner). */

@@ -11,6 +11,8 @@ export const OutboundErrorCode = {
   TOO_MANY_REDIRECTS: 'TOO_MANY_REDIRECTS',
   /** A redirect to another origin that would re-send a body holding an env value. */
   REDIRECT_REFUSED: 'REDIRECT_REFUSED',
+  /** An env value on its way to an origin WORKFLOW_ENV_ORIGINS does not bind it to. */
+  SECRET_ORIGIN_REFUSED: 'SECRET_ORIGIN_REFUSED',
   REQUEST_FAILED: 'REQUEST_FAILED',
 } as const;
 

@@ -1,5 +1,5 @@
 import { StepError } from '../step-error';
-import { renderUrl, urlOriginProblem } from './url-template';
+import { fixedOriginOf, renderUrl, urlOriginProblem } from './url-template';
 
 describe('url templates of the api step', () => {
   describe('urlOriginProblem (checked when a definition is saved)', () => {
@@ -78,6 +78,20 @@ describe('url templates of the api step', () => {
       expect(renderUrl('https://crm.example/{{input.x}}', () => 'a\ud800b')).toBe(
         'https://crm.example/a%EF%BF%BDb',
       );
+    });
+  });
+
+  describe('fixedOriginOf (where a saved request will go, for the secret binding)', () => {
+    const env = (name: string) => ({ BASE: 'https://CRM.example:443', HOST: 'crm.example' })[name];
+    it.each([
+      ['https://crm.example/customers/{{input.id}}', 'https://crm.example'],
+      ['{{env.BASE}}/customers/{{input.id}}', 'https://crm.example'],
+      ['http://{{env.HOST}}:8080/x?k={{env.TOKEN}}', 'http://crm.example:8080'],
+      ['{{env.UNSET}}/x', null],
+      ['https://{{input.host}}/x', null],
+      ['{{env.HOST}}/x', null],
+    ])('%s -> %s', (template, origin) => {
+      expect(fixedOriginOf(template, env)).toBe(origin);
     });
   });
 });

@@ -52,6 +52,31 @@ export function urlOriginProblem(template: string): string | null {
 }
 
 /**
+ * The origin (`URL.origin`) of a URL template as far as literal text and env values fix it, for the
+ * checks made when a definition is saved; null when it has none (a placeholder other than env in
+ * its origin, a template that does not parse as a URL). Other placeholders can only
+ * stand after the origin, so they are left out.
+ */
+export function fixedOriginOf(
+  template: string,
+  envValueOf: (name: string) => string | undefined,
+): string | null {
+  if (urlOriginProblem(template) !== null) return null;
+  let fixed = '';
+  for (const part of templateParts(template)) {
+    if ('text' in part) fixed += part.text;
+    // An env value not set renders as nothing, as it will when the request is sent.
+    else if (readsEnv(part.path)) fixed += envValueOf(part.path.slice('env.'.length)) ?? '';
+  }
+  try {
+    const origin = new URL(fixed).origin;
+    return origin === 'null' ? null : origin;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * Renders a URL template: env values as they are, every other value percent-encoded
  * (`encodeURIComponent`). Then checks that the URL's origin is the one rendered from the literal
  * text and env values alone; a URL whose origin a value moved fails the step (`INVALID_URL`) before

@@ -1,0 +1,312 @@
+import { randomBytes } from 'node:crypto';
+import { createConfig } from '../factories/config.factory';
+import { adminToken, createUser, type TestUser } from '../factories/user.factory';
+import { WorkflowsRepository } from '../../src/workflow/workflows.repository';
+import { startHttpServer, type HttpTestServer } from '../utils/http-test-server';
+import { createTestApp, type TestApp } from '../utils/test-app';
+import { createSteps, postWorkflow, run, workflowBody } from '../utils/workflow-api';
+
+/**
+ * Each allow-listed env value goes only to the origins WORKFLOW_ENV_ORIGINS binds it to. `crm` and
+ * `elsewhere` are two real servers on 127.0.0.1, both allowed past the SSRF guard, so only the
+ * binding stands between CRM_TOKEN and `elsewhere`. OTHER_TOKEN is allow-listed with no origin
+ * (it may be sent nowhere); BASE is bound to `*` (a base URL, no secret).
+ */
+describe('workflow secrets are bound to the origins they may be sent to', () => {
+  let crm: HttpTestServer;
+  let elsewhere: HttpTestServer;
+  let t: TestApp;
+  let admin: string;
+  let user: TestUser;
+  let configId: string;
+  const secret = `crm-${randomBytes(12).toString('hex')}`;
+  const other = `other-${randomBytes(12).toString('hex')}`;
+  const saved = {
+    CRM_TOKEN: process.env.CRM_TOKEN,
+    OTHER_TOKEN: process.env.OTHER_TOKEN,
+    BASE: process.env.BASE,
+  };
+  beforeAll(async () => {
+    crm = await startHttpServer();
+    elsewhere = await startHttpServer();
+    process.env.CRM_TOKEN = secret;
+    process.env.OTHER_TOKEN = other;
+    process.env.BASE = crm.url('');
+    t = await createTestApp({
+      env: {
+        WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${crm.port},127.0.0.1:${elsewhere.port}`,
+        WORKFLOW_ENV_ALLOWLIST: 'CRM_TOKEN,OTHER_TOKEN,BASE',
+        WORKFLOW_ENV_ORIGINS: `CRM_TOKEN=${crm.url('')} https://crm.example.com, BASE=*`,
+      },
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+    await Promise.all([crm.close(), elsewhere.close()]);
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  });
+  beforeEach(async () => {
+    await t.reset();
+    crm.reset();
+    elsewhere.reset();
+    process.env.BASE = crm.url('');
+    admin = await adminToken(t);
+    user = await createUser(t);
+    configId = await createConfig(t, admin);
+  });
+
+  const call = (url: string, extra: Record<string, unknown> = {}) => ({
+    name: 'call',
+    type: 'api',
+    config: { url, method: 'POST', headers: { Authorization: 'Bearer {{env.CRM_TOKEN}}' }, ...extra },
+  });
+
+  /** A definition stored as it was before the binding existed (the save-time check never saw it). */
+  async function storedUnchecked(steps: unknown[]): Promise<string> {
+    const row = await t.app.get(WorkflowsRepository).insert({
+      name: 'Saved earlier',
+      alias: null,
+      description: null,
+      type: 'custom',
+      config: { steps, retry: { enabled: true, maxAttempts: 3, backoff: 'fixed', delayMs: 0 } },
+      permissions: { roles: ['user'], users: [] },
+      tags: [],
+      siteId: null,
+      isActive: true,
+    });
+    return row.id;
+  }
+
+  describe('at run time', () => {
+    it('the bound origin gets the secret', async () => {
+      const id = await createSteps(t, admin, [
+        call(crm.url('/orders'), { payload: { key: '{{env.CRM_TOKEN}}' } }),
+      ]);
+      const body = await run(t, user.token, id, configId, {});
+      expect(body).toMatchObject({ success: true, steps: [{ name: 'call', status: 'success' }] });
+      expect(crm.requests).toHaveLength(1);
+      expect(crm.requests[0].headers.authorization).toBe(`Bearer ${secret}`);
+      expect(JSON.parse(crm.requests[0].body)).toEqual({ key: secret });
+    });
+
+    it.each([
+      ['a header', call('{{url}}')],
+      [
+        'the body',
+        {
+          ...call('{{url}}'),
+          config: { url: '{{url}}', method: 'POST', payload: { k: '{{env.CRM_TOKEN}}' } },
+        },
+      ],
+      ['the query', { ...call('{{url}}'), config: { url: '{{url}}?k={{env.CRM_TOKEN}}' } }],
+    ])(
+      'the secret in %s on its way to an origin it is not bound to fails the step (SECRET_ORIGIN_REFUSED, not retried): the server gets nothing',
+      async (_, step) => {
+        const id = await storedUnchecked([
+          JSON.parse(JSON.stringify(step).replace('{{url}}', elsewhere.url('/collect'))),
+        ]);
+        const body = await run(t, user.token, id, configId, {});
+        expect(body).toMatchObject({
+          success: false,
+          status: 'failed',
+          steps: [
+            {
+              name: 'call',
+              status: 'failed',
+              attempts: 1,
+              error: {
+                code: 'SECRET_ORIGIN_REFUSED',
+                details: {
+                  env: 'CRM_TOKEN',
+                  origin: elsewhere.url(''),
+                  // BASE's value is crm's origin: redacted like every allow-listed value.
+                  allowedOrigins: ['[redacted]', 'https://crm.example.com'],
+                },
+              },
+            },
+          ],
+        });
+        expect(elsewhere.connections).toBe(0);
+        expect(JSON.stringify(body)).not.toContain(secret);
+      },
+    );
+
+    it('a base URL re-pointed after the save: the secret does not follow it', async () => {
+      const id = await createSteps(t, admin, [call('{{env.BASE}}/orders')]);
+      process.env.BASE = elsewhere.url('');
+      const body = await run(t, user.token, id, configId, {});
+      expect(body.steps[0]).toMatchObject({ status: 'failed', error: { code: 'SECRET_ORIGIN_REFUSED' } });
+      expect(elsewhere.connections).toBe(0);
+      expect(crm.connections).toBe(0);
+    });
+
+    it('a name bound to no origin is sent nowhere, not even to an origin bound to another secret', async () => {
+      const id = await storedUnchecked([
+        {
+          name: 'call',
+          type: 'api',
+          config: { url: crm.url('/x'), headers: { 'X-Key': '{{env.OTHER_TOKEN}}' } },
+        },
+      ]);
+      const body = await run(t, user.token, id, configId, {});
+      expect(body.steps[0]).toMatchObject({
+        status: 'failed',
+        error: { code: 'SECRET_ORIGIN_REFUSED', details: { env: 'OTHER_TOKEN', allowedOrigins: [] } },
+      });
+      expect(crm.connections).toBe(0);
+    });
+  });
+
+  describe('at save', () => {
+    it.each([
+      ['in a header', call('{{url}}'), 'config.steps[0].config.url'],
+      [
+        'in the payload',
+        { name: 'call', type: 'api', config: { url: '{{url}}', payload: { k: '{{env.CRM_TOKEN}}' } } },
+        'config.steps[0].config.url',
+      ],
+      [
+        'in a compensating request',
+        {
+          name: 'call',
+          type: 'api',
+          config: {
+            url: 'https://crm.example.com/orders',
+            headers: { Authorization: 'Bearer {{env.CRM_TOKEN}}' },
+            compensate: {
+              method: 'DELETE',
+              url: '{{url}}',
+              headers: { Authorization: 'Bearer {{env.CRM_TOKEN}}' },
+            },
+          },
+        },
+        'config.steps[0].config.compensate.url',
+      ],
+    ])(
+      'a secret %s going to an origin it is not bound to is a 422 naming the step, on POST and on PUT',
+      async (_, step, field) => {
+        const steps = [JSON.parse(JSON.stringify(step).replace('{{url}}', elsewhere.url('/collect')))];
+        const created = await postWorkflow(t, admin, workflowBody({ config: { steps } }));
+        expect(created.statusCode).toBe(422);
+        expect(created.json()).toMatchObject({ code: 'VALIDATION_FAILED', statusCode: 422 });
+        expect(created.json().validationErrors).toEqual([
+          { field, rule: 'secretOrigin', message: expect.stringContaining('{{env.CRM_TOKEN}}') },
+        ]);
+        const id = await createSteps(t, admin, [call(crm.url('/orders'))]);
+        const updated = await t.request({
+          method: 'PUT',
+          url: `/api/workflow/${id}`,
+          token: admin,
+          payload: workflowBody({ config: { steps } }),
+        });
+        expect(updated.statusCode).toBe(422);
+        expect(updated.json().validationErrors).toEqual([
+          { field, rule: 'secretOrigin', message: expect.any(String) },
+        ]);
+      },
+    );
+
+    it('a name bound to no origin is a 422 wherever it goes; bound origins, `*` names and env-made origins pass', async () => {
+      const refused = await postWorkflow(
+        t,
+        admin,
+        workflowBody({
+          config: {
+            steps: [
+              {
+                name: 'call',
+                type: 'api',
+                config: { url: crm.url('/x'), headers: { K: '{{env.OTHER_TOKEN}}' } },
+              },
+            ],
+          },
+        }),
+      );
+      expect(refused.statusCode).toBe(422);
+      expect(refused.json().validationErrors).toEqual([
+        {
+          field: 'config.steps[0].config.url',
+          rule: 'secretOrigin',
+          message: expect.stringContaining('no origin'),
+        },
+      ]);
+      for (const steps of [
+        [call('https://CRM.example.com:443/orders')],
+        [call('{{env.BASE}}/orders/{{input.id}}')],
+        [{ name: 'call', type: 'api', config: { url: '{{env.BASE}}/x', payload: { base: '{{env.BASE}}' } } }],
+      ]) {
+        const response = await postWorkflow(t, admin, workflowBody({ config: { steps } }));
+        expect(response.statusCode).toBe(201);
+      }
+    });
+
+    it('reading env at all needs workflows:secrets: a role with only workflows:create gets 403 WORKFLOW_SECRETS_FORBIDDEN', async () => {
+      for (const [name, actions] of [
+        ['author', ['read', 'create', 'update']],
+        ['secret-author', ['read', 'create', 'update', 'secrets']],
+      ] as const) {
+        const role = await t.request({
+          method: 'POST',
+          url: '/api/roles',
+          token: admin,
+          payload: { name, permissions: { workflows: actions } },
+        });
+        expect(role.statusCode).toBe(201);
+      }
+      // Delegated authors work in their own site, through its host.
+      const site = await t.request({
+        method: 'POST',
+        url: '/api/sites',
+        token: admin,
+        payload: { name: 'Alpha', domains: ['alpha.example.com'] },
+      });
+      expect(site.statusCode).toBe(201);
+      const onSite = { host: 'alpha.example.com' };
+      const save = (token: string, body: Record<string, unknown>, id?: string) =>
+        t.request({
+          method: id ? 'PUT' : 'POST',
+          url: id ? `/api/workflow/${id}` : '/api/workflow',
+          token,
+          headers: onSite,
+          payload: body,
+        });
+      const author = await createUser(t, { role: 'author', siteId: site.json().id });
+      const withEnv = workflowBody({ config: { steps: [call(crm.url('/orders'))] } });
+      const refused = await save(author.token, withEnv);
+      expect(refused.statusCode).toBe(403);
+      expect(refused.json()).toMatchObject({
+        success: false,
+        code: 'WORKFLOW_SECRETS_FORBIDDEN',
+        statusCode: 403,
+      });
+      // Even a name outside the allow-list: the permission is asked before the definition is checked.
+      const unknownName = await save(
+        author.token,
+        workflowBody({
+          config: { steps: [{ name: 'call', type: 'api', config: { url: crm.url('/x?k={{ env.PATH }}') } }] },
+        }),
+      );
+      expect(unknownName.statusCode).toBe(403);
+      expect(unknownName.json()).toMatchObject({ code: 'WORKFLOW_SECRETS_FORBIDDEN' });
+      const plain = await save(author.token, workflowBody());
+      expect(plain.statusCode).toBe(201);
+      const put = await save(author.token, withEnv, plain.json().id);
+      expect(put.statusCode).toBe(403);
+      expect(put.json()).toMatchObject({ code: 'WORKFLOW_SECRETS_FORBIDDEN' });
+      const kept = await t.request({
+        method: 'GET',
+        url: `/api/workflow/${plain.json().id}`,
+        token: admin,
+        headers: onSite,
+      });
+      expect(kept.json().config.steps).toEqual((workflowBody().config as { steps: unknown[] }).steps);
+
+      const secretAuthor = await createUser(t, { role: 'secret-author', siteId: site.json().id });
+      const allowed = await save(secretAuthor.token, withEnv);
+      expect(allowed.statusCode).toBe(201);
+    });
+  });
+});
