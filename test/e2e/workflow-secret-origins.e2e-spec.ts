@@ -134,6 +134,40 @@ describe('workflow secrets are bound to the origins they may be sent to', () => 
       },
     );
 
+    it('a compensating request carrying the secret elsewhere is refused too: the rollback sends nothing there', async () => {
+      crm.handle((req, res) => {
+        res.writeHead(req.url === '/fail' ? 400 : 200, { 'content-type': 'application/json' });
+        res.end('{}');
+      });
+      const id = await storedUnchecked([
+        {
+          ...call(crm.url('/orders')),
+          config: {
+            url: crm.url('/orders'),
+            compensate: {
+              method: 'DELETE',
+              url: elsewhere.url('/undo'),
+              headers: { Authorization: 'Bearer {{env.CRM_TOKEN}}' },
+            },
+          },
+        },
+        { name: 'next', type: 'api', onError: 'rollback', config: { url: crm.url('/fail') } },
+      ]);
+      const body = await run(t, user.token, id, configId, {});
+      expect(body).toMatchObject({
+        status: 'rolled_back',
+        steps: [
+          {
+            name: 'call',
+            status: 'not_compensable',
+            compensation: { error: { code: 'SECRET_ORIGIN_REFUSED' } },
+          },
+          { name: 'next', status: 'failed', error: { code: 'HTTP_STATUS' } },
+        ],
+      });
+      expect(elsewhere.connections).toBe(0);
+    });
+
     it('a base URL re-pointed after the save: the secret does not follow it', async () => {
       const id = await createSteps(t, admin, [call('{{env.BASE}}/orders')]);
       process.env.BASE = elsewhere.url('');
