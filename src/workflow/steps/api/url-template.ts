@@ -1,3 +1,4 @@
+import { originOf as webOriginOf } from '../../engine/secret-origins';
 import { templateParts, type TemplatePart } from '../../engine/template';
 import { StepError } from '../step-error';
 import { OutboundErrorCode } from './outbound-errors';
@@ -68,12 +69,7 @@ export function fixedOriginOf(
     // An env value not set renders as nothing, as it will when the request is sent.
     else if (readsEnv(part.path)) fixed += envValueOf(part.path.slice('env.'.length)) ?? '';
   }
-  try {
-    const origin = new URL(fixed).origin;
-    return origin === 'null' ? null : origin;
-  } catch {
-    return null;
-  }
+  return webOriginOf(fixed);
 }
 
 /**
