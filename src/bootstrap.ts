@@ -33,9 +33,17 @@ export const CORS_ALLOWED_HEADERS = [
   'X-Request-Id',
   'Idempotency-Key',
   'Prefer',
+  'If-Match',
+  'If-None-Match',
 ];
 /** Response headers a browser client may read. */
-export const CORS_EXPOSED_HEADERS = ['Content-Disposition', 'X-Request-Id', 'Retry-After', 'Location'];
+export const CORS_EXPOSED_HEADERS = [
+  'Content-Disposition',
+  'X-Request-Id',
+  'Retry-After',
+  'Location',
+  'ETag',
+];
 
 /** Reuses a caller's well-formed x-request-id so logs can be correlated across services. */
 function requestIdOf(request: IncomingMessage): string {

@@ -29,6 +29,8 @@ export interface AppConfig {
   adminDefaultsUsed: boolean;
   /** `POST /auth/register` is open to anyone; false = only admins create users (`POST /api/users`). */
   registrationEnabled: boolean;
+  /** Writes to one record, configuration or workflow without If-Match answer 428 (README "Versions and conditional requests"). */
+  requireIfMatch: boolean;
   corsOrigins: string[];
   /**
    * Which proxies' `X-Forwarded-For` entries are believed (Fastify's `trustProxy`): none (false), the
@@ -260,6 +262,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     adminName: read('ADMIN_NAME') ?? DEFAULT_ADMIN.name,
     adminDefaultsUsed: read('ADMIN_EMAIL') === undefined || read('ADMIN_PASSWORD') === undefined,
     registrationEnabled: bool('REGISTRATION_ENABLED', true),
+    requireIfMatch: bool('REQUIRE_IF_MATCH', false),
     corsOrigins,
     trustProxy: trustProxyOf(read('TRUST_PROXY'), problems),
     throttleTtlMs: int('THROTTLE_TTL_MS', 60000, 1, 86_400_000),

@@ -1,5 +1,6 @@
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { Module } from '@nestjs/common';
+import { ConditionalRequests } from '../common/http/conditional-requests';
 import { PermissionsModule } from '../permissions/permissions.module';
 import { ValidationModule } from '../validation/validation.module';
 import { GridQueryService } from './grid/grid-query.service';
@@ -41,6 +42,7 @@ import { VisibleRecords } from './visible-records.service';
     RecordHistoryRepository,
     RecordTrashPurge,
     RecordErasure,
+    ConditionalRequests,
   ],
   exports: [RecordsService, VisibleRecords, RecordErasure],
 })

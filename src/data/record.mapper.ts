@@ -59,6 +59,7 @@ export function toRecordResponse(
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
     ...(row.deletedAt ? { deletedAt: row.deletedAt.toISOString() } : {}),
+    version: row.version,
     ...(options.withWorkflow ? { workflow: row.workflow ?? [] } : {}),
   };
 }
@@ -67,7 +68,7 @@ export function toRecordResponse(
 export const RAW_RECORD_COLUMNS = `data_records.id, data_records.config_id as "configId", data_records.user_id as "userId",
    data_records.site_id as "siteId", data_records.data, data_records.data_keys as "dataKeys", data_records.computed_results as "computedResults",
    data_records.is_active as "isActive", data_records.created_at as "createdAt", data_records.updated_at as "updatedAt",
-   data_records.deleted_at as "deletedAt"`;
+   data_records.deleted_at as "deletedAt", data_records.version`;
 
 /** What export cells are made of: the id, the creation time and the submitted values in order. */
 export type RecordValues = Pick<ListedRecordRow, 'id' | 'createdAt' | 'data' | 'dataKeys'>;
@@ -95,6 +96,7 @@ export function fromRawRecord(raw: Record<string, unknown>): ListedRecordRow {
     createdAt: date(raw.createdAt),
     updatedAt: date(raw.updatedAt),
     deletedAt: raw.deletedAt === null || raw.deletedAt === undefined ? null : date(raw.deletedAt),
+    version: Number(raw.version),
   };
 }
 

@@ -29,6 +29,12 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import { AppError } from '../common/errors/app-error';
+import {
+  ApiConditionalRead,
+  ApiConditionalWrite,
+  ApiTaggedCreate,
+  ConditionalRequests,
+} from '../common/http/conditional-requests';
 import { StoreFormBody } from '../common/http/form-body';
 import { ApiFormBody } from '../common/http/openapi-document';
 import { FormPermission } from '../permissions/form-permission.decorator';
@@ -75,7 +81,17 @@ export class RecordsController {
     private readonly records: RecordsService,
     private readonly lists: RecordListService,
     private readonly idempotent: IdempotentRequests,
+    private readonly conditional: ConditionalRequests,
   ) {}
+
+  /** The answer of a write to one record, with the ETag of the version it shows. */
+  private saved(reply: FastifyReply, saved: SavedRecordDto): SavedRecordDto {
+    return this.conditional.tagged(reply, saved.data.version, saved);
+  }
+
+  private shown(reply: FastifyReply, record: RecordDto): RecordDto {
+    return this.conditional.tagged(reply, record.version, record);
+  }
 
   @Get(':configId')
   @FormPermission('viewOwnResults')
@@ -132,13 +148,17 @@ export class RecordsController {
   @FormPermission('viewOwnResults')
   @ApiOperation({ summary: 'One active record (with its workflow log)' })
   @ApiOkResponse({ type: RecordDto })
+  @ApiConditionalRead()
   @ApiNotFoundResponse({ description: 'No such active record visible to the caller' })
-  get(
+  async get(
     @Ctx() ctx: RequestContext,
     @Param('configId') configId: string,
     @Param('dataId') dataId: string,
-  ): Promise<RecordDto> {
-    return this.records.get(ctx, configId, dataId);
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<RecordDto | undefined> {
+    const record = await this.records.get(ctx, configId, dataId);
+    return this.conditional.notModified(request, reply, record.version) ? undefined : record;
   }
 
   @Post(':configId')
@@ -161,19 +181,21 @@ export class RecordsController {
   })
   @ApiFormBody({ type: 'object', required: ['values'], properties: { values: STORE_VALUES } })
   @ApiCreatedResponse({ type: SavedRecordDto })
+  @ApiTaggedCreate()
   @ApiBadRequestResponse({
     description: 'DATA_VALIDATION_FAILED with validationErrors, or DATA_SAVE_LIMIT_REACHED',
   })
-  create(
+  async create(
     @Ctx() ctx: RequestContext,
     @Param('configId') configId: string,
     @Body() body: unknown,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<SavedRecordDto> {
-    return this.idempotent.answer(request, reply, () =>
+    const saved = await this.idempotent.answer(request, reply, () =>
       this.records.create(ctx, configId, submittedFields(body)),
     );
+    return this.saved(reply, saved);
   }
 
   @Put(':configId')
@@ -182,7 +204,8 @@ export class RecordsController {
     summary: 'Grid-library store update: form `key=<id>&values=<JSON of the changed fields>`',
     description:
       'docs/grid-protocol.md section 16. The changed fields (keys `data.<field>` unwrapped) are merged into the stored ' +
-      '`data`, then saved with the rules of PUT /api/data/:configId/:dataId. A JSON body is a 415.',
+      '`data` current when it is written (concurrent edits of other fields are kept), then saved with the rules of ' +
+      "PUT /api/data/:configId/:dataId. If-Match (sent from the store's onBeforeSend) makes it conditional. A JSON body is a 415.",
   })
   @ApiConsumes(FORM)
   @ApiBody({
@@ -193,14 +216,19 @@ export class RecordsController {
     },
   })
   @ApiOkResponse({ type: SavedRecordDto })
-  storeUpdate(
+  @ApiConditionalWrite()
+  async storeUpdate(
     @Ctx() ctx: RequestContext,
     @Param('configId') configId: string,
     @Body() body: unknown,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<SavedRecordDto> {
     // The form hook lets a PUT form through only with both key and values.
     const form = storeForm(body);
-    return this.records.patch(ctx, configId, form.key, storeValuesToFields(form.values ?? {}));
+    const ifMatch = this.conditional.ifMatch(request);
+    const values = storeValuesToFields(form.values ?? {});
+    return this.saved(reply, await this.records.patch(ctx, configId, form.key, values, ifMatch));
   }
 
   @Delete(':configId')
@@ -213,12 +241,19 @@ export class RecordsController {
   @ApiConsumes(FORM)
   @ApiBody({ schema: { type: 'object', required: ['key'], properties: { key: STORE_KEY } } })
   @ApiOkResponse({ type: RecordDto })
-  storeRemove(
+  @ApiConditionalWrite()
+  async storeRemove(
     @Ctx() ctx: RequestContext,
     @Param('configId') configId: string,
     @Body() body: unknown,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<RecordDto> {
-    return this.records.remove(ctx, configId, storeForm(body).key);
+    const key = storeForm(body).key;
+    return this.shown(
+      reply,
+      await this.records.remove(ctx, configId, key, this.conditional.ifMatch(request)),
+    );
   }
 
   @Patch(':configId/:dataId')
@@ -227,33 +262,43 @@ export class RecordsController {
     summary: "Merge fields into a record's data (owner when the form allows edits, or admin); re-validated",
     description:
       'The given fields are merged into `data`: an object merges key by key, any other value (array, scalar, ' +
-      'null) replaces; new fields come after the stored ones. The result is validated and recomputed as in PUT.',
+      'null) replaces; new fields come after the stored ones. The result is validated and recomputed as in PUT. ' +
+      'The merge is into the version current when it is written: concurrent patches of other fields are kept.',
   })
   @ApiBody({ schema: { type: 'object', additionalProperties: true, example: { qty: 4 } } })
   @ApiOkResponse({ type: SavedRecordDto })
-  patch(
+  @ApiConditionalWrite()
+  async patch(
     @Ctx() ctx: RequestContext,
     @Param('configId') configId: string,
     @Param('dataId') dataId: string,
     @Body() body: unknown,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<SavedRecordDto> {
-    return this.records.patch(ctx, configId, dataId, body);
+    const ifMatch = this.conditional.ifMatch(request);
+    return this.saved(reply, await this.records.patch(ctx, configId, dataId, body, ifMatch));
   }
 
   @Put(':configId/:dataId')
   @FormPermission('editOwnResults')
   @ApiOperation({
     summary: "Replace a record's data (owner when the form allows edits, or admin); re-validated",
+    description: 'Without If-Match the last write wins (every write is in the record history).',
   })
   @ApiBody({ schema: { type: 'object', additionalProperties: true, example: SUBMISSION_EXAMPLE } })
   @ApiOkResponse({ type: SavedRecordDto })
-  update(
+  @ApiConditionalWrite()
+  async update(
     @Ctx() ctx: RequestContext,
     @Param('configId') configId: string,
     @Param('dataId') dataId: string,
     @Body() body: unknown,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<SavedRecordDto> {
-    return this.records.update(ctx, configId, dataId, body);
+    const ifMatch = this.conditional.ifMatch(request);
+    return this.saved(reply, await this.records.update(ctx, configId, dataId, body, ifMatch));
   }
 
   @Post(':configId/:dataId/restore')
@@ -269,12 +314,16 @@ export class RecordsController {
   @ApiOkResponse({ type: RecordDto })
   @ApiNotFoundResponse({ description: 'No such record in the trash visible to the caller' })
   @ApiConflictResponse({ description: 'DATA_RESTORE_LIMIT_REACHED' })
-  restore(
+  @ApiConditionalWrite()
+  async restore(
     @Ctx() ctx: RequestContext,
     @Param('configId') configId: string,
     @Param('dataId') dataId: string,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<RecordDto> {
-    return this.records.restore(ctx, configId, dataId);
+    const ifMatch = this.conditional.ifMatch(request);
+    return this.shown(reply, await this.records.restore(ctx, configId, dataId, ifMatch));
   }
 
   @Delete(':configId/:dataId')
@@ -286,11 +335,15 @@ export class RecordsController {
       'The record goes to the trash (`deletedAt` set): listed with `deleted=true`, restorable for RECORD_TRASH_DAYS.',
   })
   @ApiOkResponse({ type: RecordDto })
-  remove(
+  @ApiConditionalWrite()
+  async remove(
     @Ctx() ctx: RequestContext,
     @Param('configId') configId: string,
     @Param('dataId') dataId: string,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<RecordDto> {
-    return this.records.remove(ctx, configId, dataId);
+    const ifMatch = this.conditional.ifMatch(request);
+    return this.shown(reply, await this.records.remove(ctx, configId, dataId, ifMatch));
   }
 }

@@ -30,7 +30,7 @@ export type NewRecord = Pick<
 const RECORD_COLUMNS = sql.raw(
   'data_records.id, data_records.config_id, data_records.user_id, data_records.site_id, data_records.data, ' +
     'data_records.data_keys, data_records.computed_results, data_records.is_active, data_records.created_at, ' +
-    'data_records.updated_at, data_records.deleted_at',
+    'data_records.updated_at, data_records.deleted_at, data_records.version',
 );
 
 /**
@@ -142,6 +142,37 @@ async function recordByKey(db: Pick<Database, 'select'>, key: string): Promise<R
   return row ?? null;
 }
 
+/** New data of a record and its computed results (null: none stored). */
+export interface RecordWrite {
+  data: Record<string, unknown>;
+  computedResults: Record<string, unknown> | null;
+}
+
+/** The condition of a conditional write (If-Match): the row is at one of `versions`; none when null. */
+function atVersion(versions: number[] | null): SQL {
+  return versions === null ? sql`` : sql`and data_records.version = any(${sql.param(versions)}::int[])`;
+}
+
+/**
+ * Replaces the data of `row` (locked by the caller) with an `updated` entry of the fields that
+ * changed and the version raised by one; the update also requires the version read, so it cannot
+ * apply to any other.
+ */
+function replaceDataStatement(row: RecordRow, write: RecordWrite, author: ChangeAuthor): SQL {
+  const before = sql`before as (select id, data from data_records where id = ${row.id}::uuid),`;
+  return withHistory(
+    sql`update data_records set data = ${JSON.stringify(write.data)}::jsonb,
+        data_keys = ${sql.param(Object.keys(write.data))}::text[],
+        computed_results = ${write.computedResults === null ? null : JSON.stringify(write.computedResults)}::jsonb,
+        updated_at = ${new Date().toISOString()}::timestamptz, version = data_records.version + 1
+      from before where data_records.id = before.id and data_records.version = ${row.version}
+      returning data_records.*`,
+    entryOf('updated', author),
+    fieldDiff(sql`before.data`, sql`changed.data`),
+    { before, join: sql`join before on before.id = changed.id` },
+  );
+}
+
 @Injectable()
 export class RecordsRepository {
   constructor(@Inject(DATABASE) private readonly db: Database) {}
@@ -207,38 +238,53 @@ export class RecordsRepository {
     return row ?? null;
   }
 
-  /** Replaces an active record's data, with an `updated` entry of the fields that changed. */
-  replaceData(
+  /**
+   * Changes an active record of the scope under a row lock: in one transaction the row is read
+   * `for update`, `decide` computes the new data from exactly that version (a merge, validation; it
+   * may throw, and nothing is written), and the data is replaced with its `updated` entry and the
+   * version raised by one. A concurrent change waits for the lock and then decides on this one's
+   * result, so no change is lost. `decide` answering 'stale' (an If-Match naming another version)
+   * writes nothing. Null when there is no such active record.
+   */
+  changeLocked(
     id: string,
-    data: Record<string, unknown>,
-    computedResults: Record<string, unknown> | null,
+    scope: RecordScope,
+    decide: (row: RecordRow) => RecordWrite | 'stale',
     author: ChangeAuthor,
-  ): Promise<ListedRecordRow | null> {
-    // The row is locked as it is read, so the diff is against exactly the data this update replaces.
-    const before = sql`before as (select id, data from data_records where id = ${id}::uuid and is_active for update),`;
-    return firstRecord(
-      this.db,
-      withHistory(
-        sql`update data_records set data = ${JSON.stringify(data)}::jsonb,
-            data_keys = ${sql.param(Object.keys(data))}::text[],
-            computed_results = ${computedResults === null ? null : JSON.stringify(computedResults)}::jsonb,
-            updated_at = ${new Date().toISOString()}::timestamptz
-          from before where data_records.id = before.id returning data_records.*`,
-        entryOf('updated', author),
-        fieldDiff(sql`before.data`, sql`changed.data`),
-        { before, join: sql`join before on before.id = changed.id` },
-      ),
-    );
+  ): Promise<{ changed: ListedRecordRow } | { stale: RecordRow } | null> {
+    if (!isUuid(id)) return Promise.resolve(null);
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx
+        .select()
+        .from(dataRecords)
+        .where(and(eq(dataRecords.id, id), scopeCondition({ ...scope, ownerId: null })))
+        .limit(1)
+        .for('update');
+      if (!row) return null;
+      const decision = decide(row);
+      if (decision === 'stale') return { stale: row };
+      const changed = await firstRecord(tx, replaceDataStatement(row, decision, author));
+      if (!changed) throw new Error('a record locked for update was not updated');
+      return { changed };
+    });
   }
 
-  /** Moves an active record to the trash (inactive, `deleted_at` now), with a `deleted` entry. */
-  deactivate(id: string, author: ChangeAuthor): Promise<ListedRecordRow | null> {
+  /**
+   * Moves an active record to the trash (inactive, `deleted_at` now, version + 1), with a `deleted`
+   * entry; with `versions`, only while it is at one of them (If-Match, checked in the update itself).
+   */
+  deactivate(
+    id: string,
+    author: ChangeAuthor,
+    versions: number[] | null = null,
+  ): Promise<ListedRecordRow | null> {
     const now = new Date().toISOString();
     return firstRecord(
       this.db,
       withHistory(
-        sql`update data_records set is_active = false, deleted_at = ${now}::timestamptz, updated_at = ${now}::timestamptz
-          where id = ${id}::uuid and is_active returning *`,
+        sql`update data_records set is_active = false, deleted_at = ${now}::timestamptz, updated_at = ${now}::timestamptz,
+            version = data_records.version + 1
+          where id = ${id}::uuid and is_active ${atVersion(versions)} returning *`,
         entryOf('deleted', author),
         NO_FIELD_CHANGES,
       ),
@@ -248,20 +294,22 @@ export class RecordsRepository {
   /**
    * Brings a record back from the trash, with a `restored` entry, unless its owner already holds
    * `saveLimit` active records of its configuration and site (counted under the lock creates take).
-   * Null when the record is not in the trash (restored meanwhile, or purged).
+   * Null when the record is not in the trash (restored meanwhile, or purged) or, with `versions`
+   * (If-Match), no longer at one of them.
    */
   async restoreWithinLimit(
     record: Pick<ListedRecordRow, 'id' | 'configId' | 'userId' | 'siteId'>,
     saveLimit: number | null,
     author: ChangeAuthor,
+    versions: number[] | null = null,
   ): Promise<{ restored: ListedRecordRow } | { limitReached: true } | null> {
     const restore = (db: Pick<Database, 'execute'>) =>
       firstRecord(
         db,
         withHistory(
           sql`update data_records set is_active = true, deleted_at = null,
-              updated_at = ${new Date().toISOString()}::timestamptz
-            where id = ${record.id}::uuid and not is_active returning *`,
+              updated_at = ${new Date().toISOString()}::timestamptz, version = data_records.version + 1
+            where id = ${record.id}::uuid and not is_active ${atVersion(versions)} returning *`,
           entryOf('restored', author),
           NO_FIELD_CHANGES,
         ),

@@ -3,6 +3,13 @@ import { Inject, Injectable } from '@nestjs/common';
 import { requireUser, type AuthUser, type RequestContext } from '../common/context/request-context';
 import { ownSiteScopeOf, siteOfNewRecord } from '../common/context/site-scope';
 import { AppError } from '../common/errors/app-error';
+import {
+  expectedVersions,
+  ifMatchAllows,
+  NO_PRECONDITION,
+  preconditionFailed,
+  type IfMatch,
+} from '../common/http/conditional-requests';
 import type { ConfigRow } from '../form-configs/form-configs.repository';
 import { EventDispatcher } from '../events/event-dispatcher.service';
 import { FormAccessService, type FormAccess } from '../permissions/form-access.service';
@@ -20,8 +27,9 @@ import {
   type ListedRecordRow,
   type RecordRow,
 } from './record.mapper';
-import { listScope, recordScope } from './record-selection';
-import { RecordsRepository, type ChangeAuthor } from './records.repository';
+import { listScope, recordScope, type RecordScope } from './record-selection';
+import { RecordsRepository, type ChangeAuthor, type RecordWrite } from './records.repository';
+import { RecordHistoryRepository } from './history/record-history.repository';
 
 export type SubmittedData = Record<string, unknown>;
 
@@ -30,6 +38,7 @@ export class RecordsService {
   constructor(
     private readonly access: FormAccessService,
     private readonly records: RecordsRepository,
+    private readonly history: RecordHistoryRepository,
     private readonly validator: FormValidator,
     private readonly events: EventDispatcher,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -99,23 +108,34 @@ export class RecordsService {
     return toRecordResponse(record, { withWorkflow: true, schemaOrder: schemaOrderOf(access.config.schema) });
   }
 
-  /** Replaces `data`, re-validating and recomputing: the owner when the form allows edits, or an admin. */
+  /**
+   * Replaces `data`, re-validating and recomputing: the owner when the form allows edits, or an
+   * admin. Without If-Match the last write wins (each one is in the history).
+   */
   async update(
     ctx: RequestContext,
     configId: string,
     dataId: string,
     body: unknown,
+    ifMatch: IfMatch = NO_PRECONDITION,
   ): Promise<SavedRecordDto> {
-    return this.change(ctx, configId, dataId, body, 'replace');
+    return this.change(ctx, configId, dataId, body, 'replace', ifMatch);
   }
 
   /**
    * Merges `body` into the stored `data` (objects merged key by key, other values replaced; new keys
    * after the known ones), then the rules of `update`: owner with allowEdit or admin, re-validation
-   * of the whole result, recomputation.
+   * of the whole result, recomputation. The merge is into the version current when it is written
+   * (under the row's lock), so concurrent patches of different fields all survive.
    */
-  async patch(ctx: RequestContext, configId: string, dataId: string, body: unknown): Promise<SavedRecordDto> {
-    return this.change(ctx, configId, dataId, body, 'merge');
+  async patch(
+    ctx: RequestContext,
+    configId: string,
+    dataId: string,
+    body: unknown,
+    ifMatch: IfMatch = NO_PRECONDITION,
+  ): Promise<SavedRecordDto> {
+    return this.change(ctx, configId, dataId, body, 'merge', ifMatch);
   }
 
   private async change(
@@ -124,45 +144,56 @@ export class RecordsService {
     dataId: string,
     body: unknown,
     mode: 'replace' | 'merge',
+    ifMatch: IfMatch,
   ): Promise<SavedRecordDto> {
     const access = await this.access.require(ctx, configId, 'editOwnResults');
     const { config } = access;
     const submitted = requireObject(body);
-    const record = await this.requireReadable(ctx, access, dataId);
-    assertOwnerMayChange(requireUser(ctx), record, {
-      allowed: config.preferences.allowEdit,
-      refusal: 'data.editNotAllowed',
-    });
-    const data =
-      mode === 'replace'
-        ? submitted
-        : mergeFields(orderedData(record, schemaOrderOf(config.schema)), submitted);
-    const computedResults = this.validateOrThrow(ctx, config, data);
-    const updated = await this.records.replaceData(
-      record.id,
-      data,
-      this.storedComputedResults(config, computedResults),
-      authorOf(ctx),
-    );
-    if (!updated) throw new AppError('RECORD_NOT_FOUND');
+    const scope = recordScope(ctx, access, { owners: 'ownUnlessViewAll' });
+    let computedResults: Record<string, unknown> = {};
+    // Runs on the locked row: whatever it decides is based on the version it writes over.
+    const decide = (record: RecordRow): RecordWrite | 'stale' => {
+      assertReadable(scope, record);
+      assertOwnerMayChange(requireUser(ctx), record, {
+        allowed: config.preferences.allowEdit,
+        refusal: 'data.editNotAllowed',
+      });
+      if (!ifMatchAllows(ifMatch, record.version)) return 'stale';
+      const data =
+        mode === 'replace'
+          ? submitted
+          : mergeFields(orderedData(record, schemaOrderOf(config.schema)), submitted);
+      computedResults = this.validateOrThrow(ctx, config, data);
+      return { data, computedResults: this.storedComputedResults(config, computedResults) };
+    };
+    const outcome = await this.records.changeLocked(dataId, scope, decide, authorOf(ctx));
+    if (!outcome) throw new AppError('RECORD_NOT_FOUND');
+    if ('stale' in outcome) throw await this.staleRecord(outcome.stale, ifMatch);
     this.events.dispatchSoon();
-    return this.savedResponse(config, updated, computedResults);
+    return this.savedResponse(config, outcome.changed, computedResults);
   }
 
   /**
    * Soft delete into the trash: the owner (when the form allows deletion) or an admin; the record
    * is kept, inactive, restorable until RECORD_TRASH_DAYS have passed.
    */
-  async remove(ctx: RequestContext, configId: string, dataId: string): Promise<RecordDto> {
+  async remove(
+    ctx: RequestContext,
+    configId: string,
+    dataId: string,
+    ifMatch: IfMatch = NO_PRECONDITION,
+  ): Promise<RecordDto> {
     const access = await this.access.require(ctx, configId, 'deleteOwnResults');
-    const record = await this.records.findInScope(dataId, recordScope(ctx, access, { owners: 'any' }));
+    const scope = recordScope(ctx, access, { owners: 'any' });
+    const record = await this.records.findInScope(dataId, scope);
     if (!record) throw new AppError('RECORD_NOT_FOUND');
     assertOwnerMayChange(requireUser(ctx), record, {
       allowed: access.config.preferences.allowDelete,
       refusal: 'data.deleteNotAllowed',
     });
-    const deleted = await this.records.deactivate(record.id, authorOf(ctx));
-    if (!deleted) throw new AppError('RECORD_NOT_FOUND');
+    if (!ifMatchAllows(ifMatch, record.version)) throw await this.staleRecord(record, ifMatch);
+    const deleted = await this.records.deactivate(record.id, authorOf(ctx), expectedVersions(ifMatch));
+    if (!deleted) throw await this.missedWrite(dataId, scope, ifMatch);
     this.events.dispatchSoon();
     return toRecordResponse(deleted, { schemaOrder: schemaOrderOf(access.config.schema) });
   }
@@ -192,18 +223,29 @@ export class RecordsService {
    * allows deletion, or an admin); 404 when it is not in the trash (never deleted, or purged), 409
    * when its owner's active records already fill the form's save limit.
    */
-  async restore(ctx: RequestContext, configId: string, dataId: string): Promise<RecordDto> {
+  async restore(
+    ctx: RequestContext,
+    configId: string,
+    dataId: string,
+    ifMatch: IfMatch = NO_PRECONDITION,
+  ): Promise<RecordDto> {
     const access = await this.access.require(ctx, configId, 'deleteOwnResults');
-    const scope = recordScope(ctx, access, { owners: 'any' });
-    const record = await this.records.findInScope(dataId, { ...scope, state: 'deleted' });
+    const scope: RecordScope = { ...recordScope(ctx, access, { owners: 'any' }), state: 'deleted' };
+    const record = await this.records.findInScope(dataId, scope);
     if (!record) throw new AppError('RECORD_NOT_FOUND');
     assertOwnerMayChange(requireUser(ctx), record, {
       allowed: access.config.preferences.allowDelete,
       refusal: 'data.deleteNotAllowed',
     });
+    if (!ifMatchAllows(ifMatch, record.version)) throw await this.staleRecord(record, ifMatch);
     const saveLimit = access.config.preferences.saveLimit ?? null;
-    const outcome = await this.records.restoreWithinLimit(record, saveLimit, authorOf(ctx));
-    if (!outcome) throw new AppError('RECORD_NOT_FOUND');
+    const outcome = await this.records.restoreWithinLimit(
+      record,
+      saveLimit,
+      authorOf(ctx),
+      expectedVersions(ifMatch),
+    );
+    if (!outcome) throw await this.missedWrite(dataId, scope, ifMatch);
     if ('limitReached' in outcome)
       throw new AppError('DATA_RESTORE_LIMIT_REACHED', {
         params: { limit: saveLimit },
@@ -233,10 +275,26 @@ export class RecordsService {
   private async requireReadable(ctx: RequestContext, access: FormAccess, dataId: string): Promise<RecordRow> {
     const scope = recordScope(ctx, access, { owners: 'ownUnlessViewAll' });
     const record = await this.records.findInScope(dataId, scope);
-    // Someone else's record is a 404 to a user who may see only their own: its existence is not revealed.
-    if (!record || (scope.ownerId !== null && record.userId !== scope.ownerId))
-      throw new AppError('RECORD_NOT_FOUND');
+    if (!record) throw new AppError('RECORD_NOT_FOUND');
+    assertReadable(scope, record);
     return record;
+  }
+
+  /** 412 for a record not at the If-Match version: its version and the fields changed since. */
+  private async staleRecord(record: Pick<RecordRow, 'id' | 'version'>, ifMatch: IfMatch): Promise<AppError> {
+    const since = Math.max(0, ...(expectedVersions(ifMatch) ?? []).filter((v) => v < record.version));
+    const changedFields =
+      since > 0 ? await this.history.fieldsChangedInLatest(record.id, record.version - since) : null;
+    return preconditionFailed(record.version, { changedFields });
+  }
+
+  /**
+   * Why a conditional write found no row: the record moved on to another version meanwhile (412),
+   * or it is gone from the scope (404).
+   */
+  private async missedWrite(dataId: string, scope: RecordScope, ifMatch: IfMatch): Promise<AppError> {
+    const now = ifMatch.kind === 'versions' ? await this.records.findInScope(dataId, scope) : null;
+    return now ? this.staleRecord(now, ifMatch) : new AppError('RECORD_NOT_FOUND');
   }
 
   private validateOrThrow(ctx: RequestContext, config: ConfigRow, data: Record<string, unknown>) {
@@ -266,6 +324,11 @@ export class RecordsService {
 /** Who makes a change and through which route or run, for the record's history. */
 function authorOf(ctx: RequestContext): ChangeAuthor {
   return { userId: ctx.user?.userId ?? null, origin: ctx.origin ?? null };
+}
+
+/** Someone else's record is a 404 to a user who may see only their own: its existence is not revealed. */
+function assertReadable(scope: RecordScope, record: Pick<RecordRow, 'userId'>): void {
+  if (scope.ownerId !== null && record.userId !== scope.ownerId) throw new AppError('RECORD_NOT_FOUND');
 }
 
 /** Only the owner changes a record, and only when the form allows it; admins always may. */

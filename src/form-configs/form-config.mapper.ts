@@ -22,5 +22,6 @@ export function toConfigResponse(row: ConfigRow): ConfigResponseDto {
     isActive: row.isActive,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
+    version: row.version,
   };
 }

@@ -1,4 +1,5 @@
-import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   ApiCreatedResponse,
   ApiNotFoundResponse,
@@ -11,6 +12,12 @@ import { Authenticated, RequirePermission } from '../common/auth/auth-decision.d
 import { FormPermission } from '../permissions/form-permission.decorator';
 import { Ctx } from '../common/context/ctx.decorator';
 import type { RequestContext } from '../common/context/request-context';
+import {
+  ApiConditionalRead,
+  ApiConditionalWrite,
+  ApiTaggedCreate,
+  ConditionalRequests,
+} from '../common/http/conditional-requests';
 import { FormConfigsService } from './form-configs.service';
 import {
   ConfigListDto,
@@ -23,7 +30,14 @@ import {
 @ApiTags('configurations')
 @Controller()
 export class FormConfigsController {
-  constructor(private readonly configs: FormConfigsService) {}
+  constructor(
+    private readonly configs: FormConfigsService,
+    private readonly conditional: ConditionalRequests,
+  ) {}
+
+  private shown(reply: FastifyReply, config: ConfigResponseDto): ConfigResponseDto {
+    return this.conditional.tagged(reply, config.version, config);
+  }
 
   @Get('api/configs')
   @Authenticated()
@@ -37,9 +51,16 @@ export class FormConfigsController {
   @FormPermission('viewForm')
   @ApiOperation({ summary: 'One configuration (served from a per-user cache when CACHE_ENABLED)' })
   @ApiOkResponse({ type: ConfigResponseDto })
+  @ApiConditionalRead()
   @ApiNotFoundResponse({ description: 'No active configuration with this id on this site' })
-  get(@Ctx() ctx: RequestContext, @Param('configId') configId: string): Promise<ConfigResponseDto> {
-    return this.configs.get(ctx, configId);
+  async get(
+    @Ctx() ctx: RequestContext,
+    @Param('configId') configId: string,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ConfigResponseDto | undefined> {
+    const config = await this.configs.get(ctx, configId);
+    return this.conditional.notModified(request, reply, config.version) ? undefined : config;
   }
 
   @Get('api/configs/:configId/openapi.json')
@@ -66,22 +87,34 @@ export class FormConfigsController {
   @ApiUnprocessableEntityResponse({
     description: 'Invalid body, a schema Ajv cannot compile, or a rule that is not JSONLogic',
   })
-  create(@Ctx() ctx: RequestContext, @Body() body: CreateConfigDto): Promise<ConfigResponseDto> {
-    return this.configs.create(ctx, body);
+  @ApiTaggedCreate()
+  async create(
+    @Ctx() ctx: RequestContext,
+    @Body() body: CreateConfigDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ConfigResponseDto> {
+    return this.shown(reply, await this.configs.create(ctx, body));
   }
 
   @Put('api/configs/:configId')
   @RequirePermission('configs', 'update')
   @ApiOperation({
     summary: 'Update a configuration (admin, or configs:update); omitted fields keep their value',
+    description:
+      'The given fields are applied over the version current when it is written: without If-Match, a concurrent ' +
+      'update of other fields is kept.',
   })
   @ApiOkResponse({ type: ConfigResponseDto })
-  update(
+  @ApiConditionalWrite()
+  async update(
     @Ctx() ctx: RequestContext,
     @Param('configId') configId: string,
     @Body() body: UpdateConfigDto,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<ConfigResponseDto> {
-    return this.configs.update(ctx, configId, body);
+    const ifMatch = this.conditional.ifMatch(request);
+    return this.shown(reply, await this.configs.update(ctx, configId, body, ifMatch));
   }
 
   @Delete('api/configs/:configId')
@@ -90,7 +123,14 @@ export class FormConfigsController {
     summary: 'Delete (deactivate) a configuration (admin, or configs:delete); its records are kept',
   })
   @ApiOkResponse({ type: ConfigResponseDto })
-  remove(@Ctx() ctx: RequestContext, @Param('configId') configId: string): Promise<ConfigResponseDto> {
-    return this.configs.remove(ctx, configId);
+  @ApiConditionalWrite()
+  async remove(
+    @Ctx() ctx: RequestContext,
+    @Param('configId') configId: string,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ConfigResponseDto> {
+    const ifMatch = this.conditional.ifMatch(request);
+    return this.shown(reply, await this.configs.remove(ctx, configId, ifMatch));
   }
 }

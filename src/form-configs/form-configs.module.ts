@@ -1,3 +1,4 @@
+import { ConditionalRequests } from '../common/http/conditional-requests';
 import { Module } from '@nestjs/common';
 import { SitesModule } from '../sites/sites.module';
 import { ValidationModule } from '../validation/validation.module';
@@ -9,7 +10,7 @@ import { FormConfigsService } from './form-configs.service';
 @Module({
   imports: [ValidationModule, SitesModule],
   controllers: [FormConfigsController],
-  providers: [FormConfigsService, FormConfigsRepository, FormConfigCache],
+  providers: [FormConfigsService, FormConfigsRepository, FormConfigCache, ConditionalRequests],
   exports: [FormConfigsService],
 })
 export class FormConfigsModule {}

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { and, asc, count, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { siteCondition, type SiteScope } from '../common/context/site-scope';
 import { isUuid } from '../common/validation/is-uuid';
 import { DATABASE, type Database } from '../database/database.types';
@@ -7,7 +7,18 @@ import { formConfigs } from '../database/schema';
 
 export type ConfigRow = typeof formConfigs.$inferSelect;
 export type NewConfig = typeof formConfigs.$inferInsert;
-export type ConfigChanges = Partial<Omit<NewConfig, 'id' | 'createdAt' | 'isActive' | 'createdBy'>>;
+export type ConfigChanges = Partial<
+  Omit<NewConfig, 'id' | 'createdAt' | 'isActive' | 'createdBy' | 'version'>
+>;
+
+/** The active row, at one of `versions` when given (a conditional write: the check is in the update). */
+function activeAt(id: string, versions: number[] | null): SQL | undefined {
+  return and(
+    eq(formConfigs.id, id),
+    eq(formConfigs.isActive, true),
+    versions === null ? undefined : inArray(formConfigs.version, versions),
+  );
+}
 
 @Injectable()
 export class FormConfigsRepository {
@@ -61,22 +72,27 @@ export class FormConfigsRepository {
     return row;
   }
 
-  async updateActive(id: string, changes: ConfigChanges): Promise<ConfigRow | null> {
+  /**
+   * Updates the active configuration while it is at `version` (the one the changes were made
+   * from), raising it by one; null when it is not (changed or deleted meanwhile).
+   */
+  async updateActive(id: string, version: number, changes: ConfigChanges): Promise<ConfigRow | null> {
     if (!isUuid(id)) return null;
     const [row] = await this.db
       .update(formConfigs)
-      .set({ ...changes, updatedAt: new Date() })
-      .where(and(eq(formConfigs.id, id), eq(formConfigs.isActive, true)))
+      .set({ ...changes, version: sql`${formConfigs.version} + 1`, updatedAt: new Date() })
+      .where(activeAt(id, [version]))
       .returning();
     return row ?? null;
   }
 
-  async deactivate(id: string): Promise<ConfigRow | null> {
+  /** Deactivates (version + 1); with `versions`, only while at one of them (If-Match). */
+  async deactivate(id: string, versions: number[] | null = null): Promise<ConfigRow | null> {
     if (!isUuid(id)) return null;
     const [row] = await this.db
       .update(formConfigs)
-      .set({ isActive: false, updatedAt: new Date() })
-      .where(and(eq(formConfigs.id, id), eq(formConfigs.isActive, true)))
+      .set({ isActive: false, version: sql`${formConfigs.version} + 1`, updatedAt: new Date() })
+      .where(activeAt(id, versions))
       .returning();
     return row ?? null;
   }

@@ -4,13 +4,20 @@ import type { RequestContext } from '../common/context/request-context';
 import { isVisibleInScope, siteScopeOf } from '../common/context/site-scope';
 import { isUuid } from '../common/validation/is-uuid';
 import { AppError } from '../common/errors/app-error';
+import {
+  expectedVersions,
+  ifMatchAllows,
+  NO_PRECONDITION,
+  preconditionFailed,
+  type IfMatch,
+} from '../common/http/conditional-requests';
 import type { FormPreferences } from '../database/schema';
 import { SitesService } from '../sites/sites.service';
 import { FormValidator } from '../validation/form-validator.service';
 import { FormConfigCache } from './form-config-cache';
 import { toConfigResponse, toConfigSummary } from './form-config.mapper';
 import { formOpenApiDocument } from './form-openapi-document';
-import { FormConfigsRepository, type ConfigRow } from './form-configs.repository';
+import { FormConfigsRepository, type ConfigChanges, type ConfigRow } from './form-configs.repository';
 import type {
   ConfigListDto,
   ConfigResponseDto,
@@ -93,16 +100,40 @@ export class FormConfigsService {
     return toConfigResponse(row);
   }
 
-  async update(ctx: RequestContext, configId: string, body: UpdateConfigDto): Promise<ConfigResponseDto> {
-    const current = await this.requireVisible(ctx, configId);
-    await this.sites.requireDefinitionChange(ctx, current.siteId, body.siteId);
+  /**
+   * Applies the given fields over the stored ones. The write requires the version the merge was made
+   * from: with If-Match a configuration changed since is a 412; without, a concurrent change makes
+   * it merge again over the newer version, so neither change is lost.
+   */
+  async update(
+    ctx: RequestContext,
+    configId: string,
+    body: UpdateConfigDto,
+    ifMatch: IfMatch = NO_PRECONDITION,
+  ): Promise<ConfigResponseDto> {
+    for (let attempt = 1; ; attempt++) {
+      // Read from the database, not the cache: the write is conditional on exactly this version.
+      const current = await this.requireCurrent(ctx, configId);
+      if (!ifMatchAllows(ifMatch, current.version)) throw preconditionFailed(current.version);
+      await this.sites.requireDefinitionChange(ctx, current.siteId, body.siteId);
+      const row = await this.configs.updateActive(configId, current.version, this.changesOf(current, body));
+      if (row) {
+        await this.cache.invalidate(configId);
+        return toConfigResponse(row);
+      }
+      if (attempt >= MAX_MERGE_ATTEMPTS) throw new AppError('CONFLICT');
+    }
+  }
+
+  /** The stored configuration with `body`'s fields over it (validated). */
+  private changesOf(current: ConfigRow, body: UpdateConfigDto): ConfigChanges {
     const next = {
       schema: body.schema !== undefined ? body.schema : current.schema,
       validationRules: body.validationRules ?? current.validationRules,
       computedRules: body.computedRules ?? current.computedRules,
     };
     this.validator.assertDefinitionIsValid(next);
-    const row = await this.configs.updateActive(configId, {
+    return {
       ...(body.title !== undefined && { title: body.title }),
       ...(body.type !== undefined && { type: body.type }),
       ...(body.tags !== undefined && { tags: body.tags }),
@@ -111,22 +142,38 @@ export class FormConfigsService {
       ...(body.definition !== undefined && { definition: body.definition }),
       ...next,
       preferences: mergePreferences(current.preferences, body.preferences),
-    });
-    if (!row) throw new AppError('CONFIG_NOT_FOUND');
+    };
+  }
+
+  /** Deactivates; the records are kept (and become unreachable with it). */
+  async remove(
+    ctx: RequestContext,
+    configId: string,
+    ifMatch: IfMatch = NO_PRECONDITION,
+  ): Promise<ConfigResponseDto> {
+    const current = await this.requireCurrent(ctx, configId);
+    if (!ifMatchAllows(ifMatch, current.version)) throw preconditionFailed(current.version);
+    await this.sites.requireDefinitionChange(ctx, current.siteId, undefined);
+    const row = await this.configs.deactivate(configId, expectedVersions(ifMatch));
+    if (!row) {
+      // Changed meanwhile (412 when the If-Match version is gone) or deleted (404).
+      const now = await this.configs.findActiveInScope(configId, { kind: 'all' });
+      throw now ? preconditionFailed(now.version) : new AppError('CONFIG_NOT_FOUND');
+    }
     await this.cache.invalidate(configId);
     return toConfigResponse(row);
   }
 
-  /** Deactivates; the records are kept (and become unreachable with it). */
-  async remove(ctx: RequestContext, configId: string): Promise<ConfigResponseDto> {
-    const current = await this.requireVisible(ctx, configId);
-    await this.sites.requireDefinitionChange(ctx, current.siteId, undefined);
-    const row = await this.configs.deactivate(configId);
-    if (!row) throw new AppError('CONFIG_NOT_FOUND');
-    await this.cache.invalidate(configId);
-    return toConfigResponse(row);
+  /** As requireVisible, read from the database (a write is conditional on the version read). */
+  private async requireCurrent(ctx: RequestContext, configId: string): Promise<ConfigRow> {
+    const config = await this.configs.findActiveInScope(configId, { kind: 'all' });
+    if (!config || !isVisibleInScope(config.siteId, siteScopeOf(ctx))) throw new AppError('CONFIG_NOT_FOUND');
+    return config;
   }
 }
+
+/** How often an update without If-Match merges again after losing a race, before a 409. */
+const MAX_MERGE_ATTEMPTS = 5;
 
 function mergePreferences(base: FormPreferences, changes: PreferencesDto | undefined): FormPreferences {
   return {

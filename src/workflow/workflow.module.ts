@@ -1,3 +1,4 @@
+import { ConditionalRequests } from '../common/http/conditional-requests';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
@@ -100,6 +101,7 @@ export const BUILT_IN_STEP_MODULES = [
     RunOperationsService,
     RunOperationProcessor,
     RunErasure,
+    ConditionalRequests,
   ],
   exports: [WorkflowRunner, WorkflowsService, WorkflowRunsService, StepRegistry, EffectRegistry, RunErasure],
 })

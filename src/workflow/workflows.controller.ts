@@ -53,6 +53,12 @@ import { RunDecisionsService } from './run-decisions.service';
 import { WorkflowRunner } from './engine/workflow-runner.service';
 import { WorkflowRunsService } from './workflow-runs.service';
 import { WorkflowsService } from './workflows.service';
+import {
+  ApiConditionalRead,
+  ApiConditionalWrite,
+  ApiTaggedCreate,
+  ConditionalRequests,
+} from '../common/http/conditional-requests';
 
 @ApiTags('workflows')
 @Controller('api/workflow')
@@ -63,7 +69,12 @@ export class WorkflowsController {
     private readonly runs: WorkflowRunsService,
     private readonly idempotent: IdempotentRequests,
     private readonly decisions: RunDecisionsService,
+    private readonly conditional: ConditionalRequests,
   ) {}
+
+  private shown(reply: FastifyReply, workflow: WorkflowResponseDto): WorkflowResponseDto {
+    return this.conditional.tagged(reply, workflow.version, workflow);
+  }
 
   @Get()
   @RequirePermission('workflows', 'read')
@@ -128,9 +139,16 @@ export class WorkflowsController {
   @RequirePermission('workflows', 'read')
   @ApiOperation({ summary: 'One workflow' })
   @ApiOkResponse({ type: WorkflowResponseDto })
+  @ApiConditionalRead()
   @ApiNotFoundResponse({ description: 'No active workflow with this id on this site' })
-  get(@Ctx() ctx: RequestContext, @Param('workflowId') workflowId: string): Promise<WorkflowResponseDto> {
-    return this.workflows.get(ctx, workflowId);
+  async get(
+    @Ctx() ctx: RequestContext,
+    @Param('workflowId') workflowId: string,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<WorkflowResponseDto | undefined> {
+    const workflow = await this.workflows.get(ctx, workflowId);
+    return this.conditional.notModified(request, reply, workflow.version) ? undefined : workflow;
   }
 
   @Get(':workflowId/runs')
@@ -155,28 +173,47 @@ export class WorkflowsController {
     description:
       'Invalid body; an unknown step type, a bad step config, template or condition names the step',
   })
-  create(@Ctx() ctx: RequestContext, @Body() body: CreateWorkflowDto): Promise<WorkflowResponseDto> {
-    return this.workflows.create(ctx, body);
+  @ApiTaggedCreate()
+  async create(
+    @Ctx() ctx: RequestContext,
+    @Body() body: CreateWorkflowDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<WorkflowResponseDto> {
+    return this.shown(reply, await this.workflows.create(ctx, body));
   }
 
   @Put(':workflowId')
   @RequirePermission('workflows', 'update')
-  @ApiOperation({ summary: 'Update a workflow; omitted fields keep their value' })
+  @ApiOperation({
+    summary: 'Update a workflow; omitted fields keep their value',
+    description: 'Every update is a new `version` (runs keep the one they started with).',
+  })
   @ApiOkResponse({ type: WorkflowResponseDto })
-  update(
+  @ApiConditionalWrite()
+  async update(
     @Ctx() ctx: RequestContext,
     @Param('workflowId') workflowId: string,
     @Body() body: UpdateWorkflowDto,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<WorkflowResponseDto> {
-    return this.workflows.update(ctx, workflowId, body);
+    const ifMatch = this.conditional.ifMatch(request);
+    return this.shown(reply, await this.workflows.update(ctx, workflowId, body, ifMatch));
   }
 
   @Delete(':workflowId')
   @RequirePermission('workflows', 'delete')
   @ApiOperation({ summary: 'Delete (deactivate) a workflow; its run history is kept' })
   @ApiOkResponse({ type: WorkflowResponseDto })
-  remove(@Ctx() ctx: RequestContext, @Param('workflowId') workflowId: string): Promise<WorkflowResponseDto> {
-    return this.workflows.remove(ctx, workflowId);
+  @ApiConditionalWrite()
+  async remove(
+    @Ctx() ctx: RequestContext,
+    @Param('workflowId') workflowId: string,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<WorkflowResponseDto> {
+    const ifMatch = this.conditional.ifMatch(request);
+    return this.shown(reply, await this.workflows.remove(ctx, workflowId, ifMatch));
   }
 
   @Post(':workflowId/execute')

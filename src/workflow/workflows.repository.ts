@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { and, asc, count, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { siteCondition, type SiteScope } from '../common/context/site-scope';
 import { isUuid } from '../common/validation/is-uuid';
 import { DATABASE, type Database } from '../database/database.types';
@@ -7,7 +7,7 @@ import { workflows } from '../database/schema';
 
 export type WorkflowRow = typeof workflows.$inferSelect;
 export type NewWorkflow = typeof workflows.$inferInsert;
-export type WorkflowChanges = Partial<Omit<NewWorkflow, 'id' | 'createdAt'>>;
+export type WorkflowChanges = Partial<Omit<NewWorkflow, 'id' | 'createdAt' | 'version'>>;
 
 export interface WorkflowListFilter {
   type?: string;
@@ -72,13 +72,27 @@ export class WorkflowsRepository {
     return row;
   }
 
-  async updateActive(id: string, changes: WorkflowChanges): Promise<WorkflowRow | null> {
+  /**
+   * Updates the active workflow, raising its version; with `versions` (If-Match) only while it is
+   * at one of them, checked in the update itself. Null when there is no such row.
+   */
+  async updateActive(
+    id: string,
+    changes: WorkflowChanges,
+    versions: number[] | null = null,
+  ): Promise<WorkflowRow | null> {
     if (!isUuid(id)) return null;
     const [row] = await this.db
       .update(workflows)
       // Every update is a new version of the definition (a run keeps the one it ran with).
       .set({ ...changes, version: sql`${workflows.version} + 1`, updatedAt: new Date() })
-      .where(and(eq(workflows.id, id), eq(workflows.isActive, true)))
+      .where(
+        and(
+          eq(workflows.id, id),
+          eq(workflows.isActive, true),
+          versions === null ? undefined : inArray(workflows.version, versions),
+        ),
+      )
       .returning();
     return row ?? null;
   }

@@ -4,6 +4,12 @@ import { requireUser, type AuthUser, type RequestContext } from '../common/conte
 import { isVisibleInScope, siteScopeOf } from '../common/context/site-scope';
 import { isUuid } from '../common/validation/is-uuid';
 import { AppError } from '../common/errors/app-error';
+import {
+  expectedVersions,
+  NO_PRECONDITION,
+  preconditionFailed,
+  type IfMatch,
+} from '../common/http/conditional-requests';
 import { SitesService } from '../sites/sites.service';
 import type { WorkflowListDto, WorkflowResponseDto } from './dto/workflow-response.dto';
 import type {
@@ -78,10 +84,15 @@ export class WorkflowsService {
     return toWorkflowResponse(row);
   }
 
+  /**
+   * Writes the given fields (the others are left as stored, in the same update) as a new version;
+   * with If-Match only while the workflow is at that version (else 412).
+   */
   async update(
     ctx: RequestContext,
     workflowId: string,
     body: UpdateWorkflowDto,
+    ifMatch: IfMatch = NO_PRECONDITION,
   ): Promise<WorkflowResponseDto> {
     const current = await this.requireVisible(ctx, workflowId);
     await this.sites.requireDefinitionChange(ctx, current.siteId, body.siteId);
@@ -93,34 +104,48 @@ export class WorkflowsService {
     await this.interests.declare(
       triggerInterests((body.config as unknown as Record<string, unknown> | undefined) ?? current.config),
     );
-    const row = await this.workflows.updateActive(workflowId, {
-      name: body.name,
-      alias: body.alias,
-      description: body.description,
-      type: body.type,
-      config: body.config as unknown as Record<string, unknown> | undefined,
-      permissions: body.permissions
-        ? { roles: body.permissions.roles ?? [], users: body.permissions.users ?? [] }
-        : undefined,
-      tags: body.tags,
-      siteId: body.siteId,
-      isActive: body.isActive,
-      // Whoever saves the definition vouches for it: `runAs: "author"` runs as them from now on.
-      authorId: body.config ? author.userId : undefined,
-    });
+    const row = await this.workflows.updateActive(
+      workflowId,
+      {
+        name: body.name,
+        alias: body.alias,
+        description: body.description,
+        type: body.type,
+        config: body.config as unknown as Record<string, unknown> | undefined,
+        permissions: body.permissions
+          ? { roles: body.permissions.roles ?? [], users: body.permissions.users ?? [] }
+          : undefined,
+        tags: body.tags,
+        siteId: body.siteId,
+        isActive: body.isActive,
+        // Whoever saves the definition vouches for it: `runAs: "author"` runs as them from now on.
+        authorId: body.config ? author.userId : undefined,
+      },
+      expectedVersions(ifMatch),
+    );
     await this.forget(workflowId);
-    if (!row) throw new AppError('WORKFLOW_NOT_FOUND');
+    if (!row) throw await this.missedWrite(workflowId);
     return toWorkflowResponse(row);
   }
 
   /** Deactivates: the definition and its run history are kept, the workflow is a 404 from now on. */
-  async remove(ctx: RequestContext, workflowId: string): Promise<WorkflowResponseDto> {
+  async remove(
+    ctx: RequestContext,
+    workflowId: string,
+    ifMatch: IfMatch = NO_PRECONDITION,
+  ): Promise<WorkflowResponseDto> {
     const current = await this.requireVisible(ctx, workflowId);
     await this.sites.requireDefinitionChange(ctx, current.siteId, undefined);
-    const row = await this.workflows.updateActive(workflowId, { isActive: false });
+    const row = await this.workflows.updateActive(workflowId, { isActive: false }, expectedVersions(ifMatch));
     await this.forget(workflowId);
-    if (!row) throw new AppError('WORKFLOW_NOT_FOUND');
+    if (!row) throw await this.missedWrite(workflowId);
     return toWorkflowResponse(row);
+  }
+
+  /** Why a write found no row: at another version than If-Match named (412), or gone (404). */
+  private async missedWrite(workflowId: string): Promise<AppError> {
+    const now = await this.workflows.findById(workflowId);
+    return now?.isActive ? preconditionFailed(now.version) : new AppError('WORKFLOW_NOT_FOUND');
   }
 
   /** The definition of a run already started (checked then): it finishes even if deactivated since. */

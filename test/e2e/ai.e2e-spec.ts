@@ -103,6 +103,7 @@ describe('POST /api/ai/configs/generate with the built-in infer provider', () =>
       isActive: true,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
+      version: 1,
       provider: 'infer',
       warnings: [
         {

@@ -40,6 +40,7 @@ describe('configurations', () => {
       isActive: true,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
+      version: 1,
     });
     for (const path of ['/api/config/', '/api/configs/']) {
       expect(

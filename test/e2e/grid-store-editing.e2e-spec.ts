@@ -68,6 +68,7 @@ describe('editing through the grid-library store', () => {
         isActive: true,
         createdAt: expect.stringMatching(/Z$/),
         updatedAt: expect.stringMatching(/Z$/),
+        version: 1,
       },
     });
     // The nested form a grid builds for `data.<field>` columns is unwrapped the same way.

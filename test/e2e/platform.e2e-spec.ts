@@ -168,7 +168,7 @@ describe('platform: health, docs, error body, localization, headers', () => {
     'a CORS preflight for %s from a configured origin allows the method and the SPA headers',
     async (method) => {
       const requestHeaders =
-        'authorization, content-type, accept-language, x-request-id, idempotency-key, prefer';
+        'authorization, content-type, accept-language, x-request-id, idempotency-key, prefer, if-match, if-none-match';
       const preflight = (origin: string) =>
         t.request({
           method: 'OPTIONS',
@@ -206,6 +206,7 @@ describe('platform: health, docs, error body, localization, headers', () => {
       'X-Request-Id',
       'Retry-After',
       'Location',
+      'ETag',
     ]);
   });
 });

@@ -45,8 +45,10 @@ describe('records', () => {
           isActive: true,
           createdAt: expect.stringMatching(/Z$/),
           updatedAt: expect.stringMatching(/Z$/),
+          version: 1,
         },
       });
+      expect(response.headers.etag).toBe('"1"');
     });
 
     it('does not store computed results when storeComputedResults is false', async () => {

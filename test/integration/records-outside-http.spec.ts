@@ -79,6 +79,7 @@ describe('the record service outside HTTP', () => {
         isActive: true,
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
+        version: 1,
       },
       computedResults: {},
     });

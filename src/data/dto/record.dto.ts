@@ -22,6 +22,13 @@ export class RecordDto {
     description: 'When the record went to the trash (records of the trash only)',
   })
   deletedAt?: string;
+  @ApiProperty({
+    example: 3,
+    description:
+      'Rises by one with every change (update, delete, restore); the ETag `"<version>"` of the single-record routes, ' +
+      'to send back as If-Match',
+  })
+  version: number;
   @ApiPropertyOptional({
     type: 'array',
     items: FREE_OBJECT,

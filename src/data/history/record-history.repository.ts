@@ -98,4 +98,25 @@ export class RecordHistoryRepository {
       .returning({ id: recordHistory.id });
     return rows.length;
   }
+
+  /**
+   * The fields changed by a record's newest `entries` entries, sorted. Every change of a record
+   * raises its version by one and writes one entry (created: version 1), so the newest
+   * `current - n` entries are the changes since version n (rows given version 1 when versions came
+   * in have all their older entries before those).
+   */
+  async fieldsChangedInLatest(recordId: string, entries: number): Promise<string[]> {
+    if (entries <= 0) return [];
+    const latest = this.db
+      .select({ changes: recordHistory.changes })
+      .from(recordHistory)
+      .where(eq(recordHistory.recordId, recordId))
+      .orderBy(desc(recordHistory.id))
+      .limit(entries)
+      .as('latest');
+    const rows = await this.db
+      .selectDistinct({ field: sql<string>`jsonb_object_keys(${latest.changes})` })
+      .from(latest);
+    return rows.map((row) => row.field).sort();
+  }
 }

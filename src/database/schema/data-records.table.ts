@@ -1,5 +1,15 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { createdAt, primaryId, updatedAt } from './columns';
 import { formConfigs } from './form-configs.table';
 import { sites } from './sites.table';
@@ -26,6 +36,11 @@ export const dataRecords = pgTable(
      * this, then purged. Null while active.
      */
     deletedAt: timestamp('deleted_at', { withTimezone: true, mode: 'date' }),
+    /**
+     * Rises by one with every change (update, delete, restore), each of which writes one history
+     * entry; the record's ETag. The workflow log a run appends is not a change of the record.
+     */
+    version: integer('version').notNull().default(1),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

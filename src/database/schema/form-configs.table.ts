@@ -1,4 +1,4 @@
-import { boolean, index, json, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, json, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, primaryId, updatedAt } from './columns';
 import { sites } from './sites.table';
 
@@ -39,6 +39,8 @@ export const formConfigs = pgTable(
     definition: json('definition'),
     isActive: boolean('is_active').notNull().default(true),
     createdBy: uuid('created_by'),
+    /** Rises by one with every update and the delete; the configuration's ETag. */
+    version: integer('version').notNull().default(1),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -200,4 +200,10 @@ export class ConfigResponseDto extends ConfigSummaryDto {
   @ApiProperty() isActive: boolean;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time' }) updatedAt: string;
+  @ApiProperty({
+    example: 2,
+    description:
+      'Rises by one with every update and the delete; the ETag `"<version>"`, to send back as If-Match',
+  })
+  version: number;
 }

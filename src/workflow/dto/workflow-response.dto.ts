@@ -16,7 +16,9 @@ export class WorkflowResponseDto {
   @ApiProperty() isActive: boolean;
   @ApiProperty({
     example: 1,
-    description: 'Rises by one at every update; a run keeps the version it ran with',
+    description:
+      'Rises by one at every update and the delete; a run keeps the version it ran with. The ETag `"<version>"`, ' +
+      'to send back as If-Match',
   })
   version: number;
   @ApiProperty({
