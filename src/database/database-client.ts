@@ -5,6 +5,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { sql } from 'drizzle-orm';
 import { type Pool, types } from 'pg';
 import { acquireDataDirLock } from './data-dir-lock';
+import { createPgliteCluster, hasPgliteCluster, PGLITE_SHARED_BUFFERS } from './pglite-cluster';
 import { applyMigrations, pendingMigrations } from './migrator';
 import { createPostgresPool } from './postgres-pool';
 import * as schema from './schema';
@@ -97,15 +98,18 @@ export class DatabaseClient {
     try {
       const fsync = options.pgliteFsync ?? true;
       const { PGlite } = await import('@electric-sql/pglite');
+      const startParams = pgliteStartParams(PGlite.defaultStartParams, fsync);
+      // A new directory gets its cluster from a child process (see createPgliteCluster), under our lock.
+      if (!hasPgliteCluster(directory)) await createPgliteCluster(directory, startParams);
       const pglite = await PGlite.create(directory, {
-        startParams: pgliteStartParams(PGlite.defaultStartParams, fsync),
+        startParams,
         // Queries resolve only after PGlite has synced its filesystem (its default; explicit here).
         relaxedDurability: false,
       });
       if (fsync) {
         try {
           enableDiskFsync(pglite);
-          // Whatever was written while PGlite started (initdb, crash recovery) reaches the disk too.
+          // Whatever was written while PGlite started (initdb in the child, crash recovery) reaches the disk too.
           fsyncTree(directory);
         } catch (error) {
           await pglite.close();
@@ -183,11 +187,20 @@ export class DatabaseClient {
  * PostgreSQL options of the embedded database. PGlite's defaults include `-F` (fsync off): a commit
  * is then acknowledged once written to the OS, which survives a killed process but not a power cut
  * or kernel crash. With `fsync`, PostgreSQL syncs WAL at every commit and data files at checkpoints;
- * `wal_sync_method=fsync` because PGlite's fdatasync() does nothing.
+ * `wal_sync_method=fsync` because PGlite's fdatasync() does nothing. The smaller shared buffers apply
+ * to directories created before they were chosen too (a start parameter overrides postgresql.conf).
  */
 export function pgliteStartParams(defaults: readonly string[], fsync: boolean): string[] {
-  if (!fsync) return [...defaults];
-  return [...defaults.filter((param) => param !== '-F'), '-c', 'fsync=on', '-c', 'wal_sync_method=fsync'];
+  const buffers = ['-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`];
+  if (!fsync) return [...defaults, ...buffers];
+  return [
+    ...defaults.filter((param) => param !== '-F'),
+    '-c',
+    'fsync=on',
+    '-c',
+    'wal_sync_method=fsync',
+    ...buffers,
+  ];
 }
 
 interface EmscriptenStream {

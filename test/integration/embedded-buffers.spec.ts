@@ -1,0 +1,37 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'drizzle-orm';
+import { DatabaseClient } from '../../src/database/database-client';
+import { rowsOf } from '../../src/database/raw-rows';
+import { embeddedOnly } from '../utils/configurations';
+
+const sharedBuffers = async (client: DatabaseClient) =>
+  rowsOf(await client.db.execute(sql`select current_setting('shared_buffers') as value`))[0]?.value;
+
+embeddedOnly('embedded database shared buffers', () => {
+  it('a new data directory is created with 16MB of shared buffers, and an older one starts with them too', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'fdws-buffers-'));
+    const conf = join(dataDir, 'pglite', 'postgresql.conf');
+
+    const created = await DatabaseClient.open({ databaseUrl: null, dataDir, poolSize: 1 });
+    try {
+      expect(await sharedBuffers(created)).toBe('16MB');
+    } finally {
+      await created.close();
+    }
+    expect(readFileSync(conf, 'utf8')).toMatch(/^shared_buffers = 16MB\b/m);
+
+    // A directory created with PostgreSQL's default (as before) still starts with the smaller pool.
+    writeFileSync(
+      conf,
+      readFileSync(conf, 'utf8').replace(/^shared_buffers = 16MB/m, 'shared_buffers = 128MB'),
+    );
+    const older = await DatabaseClient.open({ databaseUrl: null, dataDir, poolSize: 1 });
+    try {
+      expect(await sharedBuffers(older)).toBe('16MB');
+    } finally {
+      await older.close();
+    }
+  }, 120_000);
+});
