@@ -4,10 +4,11 @@ import { join } from 'node:path';
 
 /**
  * Shared buffers of the embedded database. PostgreSQL's 128MB default grows PGlite's WebAssembly
- * memory to 188 MiB before any query, and WebAssembly memory never shrinks; 16MB keeps the embedded
- * start at about a third of that (bench/README "Embedded start memory").
+ * memory to 188 MiB before any query, and WebAssembly memory never shrinks. 32MB is the smallest
+ * measured size at which the embedded list on 100,000 records is as fast as with 128MB (16MB and 24MB
+ * made it about 1.7x slower; bench/README "Embedded start memory").
  */
-export const PGLITE_SHARED_BUFFERS = '16MB';
+export const PGLITE_SHARED_BUFFERS = '32MB';
 
 /** Whether `directory` already holds a cluster (PGlite checks the same file before running initdb). */
 export function hasPgliteCluster(directory: string): boolean {
