@@ -53,7 +53,8 @@ describe('POST /api/ai/configs/generate with the openai provider (a real chat-co
         AI_BASE_URL: server.url('/v1'),
         AI_API_KEY: API_KEY,
         AI_MODEL: 'test-model',
-        AI_TIMEOUT_MS: '700',
+        // Long enough for two rounds on a loaded CI machine; the timeout case waits it out once.
+        AI_TIMEOUT_MS: '3000',
       },
     });
   });
@@ -175,8 +176,8 @@ describe('POST /api/ai/configs/generate with the openai provider (a real chat-co
       success: false,
       code: 'AI_TIMEOUT',
       statusCode: 504,
-      error: 'The language model did not answer in time (limit 700 ms).',
-      details: { timeoutMs: 700 },
+      error: 'The language model did not answer in time (limit 3000 ms).',
+      details: { timeoutMs: 3000 },
     });
   });
 
