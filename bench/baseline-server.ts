@@ -5,6 +5,7 @@ import Fastify from 'fastify';
 import { Pool } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { BASELINE_SQL } from './baseline-sql';
+import { runBaselineWorkflow } from './baseline-workflow';
 
 const pool = new Pool({
   connectionString: process.env.DATABASE_URL,
@@ -20,6 +21,19 @@ app.post<{ Params: { configId: string }; Body: Record<string, unknown> }>(
   async (request, reply) => {
     const result = await pool.query(BASELINE_SQL.create, [request.params.configId, request.body]);
     return reply.code(201).send({ success: true, dataId: result.rows[0].id, data: result.rows[0] });
+  },
+);
+
+app.post<{ Params: { configId: string }; Body: { data: unknown }; Querystring: { receiver: string } }>(
+  '/workflow/:configId',
+  async (request, reply) => {
+    const answer = await runBaselineWorkflow(
+      pool,
+      request.params.configId,
+      request.body.data,
+      request.query.receiver,
+    );
+    return reply.code(answer.status).send(answer.body);
   },
 );
 
@@ -85,7 +99,10 @@ app.get<{ Params: { configId: string } }>('/export/:configId', async (request, r
   return reply.type('text/csv').send(stream);
 });
 
-app.listen({ port: Number(process.env.PORT ?? 3999), host: '127.0.0.1' }).catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+pool
+  .query(BASELINE_SQL.createRunsTable)
+  .then(() => app.listen({ port: Number(process.env.PORT ?? 3999), host: '127.0.0.1' }))
+  .catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });

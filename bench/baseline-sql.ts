@@ -7,6 +7,18 @@
 const COLUMNS = `id, config_id, user_id, site_id, data, computed_results, is_active, created_at, updated_at`;
 
 export const BASELINE_SQL = {
+  /** The workflow baseline's table of runs (one row per run, its steps as JSON), made at start. */
+  createRunsTable: `create table if not exists baseline_workflow_runs (
+                      id uuid primary key default gen_random_uuid(), record_id uuid not null,
+                      status text not null, steps jsonb not null,
+                      started_at timestamptz not null, finished_at timestamptz not null default now())`,
+  /** The record of a workflow's save: the body and its computed values. */
+  createWithComputed: `insert into data_records (config_id, data, computed_results) values ($1, $2, $3)
+                       returning id, created_at`,
+  /** The run, written once it has ended. */
+  insertRun: `insert into baseline_workflow_runs (record_id, status, steps, started_at)
+              values ($1, 'success', $2, $3) returning id`,
+
   /** A bare insert of the submitted body. */
   create: `insert into data_records (config_id, data) values ($1, $2)
            returning id, config_id, user_id, data, is_active, created_at, updated_at`,
