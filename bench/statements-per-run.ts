@@ -28,6 +28,8 @@ async function main(): Promise<void> {
   const pool = new Pool({ connectionString: database.url, max: 4 });
   const config = loadConfig({
     NODE_ENV: 'production',
+    // Statements are counted, not metrics served (production asks for a metrics port or token).
+    METRICS_ENABLED: 'false',
     LOG_LEVEL: 'silent',
     JWT_SECRET: 'bench-secret-0123456789abcdef',
     ADMIN_EMAIL: BENCH_ADMIN.email,
