@@ -9,6 +9,8 @@ export interface RunningServer {
   process: ChildProcess;
   /** Peak resident memory of the process so far, in MB (VmHWM). */
   peakRssMb(): number;
+  /** Resident memory of the process now, in MB (VmRSS). */
+  rssMb(): number;
   stop(): Promise<void>;
 }
 
@@ -44,11 +46,8 @@ export async function startServer(
   return {
     url,
     process: child,
-    peakRssMb: () => {
-      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-      const match = /VmHWM:\s+(\d+) kB/.exec(status);
-      return match ? Math.round(Number(match[1]) / 1024) : NaN;
-    },
+    peakRssMb: () => statusMb(child, 'VmHWM'),
+    rssMb: () => statusMb(child, 'VmRSS'),
     stop: () =>
       new Promise<void>((done) => {
         if (child.exitCode !== null) return done();
@@ -56,4 +55,11 @@ export async function startServer(
         child.kill('SIGTERM');
       }),
   };
+}
+
+/** A memory line of `/proc/<pid>/status` in MB. */
+function statusMb(child: ChildProcess, field: 'VmHWM' | 'VmRSS'): number {
+  const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+  const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(status);
+  return match ? Math.round(Number(match[1]) / 1024) : NaN;
 }

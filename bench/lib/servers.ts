@@ -12,7 +12,7 @@ export function startService(
   extraEnv: Record<string, string> = {},
 ) {
   return startServer(
-    [...serviceNodeArguments(), 'dist/main.js'],
+    ['dist/main.js'],
     {
       JWT_SECRET: 'bench-secret-0123456789abcdef',
       ADMIN_EMAIL: BENCH_ADMIN.email,
@@ -26,15 +26,6 @@ export function startService(
     },
     port,
   );
-}
-
-/**
- * Node's own options for the service's process, from `BENCH_SERVICE_NODE_ARGS` (space-separated), e.g.
- * `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it under a benchmark's load (NODE_OPTIONS refuses
- * `--cpu-prof`). The profile is written when the service ends on the benchmark's SIGTERM.
- */
-function serviceNodeArguments(): string[] {
-  return (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
 }
 
 /** The bare Fastify + pg baseline on the same database. */

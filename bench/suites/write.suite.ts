@@ -6,6 +6,7 @@ import { BENCH_SUBMISSION, createBenchForm } from './form-fixture';
 import { createWorkflow, RECEIVER_PORT, startReceiver } from './workflow-fixture';
 
 const DURATION = Number(process.env.BENCH_DURATION_S ?? 10);
+const EMBEDDED_LOAD_SECONDS = Number(process.env.BENCH_EMBEDDED_LOAD_S ?? 60);
 
 /** 16 connections POSTing one body for DURATION seconds. */
 function post(url: string, headers: Record<string, string>, body: string) {
@@ -117,9 +118,14 @@ async function postgresFigures(profile: SettingsProfile): Promise<void> {
   }
 }
 
-/** `embedded`: create on PGlite (DATA_DIR under the project), no baseline: an absolute target. */
+/**
+ * `embedded`: create on PGlite (a new, empty DATA_DIR under the project), no baseline: an absolute
+ * target. Then `embedded-memory`: resident memory at the first `/health` and after
+ * BENCH_EMBEDDED_LOAD_S (60) seconds of creates.
+ */
 async function embeddedFigure(profile: SettingsProfile): Promise<void> {
   const embedded = await startService(null, 3933, profile.env);
+  const firstHealthMb = embedded.rssMb();
   try {
     const token = await loginAdmin(embedded);
     const configId = await createBenchForm(embedded.url, token);
@@ -137,6 +143,25 @@ async function embeddedFigure(profile: SettingsProfile): Promise<void> {
       non2xx: ours.non2xx,
       target: '>= 300 req/s and p99 <= 100 ms',
       pass: ours.requestsPerSecond >= 300 && ours.p99 <= 100 && ours.non2xx === 0,
+    });
+    const loaded = await load({
+      url,
+      method: 'POST',
+      headers,
+      body,
+      connections: 16,
+      durationSeconds: EMBEDDED_LOAD_SECONDS,
+    });
+    const afterLoadMb = embedded.rssMb();
+    report({
+      figure: 'embedded-memory',
+      profile: profile.name,
+      firstHealthMb,
+      afterLoadMb,
+      loadSeconds: EMBEDDED_LOAD_SECONDS,
+      creates: Math.round(loaded.requestsPerSecond * EMBEDDED_LOAD_SECONDS),
+      target: `<= 260 MB at the first /health (empty data directory), <= 320 MB after ${EMBEDDED_LOAD_SECONDS} s of creates`,
+      pass: firstHealthMb <= 260 && afterLoadMb <= 320 && loaded.non2xx === 0,
     });
   } finally {
     await embedded.stop();
