@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { AppError } from '../common/errors/app-error';
 import { requireUser, type RequestContext } from '../common/context/request-context';
-import { dummyPasswordHash, hashPassword, verifyPassword } from '../common/security/password-hasher';
+import { PasswordHasher } from '../common/security/password-hasher';
 import type { UserResponseDto } from '../users/dto/user.dto';
 import { toUserResponse } from '../users/user.mapper';
 import type { UserRow } from '../users/users.repository';
@@ -15,6 +15,7 @@ export class AuthService {
   constructor(
     private readonly users: UsersService,
     private readonly tokens: TokenService,
+    private readonly passwords: PasswordHasher,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -27,7 +28,7 @@ export class AuthService {
     const user = await this.users.createUnlessEmailTaken({
       email: input.email,
       name: input.name,
-      passwordHash: await hashPassword(input.password),
+      passwordHash: await this.passwords.hash(input.password),
       role: 'user',
       siteId: ctx.siteId,
     });
@@ -41,7 +42,10 @@ export class AuthService {
   ): Promise<AuthTokenResponseDto> {
     const user = await this.users.findByEmail(input.email);
     // Same work and same answer for an unknown e-mail and a wrong password.
-    const valid = await verifyPassword(user?.passwordHash ?? (await dummyPasswordHash()), input.password);
+    const valid = await this.passwords.verify(
+      user?.passwordHash ?? (await this.passwords.dummy()),
+      input.password,
+    );
     if (!user || !valid) throw new AppError('INVALID_CREDENTIALS');
     if (!user.isActive) throw new AppError('USER_INACTIVE');
     return this.authResult(user);
@@ -65,10 +69,10 @@ export class AuthService {
     const userId = requireUser(ctx).userId;
     const user = await this.users.findById(userId);
     if (!user) throw new AppError('TOKEN_INVALID');
-    if (!(await verifyPassword(user.passwordHash, input.currentPassword))) {
+    if (!(await this.passwords.verify(user.passwordHash, input.currentPassword))) {
       throw new AppError('CURRENT_PASSWORD_INVALID');
     }
-    const updated = await this.users.replacePassword(userId, await hashPassword(input.newPassword));
+    const updated = await this.users.replacePassword(userId, await this.passwords.hash(input.newPassword));
     if (!updated) throw new AppError('TOKEN_INVALID');
     return this.authResult(updated);
   }

@@ -93,6 +93,27 @@ describe('loadConfig', () => {
     expect(problems({ NODE_ENV: 'test' })).toEqual([]);
   });
 
+  it("password hashing: argon2id at OWASP's minimum by default; cheaper only outside production", () => {
+    const production = { NODE_ENV: 'production', JWT_SECRET: 'a-long-enough-secret', METRICS_PORT: '9464' };
+    expect(loadConfig(production)).toMatchObject({ passwordHashMemoryKib: 19456, passwordHashIterations: 2 });
+    const floor =
+      "PASSWORD_HASH_MEMORY_KIB >= 19456 and PASSWORD_HASH_ITERATIONS >= 2 when NODE_ENV=production (OWASP's argon2id minimum)";
+    expect(() => loadConfig({ ...production, PASSWORD_HASH_MEMORY_KIB: '1024' })).toThrow(floor);
+    expect(() => loadConfig({ ...production, PASSWORD_HASH_ITERATIONS: '1' })).toThrow(floor);
+    expect(
+      loadConfig({ ...production, PASSWORD_HASH_MEMORY_KIB: '65536', PASSWORD_HASH_ITERATIONS: '3' }),
+    ).toMatchObject({
+      passwordHashMemoryKib: 65536,
+      passwordHashIterations: 3,
+    });
+    expect(
+      loadConfig({ NODE_ENV: 'test', PASSWORD_HASH_MEMORY_KIB: '1024', PASSWORD_HASH_ITERATIONS: '1' }),
+    ).toMatchObject({
+      passwordHashMemoryKib: 1024,
+      passwordHashIterations: 1,
+    });
+  });
+
   it('reads the AI provider settings: infer by default; openai needs a model; a bad base URL or timeout is refused', () => {
     expect(loadConfig({})).toMatchObject({
       aiProvider: 'infer',

@@ -37,6 +37,9 @@ export interface AppConfig {
    * nearest N hops, or the listed proxy addresses and CIDR ranges. Never "every hop".
    */
   trustProxy: false | number | string[];
+  /** argon2id cost of new password hashes (KiB of memory, passes). */
+  passwordHashMemoryKib: number;
+  passwordHashIterations: number;
   throttleTtlMs: number;
   throttleLimit: number;
   throttleAuthLimit: number;
@@ -265,6 +268,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     requireIfMatch: bool('REQUIRE_IF_MATCH', false),
     corsOrigins,
     trustProxy: trustProxyOf(read('TRUST_PROXY'), problems),
+    passwordHashMemoryKib: int('PASSWORD_HASH_MEMORY_KIB', 19456, 64, 4_194_304),
+    passwordHashIterations: int('PASSWORD_HASH_ITERATIONS', 2, 1, 100),
     throttleTtlMs: int('THROTTLE_TTL_MS', 60000, 1, 86_400_000),
     throttleLimit: int('THROTTLE_LIMIT', 100, 1, 10_000_000),
     throttleAuthLimit: int('THROTTLE_AUTH_LIMIT', 10, 1, 10_000_000),
@@ -337,6 +342,13 @@ export function loadConfig(env: Env = process.env): AppConfig {
     problems.push(
       'METRICS_TOKEN or METRICS_PORT is required when NODE_ENV=production and METRICS_ENABLED=true ' +
         '(/metrics must not be open to anyone on the main port); or set METRICS_ENABLED=false',
+    );
+  if (
+    config.nodeEnv === 'production' &&
+    (config.passwordHashMemoryKib < 19456 || config.passwordHashIterations < 2)
+  )
+    problems.push(
+      "PASSWORD_HASH_MEMORY_KIB >= 19456 and PASSWORD_HASH_ITERATIONS >= 2 when NODE_ENV=production (OWASP's argon2id minimum)",
     );
   if (config.aiProvider === 'openai' && !config.aiModel)
     problems.push('AI_MODEL is required when AI_PROVIDER=openai');

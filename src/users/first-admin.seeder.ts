@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
-import { hashPassword } from '../common/security/password-hasher';
+import { PasswordHasher } from '../common/security/password-hasher';
 import { UsersRepository } from './users.repository';
 
 /** Seeds the first admin from ADMIN_EMAIL/ADMIN_PASSWORD when no admin exists (safe on every boot). */
@@ -10,6 +10,7 @@ export class FirstAdminSeeder implements OnModuleInit {
 
   constructor(
     private readonly users: UsersRepository,
+    private readonly passwords: PasswordHasher,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -22,7 +23,7 @@ export class FirstAdminSeeder implements OnModuleInit {
     const inserted = await this.users.insertFirstAdmin({
       email: this.config.adminEmail,
       name: this.config.adminName,
-      passwordHash: await hashPassword(this.config.adminPassword),
+      passwordHash: await this.passwords.hash(this.config.adminPassword),
       role: 'admin',
       siteId: null,
     });

@@ -6,7 +6,7 @@ import { isUuid } from '../common/validation/is-uuid';
 import { RoleHolders } from '../roles/role-holders';
 import { RolesService } from '../roles/roles.service';
 import { SitesService } from '../sites/sites.service';
-import { hashPassword } from '../common/security/password-hasher';
+import { PasswordHasher } from '../common/security/password-hasher';
 import type { CreateUserDto, UpdateUserDto, UserListDto, UserResponseDto } from './dto/user.dto';
 import { toUserResponse } from './user.mapper';
 import { UserSessionCache, type UserSession } from './user-session.cache';
@@ -21,6 +21,7 @@ export class UsersService implements OnModuleInit {
     private readonly roles: RolesService,
     private readonly roleHolders: RoleHolders,
     private readonly sites: SitesService,
+    private readonly passwords: PasswordHasher,
   ) {}
 
   onModuleInit(): void {
@@ -41,7 +42,7 @@ export class UsersService implements OnModuleInit {
     const user = await this.users.insertUnlessEmailTaken({
       email: body.email,
       name: body.name,
-      passwordHash: await hashPassword(body.password),
+      passwordHash: await this.passwords.hash(body.password),
       role,
       siteId: body.siteId ?? null,
     });
@@ -59,7 +60,7 @@ export class UsersService implements OnModuleInit {
     name: string;
     password: string;
   }): Promise<{ outcome: 'created' | 'reset'; user: UserResponseDto }> {
-    const passwordHash = await hashPassword(input.password);
+    const passwordHash = await this.passwords.hash(input.password);
     const existing = await this.users.findByEmail(input.email);
     if (!existing) {
       const created = await this.users.insertUnlessEmailTaken({
@@ -183,7 +184,7 @@ export class UsersService implements OnModuleInit {
     await this.users.anonymize(userId, {
       email,
       name: 'Erased user',
-      passwordHash: await hashPassword(randomBytes(32).toString('base64url')),
+      passwordHash: await this.passwords.hash(randomBytes(32).toString('base64url')),
     });
     await this.sessions.invalidate(userId);
     return true;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../src/database/raw-rows';
-import { hashPassword } from '../../src/common/security/password-hasher';
+import { PasswordHasher } from '../../src/common/security/password-hasher';
 import { ErasureProcessor } from '../../src/erasure/erasure.processor';
 import { UsersRepository } from '../../src/users/users.repository';
 import { adminToken, createUser, type TestUser } from '../factories/user.factory';
@@ -394,7 +394,10 @@ describe('OpenAPI fuzz: no 5xx, and a 4xx changes nothing', () => {
           const row = await t.app.get(UsersRepository).findByEmail(t.config.adminEmail);
           await t.app
             .get(UsersRepository)
-            .replacePasswordAndRevokeTokens(row!.id, await hashPassword(t.config.adminPassword));
+            .replacePasswordAndRevokeTokens(
+              row!.id,
+              await t.app.get(PasswordHasher).hash(t.config.adminPassword),
+            );
           admin = await adminToken(t);
           before = await fingerprint();
         }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { TokenService } from '../../src/auth/token.service';
-import { hashPassword } from '../../src/common/security/password-hasher';
+import { PasswordHasher } from '../../src/common/security/password-hasher';
 import { UsersRepository, type UserRow } from '../../src/users/users.repository';
 import type { TestApp } from '../utils/test-app';
 
@@ -19,7 +19,7 @@ export async function createUser(
   const user = await testApp.app.get(UsersRepository).insertUnlessEmailTaken({
     email: overrides.email ?? `user-${randomBytes(5).toString('hex')}@example.com`,
     name: overrides.name ?? 'Test User',
-    passwordHash: await hashPassword(password),
+    passwordHash: await testApp.app.get(PasswordHasher).hash(password),
     role: overrides.role ?? 'user',
     siteId: overrides.siteId ?? null,
   });

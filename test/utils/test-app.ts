@@ -43,6 +43,10 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
     JWT_SECRET: TEST_JWT_SECRET,
     THROTTLE_LIMIT: '1000000',
     THROTTLE_AUTH_LIMIT: '1000000',
+    // Every reset seeds the admin and most tests log in: argon2id at its production cost would spend
+    // ~20 ms of CPU each time, a tenth of the suite's CPU. The production floor is tested in config.
+    PASSWORD_HASH_MEMORY_KIB: '1024',
+    PASSWORD_HASH_ITERATIONS: '1',
     DATA_DIR: mkdtempSync(join(tmpdir(), 'fdws-test-')),
     REDIS_PREFIX: `test:${randomBytes(6).toString('hex')}:`,
     ADMIN_EMAIL: TEST_ADMIN.email,
