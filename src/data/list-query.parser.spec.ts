@@ -7,6 +7,7 @@ const DEFAULTS: PagingQuery = {
   sort: { kind: 'column', column: 'createdAt' },
   order: 'desc',
   filters: [],
+  configVersion: null,
 };
 
 /** The 422's validation errors, or the parsed query. */

@@ -19,6 +19,8 @@ export interface PagingQuery {
   sort: SortKey;
   order: 'asc' | 'desc';
   filters: EqualityFilter[];
+  /** Only records last validated against this configuration version (`configVersion=n`). */
+  configVersion: number | null;
 }
 
 const SYSTEM_SORT_FIELDS = new Set(['createdAt', 'updatedAt', 'userId']);
@@ -57,6 +59,17 @@ export function parseDeletedFlag(query: RawQuery): boolean {
   throw new AppError('VALIDATION_FAILED', {
     validationErrors: [{ field: 'deleted', rule: 'isBoolean', message: 'deleted must be true or false' }],
   });
+}
+
+/**
+ * `configVersion=n`: only records last validated against version n of their configuration; absent
+ * or empty, every version; anything but an integer from 1 is a 422.
+ */
+export function parseConfigVersionFilter(query: RawQuery): number | null {
+  const errors: FieldError[] = [];
+  const version = integer(lastValue(query.configVersion), 0, 1, 2_147_483_647, 'configVersion', errors);
+  if (errors.length > 0) throw new AppError('VALIDATION_FAILED', { validationErrors: errors });
+  return version === 0 ? null : version;
 }
 
 /** `page` (from 1) and `limit` (1..maxLimit, 20 by default) of a paged list; bad ones are a 422. */
@@ -150,7 +163,8 @@ export function parsePagingQuery(query: RawQuery, maxLimit = 1000): PagingQuery 
     errors.push({ field: 'filters', rule: 'maxSize', message: `at most ${MAX_FILTERS} filters` });
   }
   if (errors.length > 0) throw new AppError('VALIDATION_FAILED', { validationErrors: errors });
-  return { page, limit, sort, order: sortOrder as 'asc' | 'desc', filters };
+  const configVersion = parseConfigVersionFilter(query);
+  return { page, limit, sort, order: sortOrder as 'asc' | 'desc', filters, configVersion };
 }
 
 /** `{"a":{"b":value}}` for the path `a.b`: the shape `data @> ...` matches. */

@@ -26,7 +26,7 @@ export interface CsvRows {
   columns: string[];
   /**
    * One row per record, oldest first, each ended by "\n": the id, `createdAt` in ISO 8601 with
-   * milliseconds and `Z`, then one cell per column, quoted when it holds a comma, double quote, CR or
+   * milliseconds and `Z`, the configuration version, then one cell per column, quoted when it holds a comma, double quote, CR or
    * LF. Empty when nothing matches. Read it to its end or destroy it: either returns the connection.
    */
   rows: Readable;
@@ -90,12 +90,14 @@ function csvRowsQuery(where: SQL, fields: string[], cells: CsvCellRule): SQL {
   const inner = [
     sql`data_records.id`,
     sql`data_records.created_at`,
+    sql`data_records.config_version`,
     sql`data_records.data`,
     ...fields.map((field, index) => sql`data_records.data ->> ${field}::text as ${fieldText(index)}`),
   ];
   const outer = [
     sql`records.id`,
     isoInstant(sql`records.created_at`),
+    sql`records.config_version`,
     ...fields.map((field, index) => {
       const text = sql`records.${fieldText(index)}`;
       const cell = sql`fdws_csv_cell(${text}, records.data, ${field}::text)`;

@@ -6,7 +6,9 @@ import { parseGridLoadOptions } from './grid/grid-load-options';
 import { GridQueryService } from './grid/grid-query.service';
 import { isGridRequest } from './grid/grid-request';
 import { schemaOrderOf } from './record.mapper';
-import { listScope, scopeCondition } from './record-selection';
+import { and } from 'drizzle-orm';
+import { parseConfigVersionFilter } from './list-query.parser';
+import { configVersionCondition, listScope, scopeCondition } from './record-selection';
 import { RecordsService } from './records.service';
 
 /**
@@ -29,10 +31,10 @@ export class RecordListService {
     if (!isGridRequest(query)) return this.records.list(ctx, configId, query);
     const access = await this.access.require(ctx, configId, 'viewOwnResults');
     const options = parseGridLoadOptions(query);
-    return this.grid.run(
+    const scope = and(
       scopeCondition(listScope(ctx, access, query)),
-      options,
-      schemaOrderOf(access.config.schema),
-    );
+      configVersionCondition(parseConfigVersionFilter(query)),
+    )!;
+    return this.grid.run(scope, options, schemaOrderOf(access.config.schema));
   }
 }

@@ -7,7 +7,13 @@ import type { ConfigRow } from '../form-configs/form-configs.repository';
 import type { FormAccess } from '../permissions/form-access.service';
 import { compileGridFilter } from './grid/grid-filter.compiler';
 import { parseGridLoadOptions, type GridFilter } from './grid/grid-load-options';
-import { containmentOf, parseDeletedFlag, parsePagingQuery, type EqualityFilter } from './list-query.parser';
+import {
+  containmentOf,
+  parseConfigVersionFilter,
+  parseDeletedFlag,
+  parsePagingQuery,
+  type EqualityFilter,
+} from './list-query.parser';
 
 /**
  * Who may see which records of a configuration: the records' site scope (exactly the caller's site,
@@ -84,19 +90,30 @@ export function listScope(
     : recordScope(ctx, access, { owners: 'ownUnlessViewAll' });
 }
 
-/** Filters of a query: the paging form's equality filters and the grid form's `filter`. */
+/**
+ * Filters of a query: the paging form's equality filters, the grid form's `filter` and the
+ * configuration version the records were last validated against.
+ */
 export interface RecordFilters {
   equality: EqualityFilter[];
   grid: GridFilter | null;
+  configVersion: number | null;
 }
 
-export const NO_FILTERS: RecordFilters = { equality: [], grid: null };
+export const NO_FILTERS: RecordFilters = { equality: [], grid: null, configVersion: null };
 
-/** `filters` (JSON or `filters[x]=v`) and `filter` (grid grammar) of a query; bad ones are a 422/400. */
+/**
+ * `filters` (JSON or `filters[x]=v`), `filter` (grid grammar) and `configVersion` of a query; bad
+ * ones are a 422/400.
+ */
 export function parseRecordFilters(query: Record<string, unknown>): RecordFilters {
   const bracketFilters = Object.entries(query).filter(([key]) => key.startsWith('filters['));
   const paging = parsePagingQuery({ filters: query.filters, ...Object.fromEntries(bracketFilters) });
-  return { equality: paging.filters, grid: parseGridLoadOptions({ filter: query.filter }).filter };
+  return {
+    equality: paging.filters,
+    grid: parseGridLoadOptions({ filter: query.filter }).filter,
+    configVersion: parseConfigVersionFilter(query),
+  };
 }
 
 /** The records a caller may see on one configuration, narrowed by filters. */
@@ -128,10 +145,19 @@ export function equalityConditions(filters: EqualityFilter[]): SQL[] {
   });
 }
 
+/**
+ * Records last validated against `version` of their configuration (none: every version). No index
+ * has the column: it narrows the configuration's records, and an index would cost every create.
+ */
+export function configVersionCondition(version: number | null): SQL | undefined {
+  return version === null ? undefined : eq(dataRecords.configVersion, version);
+}
+
 /** Scope and filters of a selection as one WHERE condition. */
 export function selectionCondition(selection: Pick<RecordSelection, 'scope' | 'filters'>): SQL {
   return and(
     scopeCondition(selection.scope),
+    configVersionCondition(selection.filters.configVersion),
     ...equalityConditions(selection.filters.equality),
     selection.filters.grid ? compileGridFilter(selection.filters.grid) : undefined,
   )!;

@@ -60,6 +60,7 @@ export function toRecordResponse(
     updatedAt: row.updatedAt.toISOString(),
     ...(row.deletedAt ? { deletedAt: row.deletedAt.toISOString() } : {}),
     version: row.version,
+    configVersion: row.configVersion,
     ...(options.withWorkflow ? { workflow: row.workflow ?? [] } : {}),
   };
 }
@@ -68,14 +69,17 @@ export function toRecordResponse(
 export const RAW_RECORD_COLUMNS = `data_records.id, data_records.config_id as "configId", data_records.user_id as "userId",
    data_records.site_id as "siteId", data_records.data, data_records.data_keys as "dataKeys", data_records.computed_results as "computedResults",
    data_records.is_active as "isActive", data_records.created_at as "createdAt", data_records.updated_at as "updatedAt",
-   data_records.deleted_at as "deletedAt", data_records.version`;
+   data_records.deleted_at as "deletedAt", data_records.version, data_records.config_version as "configVersion"`;
 
-/** What export cells are made of: the id, the creation time and the submitted values in order. */
-export type RecordValues = Pick<ListedRecordRow, 'id' | 'createdAt' | 'data' | 'dataKeys'>;
+/**
+ * What export cells are made of: the id, the creation time, the configuration version and the
+ * submitted values in order.
+ */
+export type RecordValues = Pick<ListedRecordRow, 'id' | 'createdAt' | 'configVersion' | 'data' | 'dataKeys'>;
 
 /** The columns of a raw SQL query that `fromRawValues` expects. */
-export const RAW_VALUES_COLUMNS = `data_records.id, data_records.created_at as "createdAt", data_records.data,
-   data_records.data_keys as "dataKeys"`;
+export const RAW_VALUES_COLUMNS = `data_records.id, data_records.created_at as "createdAt",
+   data_records.config_version as "configVersion", data_records.data, data_records.data_keys as "dataKeys"`;
 
 // Drivers differ in what they parse for raw statements (node-postgres gives Dates and objects,
 // PGlite may give strings), so both are accepted.
@@ -97,6 +101,7 @@ export function fromRawRecord(raw: Record<string, unknown>): ListedRecordRow {
     updatedAt: date(raw.updatedAt),
     deletedAt: raw.deletedAt === null || raw.deletedAt === undefined ? null : date(raw.deletedAt),
     version: Number(raw.version),
+    configVersion: Number(raw.configVersion),
   };
 }
 
@@ -105,6 +110,7 @@ export function fromRawValues(raw: Record<string, unknown>): RecordValues {
   return {
     id: String(raw.id),
     createdAt: date(raw.createdAt),
+    configVersion: Number(raw.configVersion),
     data: json(raw.data) as Record<string, unknown>,
     dataKeys: textArray(raw.dataKeys),
   };

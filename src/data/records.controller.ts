@@ -122,6 +122,13 @@ export class RecordsController {
   @ApiQuery({ name: 'sortOrder', required: false, enum: ['asc', 'desc'] })
   @ApiQuery({ name: 'filters', required: false, type: String, example: '{"city":"Paris"}' })
   @ApiQuery({ name: 'filter', required: false, type: String, example: '["data.age",">=",18]' })
+  @ApiQuery({
+    name: 'configVersion',
+    required: false,
+    type: Number,
+    example: 2,
+    description: 'Only records last validated against this version of the form (both forms)',
+  })
   @ApiQuery({ name: 'sort', required: false, type: String, example: '[{"selector":"data.age","desc":true}]' })
   @ApiQuery({ name: 'group', required: false, type: String, example: '[{"selector":"data.city"}]' })
   @ApiQuery({ name: 'skip', required: false, type: Number, example: 0 })

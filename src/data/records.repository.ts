@@ -13,7 +13,12 @@ import { rowsOf } from '../database/raw-rows';
 import { runningBytes, stoppedAtBytes, withinBytes } from './list-bounds';
 import { fromRawRecord, RAW_RECORD_COLUMNS, type ListedRecordRow, type RecordRow } from './record.mapper';
 import { appendRecordEvents } from './record-events';
-import { equalityConditions, scopeCondition, type RecordScope } from './record-selection';
+import {
+  configVersionCondition,
+  equalityConditions,
+  scopeCondition,
+  type RecordScope,
+} from './record-selection';
 import {
   appendHistory,
   fieldDiff,
@@ -24,13 +29,14 @@ import {
 export type NewRecord = Pick<
   typeof dataRecords.$inferInsert,
   'configId' | 'userId' | 'siteId' | 'data' | 'dataKeys' | 'computedResults' | 'idempotencyKey'
->;
+> &
+  Required<Pick<typeof dataRecords.$inferInsert, 'configVersion'>>;
 
 /** The columns a page is read with (not the workflow log, which only the single-record read returns). */
 const RECORD_COLUMNS = sql.raw(
   'data_records.id, data_records.config_id, data_records.user_id, data_records.site_id, data_records.data, ' +
     'data_records.data_keys, data_records.computed_results, data_records.is_active, data_records.created_at, ' +
-    'data_records.updated_at, data_records.deleted_at, data_records.version',
+    'data_records.updated_at, data_records.deleted_at, data_records.version, data_records.config_version',
 );
 
 /**
@@ -96,7 +102,8 @@ function insertStatement(record: NewRecord, author: ChangeAuthor, carried: SQL |
   const computed = record.computedResults ?? null;
   const origin = author.origin ? JSON.stringify(author.origin) : null;
   return sql`${carried ? sql`with carried as (${carried}) ` : sql``}select ${sql.raw(RAW_RECORD_COLUMNS)}
-    from fdws_insert_record(${record.configId}::uuid, ${record.userId ?? null}::uuid, ${record.siteId ?? null}::uuid,
+    from fdws_insert_record(${record.configId}::uuid, ${record.configVersion}::int, ${record.userId ?? null}::uuid,
+      ${record.siteId ?? null}::uuid,
       ${JSON.stringify(record.data)}::jsonb, ${sql.param(record.dataKeys ?? null)}::text[],
       ${computed === null ? null : JSON.stringify(computed)}::jsonb, ${record.idempotencyKey ?? null}::text,
       ${author.userId}::uuid, ${origin}::jsonb) as data_records`;
@@ -142,10 +149,14 @@ async function recordByKey(db: Pick<Database, 'select'>, key: string): Promise<R
   return row ?? null;
 }
 
-/** New data of a record and its computed results (null: none stored). */
+/**
+ * New data of a record, its computed results (null: none stored) and the configuration version it
+ * was validated against.
+ */
 export interface RecordWrite {
   data: Record<string, unknown>;
   computedResults: Record<string, unknown> | null;
+  configVersion: number;
 }
 
 /** The condition of a conditional write (If-Match): the row is at one of `versions`; none when null. */
@@ -164,6 +175,7 @@ function replaceDataStatement(row: RecordRow, write: RecordWrite, author: Change
     sql`update data_records set data = ${JSON.stringify(write.data)}::jsonb,
         data_keys = ${sql.param(Object.keys(write.data))}::text[],
         computed_results = ${write.computedResults === null ? null : JSON.stringify(write.computedResults)}::jsonb,
+        config_version = ${write.configVersion}::int,
         updated_at = ${new Date().toISOString()}::timestamptz, version = data_records.version + 1
       from before where data_records.id = before.id and data_records.version = ${row.version}
       returning data_records.*`,
@@ -398,7 +410,11 @@ export class RecordsRepository {
     query: PagingQuery,
     maxBytes: number,
   ): Promise<{ rows: ListedRecordRow[]; total: number; tooLarge: boolean }> {
-    const where = and(scopeCondition(scope), ...equalityConditions(query.filters))!;
+    const where = and(
+      scopeCondition(scope),
+      configVersionCondition(query.configVersion),
+      ...equalityConditions(query.filters),
+    )!;
     const order = sql.join(orderBy(query), sql`, `);
     const page = sql`select ${RECORD_COLUMNS} from data_records where ${where} order by ${order}
         limit ${query.limit} offset ${(query.page - 1) * query.limit}`;

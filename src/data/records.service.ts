@@ -72,6 +72,8 @@ export class RecordsService {
     const outcome = await this.records.insertWithinLimit(
       {
         configId: config.id,
+        // The configuration row validated against (already loaded): no extra query per create.
+        configVersion: config.version,
         userId: user.userId,
         // A shared form's record belongs to the site the submission came through.
         siteId: siteOfNewRecord(ctx, config.siteId),
@@ -164,7 +166,11 @@ export class RecordsService {
           ? submitted
           : mergeFields(orderedData(record, schemaOrderOf(config.schema)), submitted);
       computedResults = this.validateOrThrow(ctx, config, data);
-      return { data, computedResults: this.storedComputedResults(config, computedResults) };
+      return {
+        data,
+        computedResults: this.storedComputedResults(config, computedResults),
+        configVersion: config.version,
+      };
     };
     const outcome = await this.records.changeLocked(dataId, scope, decide, authorOf(ctx));
     if (!outcome) throw new AppError('RECORD_NOT_FOUND');

@@ -10,6 +10,7 @@ import {
 } from './record-csv.repository';
 import { RecordCursorRepository, type OnBatch, type OnRecordBatch } from './record-cursor.repository';
 import type { RecordValues } from './record.mapper';
+import { parseConfigVersionFilter } from './list-query.parser';
 import {
   NO_FILTERS,
   parseRecordFilters,
@@ -51,9 +52,17 @@ export class VisibleRecords {
     };
   }
 
-  /** `filters` and `filter` of a query string; malformed ones are a 422 (`filters`) or 400 (`filter`). */
+  /**
+   * `filters`, `filter` and `configVersion` of a query string; malformed ones are a 422 (`filters`,
+   * `configVersion`) or 400 (`filter`).
+   */
   parseFilters(query: Record<string, unknown>): RecordFilters {
     return parseRecordFilters(query);
+  }
+
+  /** Only `configVersion` of a query string (statistics take no other filter); a bad one is a 422. */
+  versionFilter(query: Record<string, unknown>): RecordFilters {
+    return { ...NO_FILTERS, configVersion: parseConfigVersionFilter(query) };
   }
 
   /** Oldest first, one batch at a time; `onBatch` resolving false stops early. */

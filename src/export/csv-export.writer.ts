@@ -18,7 +18,7 @@ function csvCell(text: string): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-/** The header row: `id,createdAt,<field columns>` (see `fieldHeaders` for a field named `id`). */
+/** The header row: `id,createdAt,configVersion,<field columns>` (see `fieldHeaders` for a field named `id`). */
 function csvHeader(columns: readonly string[], options: CellOptions): string {
   return [...SYSTEM_COLUMNS, ...fieldHeaders(columns, SYSTEM_COLUMNS, options)].map(csvCell).join(',');
 }
@@ -50,7 +50,7 @@ export function csvAroundRows(columns: readonly string[], options: CellOptions):
 }
 
 /**
- * The spec's CSV: header `id,createdAt,<fields>` where the fields are the keys of the first record's
+ * The spec's CSV: header `id,createdAt,configVersion,<fields>` where the fields are the keys of the first record's
  * data (or the requested columns), one row per record, rows joined by "\n" (no trailing newline),
  * and an empty result is an empty body. Strings a spreadsheet would evaluate get a leading `'`
  * unless the cells are raw (`formulaSafe`).
@@ -82,6 +82,7 @@ export class CsvExportWriter implements ExportWriter<RecordValues> {
       const cells = [
         row.id,
         row.createdAt.toISOString(),
+        String(row.configVersion),
         ...columns.map((column) => csvValueText(row.data?.[column], options)),
       ];
       text += `\n${cells.map(csvCell).join(',')}`;

@@ -22,10 +22,14 @@ export interface ExportWriter<Row> {
 export interface ExportLabels {
   id: string;
   createdAt: string;
+  configVersion: string;
 }
 
-/** The system columns of CSV and XLSX, before the field columns, by name (CSV headers). */
-export const SYSTEM_COLUMNS: readonly string[] = ['id', 'createdAt'];
+/**
+ * The system columns of CSV and XLSX, before the field columns, by name (CSV headers): the record's
+ * id, its creation time and the form version it was last validated against.
+ */
+export const SYSTEM_COLUMNS: readonly string[] = ['id', 'createdAt', 'configVersion'];
 
 /**
  * How cells are written: `raw` (EXPORT_RAW_CELLS) leaves text a spreadsheet would evaluate as it

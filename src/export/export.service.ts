@@ -93,6 +93,7 @@ export class ExportService {
               {
                 id: this.translator.translate('labels.id', ctx.locale),
                 createdAt: this.translator.translate('labels.createdAt', ctx.locale),
+                configVersion: this.translator.translate('labels.configVersion', ctx.locale),
               },
               this.cells,
               columns,

@@ -7,6 +7,7 @@ import {
   formulaSafe,
   type CellOptions,
   type ChunkWriter,
+  SYSTEM_COLUMNS,
   type ExportLabels,
   type ExportWriter,
 } from './export-format';
@@ -17,8 +18,8 @@ const COLUMN_WIDTH = 20;
 const CREATED_AT_FORMAT = 'yyyy-mm-dd hh:mm:ss';
 
 /**
- * The spec's workbook: one sheet `Data`, a bold grey header (localized id and created-at labels,
- * then the field names), `createdAt` as a real date, every column 20 wide; rows are committed as
+ * The spec's workbook: one sheet `Data`, a bold grey header (localized id, created-at and
+ * configuration-version labels, then the field names), `createdAt` as a real date, every column 20 wide; rows are committed as
  * they come so memory stays flat. An empty result is a workbook whose sheet has no rows.
  */
 export class XlsxExportWriter implements ExportWriter<RecordValues> {
@@ -80,12 +81,14 @@ export class XlsxExportWriter implements ExportWriter<RecordValues> {
     const columns = this.columns!;
     const styles = this.cellStyles;
     const safe = !this.options.raw;
-    const values: (string | number | boolean | Date | null)[] = new Array(columns.length + 2);
+    const system = SYSTEM_COLUMNS.length;
+    const values: (string | number | boolean | Date | null)[] = new Array(columns.length + system);
     for (const row of rows) {
       values[0] = row.id;
       values[1] = row.createdAt;
+      values[2] = row.configVersion;
       for (let index = 0; index < columns.length; index++) {
-        values[index + 2] = excelValue(row.data?.[columns[index]], safe);
+        values[index + system] = excelValue(row.data?.[columns[index]], safe);
       }
       const sheetRow = this.sheet.addRow(values);
       // exceljs gives every cell a fresh copy of its column's style and then, to find the style's
@@ -135,7 +138,7 @@ export class XlsxExportWriter implements ExportWriter<RecordValues> {
     this.columns ??= columnsOfFirstRecord(first, this.schemaOrder);
     // Field names are keys a submission chose: they get the cell rules too, and never shadow the
     // system columns (`fieldHeaders`).
-    const system = [this.labels.id, this.labels.createdAt];
+    const system = [this.labels.id, this.labels.createdAt, this.labels.configVersion];
     const fields = fieldHeaders(this.columns.map(xlsxText), system, this.options);
     // Cut again: a `'` or `data.` in front may have taken a cut name over the cell limit.
     const headers = [...system, ...fields.map(xlsxText)];

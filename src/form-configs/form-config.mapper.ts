@@ -1,5 +1,11 @@
 import type { ConfigResponseDto, ConfigSummaryDto } from './dto/form-config.dto';
 import type { ConfigRow } from './form-configs.repository';
+import type { ConfigVersionDto, ConfigVersionSummaryDto } from './dto/form-config-version.dto';
+import type {
+  ConfigVersionAction,
+  ConfigVersionRow,
+  ConfigVersionSummaryRow,
+} from './form-config-versions.repository';
 
 export function toConfigSummary(row: Pick<ConfigRow, 'id' | 'title' | 'type' | 'tags'>): ConfigSummaryDto {
   return { id: row.id, title: row.title, type: row.type, tags: row.tags };
@@ -23,5 +29,33 @@ export function toConfigResponse(row: ConfigRow): ConfigResponseDto {
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
     version: row.version,
+  };
+}
+
+export function toConfigVersionSummary(row: ConfigVersionSummaryRow): ConfigVersionSummaryDto {
+  return {
+    version: row.version,
+    action: row.action as ConfigVersionAction,
+    restoredFrom: row.restoredFrom ?? null,
+    changedParts: row.changedParts,
+    authorId: row.authorId ?? null,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+export function toConfigVersion(row: ConfigVersionRow): ConfigVersionDto {
+  return {
+    ...toConfigVersionSummary(row),
+    configId: row.configId,
+    title: row.title,
+    type: row.type,
+    tags: row.tags,
+    siteId: row.siteId ?? null,
+    description: row.description ?? null,
+    schema: row.schema ?? null,
+    validationRules: row.validationRules,
+    computedRules: row.computedRules,
+    preferences: row.preferences,
+    definition: row.definition ?? null,
   };
 }

@@ -3,7 +3,8 @@ import { and, asc, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { siteCondition, type SiteScope } from '../common/context/site-scope';
 import { isUuid } from '../common/validation/is-uuid';
 import { DATABASE, type Database } from '../database/database.types';
-import { formConfigs } from '../database/schema';
+import { formConfigs, formConfigVersions } from '../database/schema';
+import { changedParts, versionRowOf, type VersionOrigin } from './form-config-versions.repository';
 
 export type ConfigRow = typeof formConfigs.$inferSelect;
 export type NewConfig = typeof formConfigs.$inferInsert;
@@ -67,23 +68,36 @@ export class FormConfigsRepository {
     return { rows, total: Number(total) };
   }
 
+  /** Inserts a configuration with its version 1 (form_config_versions), in one transaction. */
   async insert(config: NewConfig): Promise<ConfigRow> {
-    const [row] = await this.db.insert(formConfigs).values(config).returning();
-    return row;
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx.insert(formConfigs).values(config).returning();
+      const origin: VersionOrigin = { action: 'created', authorId: config.createdBy ?? null };
+      await tx.insert(formConfigVersions).values(versionRowOf(row, origin, []));
+      return row;
+    });
   }
 
   /**
-   * Updates the active configuration while it is at `version` (the one the changes were made
-   * from), raising it by one; null when it is not (changed or deleted meanwhile).
+   * Updates the active configuration while it is at `current`'s version (the one the changes were
+   * made from), raising it by one, and keeps the new version (with the parts that changed from
+   * `current`) in the same transaction; null when it is not (changed or deleted meanwhile).
    */
-  async updateActive(id: string, version: number, changes: ConfigChanges): Promise<ConfigRow | null> {
-    if (!isUuid(id)) return null;
-    const [row] = await this.db
-      .update(formConfigs)
-      .set({ ...changes, version: sql`${formConfigs.version} + 1`, updatedAt: new Date() })
-      .where(activeAt(id, [version]))
-      .returning();
-    return row ?? null;
+  async updateActive(
+    current: ConfigRow,
+    changes: ConfigChanges,
+    origin: VersionOrigin,
+  ): Promise<ConfigRow | null> {
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx
+        .update(formConfigs)
+        .set({ ...changes, version: sql`${formConfigs.version} + 1`, updatedAt: new Date() })
+        .where(activeAt(current.id, [current.version]))
+        .returning();
+      if (!row) return null;
+      await tx.insert(formConfigVersions).values(versionRowOf(row, origin, changedParts(current, row)));
+      return row;
+    });
   }
 
   /** Deactivates (version + 1); with `versions`, only while at one of them (If-Match). */

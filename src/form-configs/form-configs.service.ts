@@ -1,5 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '../common/context/request-context';
 import { isVisibleInScope, siteScopeOf } from '../common/context/site-scope';
 import { isUuid } from '../common/validation/is-uuid';
@@ -16,8 +15,8 @@ import { SitesService } from '../sites/sites.service';
 import { FormValidator } from '../validation/form-validator.service';
 import { FormConfigCache } from './form-config-cache';
 import { toConfigResponse, toConfigSummary } from './form-config.mapper';
-import { formOpenApiDocument } from './form-openapi-document';
 import { FormConfigsRepository, type ConfigChanges, type ConfigRow } from './form-configs.repository';
+import type { VersionOrigin } from './form-config-versions.repository';
 import type {
   ConfigListDto,
   ConfigResponseDto,
@@ -41,7 +40,6 @@ export class FormConfigsService {
     private readonly cache: FormConfigCache,
     private readonly validator: FormValidator,
     private readonly sites: SitesService,
-    @Inject(APP_CONFIG) private readonly appConfig: AppConfig,
   ) {}
 
   async list(ctx: RequestContext, query: ListConfigsQueryDto): Promise<ConfigListDto> {
@@ -65,11 +63,6 @@ export class FormConfigsService {
       throw new AppError('CONFIG_NOT_FOUND');
     }
     return config;
-  }
-
-  /** The form's own OpenAPI document; readable by whoever may read the configuration. */
-  async openApiDocument(ctx: RequestContext, configId: string): Promise<Record<string, unknown>> {
-    return formOpenApiDocument(await this.get(ctx, configId), { maxListRows: this.appConfig.listMaxRows });
   }
 
   /** The active configuration visible to the caller, or a 404: the one lookup every data route starts with. */
@@ -103,20 +96,25 @@ export class FormConfigsService {
   /**
    * Applies the given fields over the stored ones. The write requires the version the merge was made
    * from: with If-Match a configuration changed since is a 412; without, a concurrent change makes
-   * it merge again over the newer version, so neither change is lost.
+   * it merge again over the newer version, so neither change is lost. The new version is kept
+   * (form versions), as a restore of `restoredFrom` when that is given.
    */
   async update(
     ctx: RequestContext,
     configId: string,
     body: UpdateConfigDto,
     ifMatch: IfMatch = NO_PRECONDITION,
+    restore: { restoredFrom: number } | null = null,
   ): Promise<ConfigResponseDto> {
+    const origin: VersionOrigin = restore
+      ? { action: 'restored', authorId: ctx.user?.userId ?? null, restoredFrom: restore.restoredFrom }
+      : { action: 'updated', authorId: ctx.user?.userId ?? null };
     for (let attempt = 1; ; attempt++) {
       // Read from the database, not the cache: the write is conditional on exactly this version.
       const current = await this.requireCurrent(ctx, configId);
       if (!ifMatchAllows(ifMatch, current.version)) throw preconditionFailed(current.version);
       await this.sites.requireDefinitionChange(ctx, current.siteId, body.siteId);
-      const row = await this.configs.updateActive(configId, current.version, this.changesOf(current, body));
+      const row = await this.configs.updateActive(current, this.changesOf(current, body), origin);
       if (row) {
         await this.cache.invalidate(configId);
         return toConfigResponse(row);

@@ -40,7 +40,10 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
  * own JSON Schema (2020-12, the dialect of OpenAPI 3.1): a client generated from it types a
  * submission's fields. Its version is the configuration's `updatedAt`, so it changes with the form.
  */
-export function formOpenApiDocument(config: ConfigResponseDto, bounds: { maxListRows: number }): Json {
+export function formOpenApiDocument(
+  config: Pick<ConfigResponseDto, 'id' | 'title' | 'schema' | 'updatedAt' | 'version'>,
+  bounds: { maxListRows: number },
+): Json {
   const configId = {
     name: 'configId',
     in: 'path',
@@ -58,8 +61,10 @@ export function formOpenApiDocument(config: ConfigResponseDto, bounds: { maxList
     info: {
       title: `${config.title}: records`,
       version: config.updatedAt,
+      'x-config-version': config.version,
       description:
-        `The record routes of the form "${config.title}" (${config.id}); \`FormData\` is its JSON Schema as stored. ` +
+        `The record routes of the form "${config.title}" (${config.id}) at its version ${config.version}; ` +
+        '`FormData` is its JSON Schema as stored. A submission is validated against the current version. ' +
         'The whole API, with the grid-library list form, export and statistics, is described at /api-docs-json.',
     },
     security: [{ bearer: [] }],
@@ -83,6 +88,12 @@ export function formOpenApiDocument(config: ConfigResponseDto, bounds: { maxList
               in: 'query',
               description: 'JSON object of field values',
               schema: { type: 'string' },
+            },
+            {
+              name: 'configVersion',
+              in: 'query',
+              description: 'Only records last validated against this version of the form',
+              schema: { type: 'integer', minimum: 1 },
             },
           ],
           responses: { 200: { description: 'A page of records', ...json(ref('RecordPage')) }, ...errors },
@@ -113,7 +124,18 @@ export function formOpenApiDocument(config: ConfigResponseDto, bounds: { maxList
         FormData: config.schema ? relocated(config.schema) : FREE_OBJECT,
         Record: {
           type: 'object',
-          required: ['_id', 'configId', 'userId', 'siteId', 'data', 'isActive', 'createdAt', 'updatedAt'],
+          required: [
+            '_id',
+            'configId',
+            'userId',
+            'siteId',
+            'data',
+            'isActive',
+            'createdAt',
+            'updatedAt',
+            'version',
+            'configVersion',
+          ],
           properties: {
             _id: UUID,
             configId: UUID,
@@ -126,6 +148,8 @@ export function formOpenApiDocument(config: ConfigResponseDto, bounds: { maxList
             updatedAt: DATE_TIME,
             // Records in the trash only (the answer of a delete, the trash listing).
             deletedAt: DATE_TIME,
+            version: { type: 'integer', minimum: 1 },
+            configVersion: { type: 'integer', minimum: 1 },
             workflow: { type: 'array', items: FREE_OBJECT },
           },
         },

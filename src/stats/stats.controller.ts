@@ -20,12 +20,19 @@ export class StatsController {
     description: 'IANA time zone of day and week boundaries (default TIMEZONE)',
     example: 'Europe/Budapest',
   })
+  @ApiQuery({
+    name: 'configVersion',
+    required: false,
+    type: Number,
+    example: 2,
+    description: 'Only records last validated against this version of the form',
+  })
   @ApiOkResponse({ type: StatsDto })
   get(
     @Ctx() ctx: RequestContext,
     @Param('configId') configId: string,
-    @Query('tz') tz?: string,
+    @Query() query: Record<string, unknown>,
   ): Promise<StatsDto> {
-    return this.stats.forConfig(ctx, configId, typeof tz === 'string' ? tz : undefined);
+    return this.stats.forConfig(ctx, configId, query);
   }
 }

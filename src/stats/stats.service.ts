@@ -12,9 +12,18 @@ export class StatsService {
     private readonly records: VisibleRecords,
   ) {}
 
-  /** `today` and `thisWeek` (Monday weeks) in `tz`, or TIMEZONE; over the records the caller may see. */
-  async forConfig(ctx: RequestContext, configId: string, tz: string | undefined): Promise<StatsDto> {
-    const selection = await this.records.select(ctx, configId, 'viewStats');
+  /**
+   * `today` and `thisWeek` (Monday weeks) in `tz`, or TIMEZONE; over the records the caller may see,
+   * of one configuration version with `configVersion`.
+   */
+  async forConfig(
+    ctx: RequestContext,
+    configId: string,
+    query: { tz?: unknown; configVersion?: unknown },
+  ): Promise<StatsDto> {
+    const visible = await this.records.select(ctx, configId, 'viewStats');
+    const selection = { ...visible, filters: this.records.versionFilter(query) };
+    const tz = typeof query.tz === 'string' ? query.tz : undefined;
     const timeZone = tz === undefined || tz === '' ? this.config.timezone : tz;
     if (!isValidTimeZone(timeZone) || timeZone.length > 64) {
       throw new AppError('VALIDATION_FAILED', {

@@ -239,6 +239,7 @@ describe('domain events outbox', () => {
     await t.app.get(RecordsRepository).insertWithinLimit(
       {
         configId,
+        configVersion: 1,
         userId: alice.user.id,
         siteId: null,
         data: { name: 'Ann', qty: 1 },

@@ -69,6 +69,7 @@ describe('editing through the grid-library store', () => {
         createdAt: expect.stringMatching(/Z$/),
         updatedAt: expect.stringMatching(/Z$/),
         version: 1,
+        configVersion: 1,
       },
     });
     // The nested form a grid builds for `data.<field>` columns is unwrapped the same way.

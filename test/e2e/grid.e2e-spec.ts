@@ -89,6 +89,7 @@ describe('grid-library list protocol', () => {
         createdAt: '2024-01-01T00:00:00.000Z',
         updatedAt: expect.any(String),
         version: 1,
+        configVersion: 1,
       });
       expect(body.data[1].data).toEqual(PEOPLE[1]);
       expect(body.summary).toBeUndefined();

@@ -23,6 +23,8 @@ const ORDER = [
   'GET /api/users',
   'POST /api/configs',
   'PUT /api/configs/{configId}',
+  'GET /api/configs/{configId}/versions',
+  'GET /api/configs/{configId}/openapi.json',
   'GET /api/configs',
   'PUT /api/permissions/{configId}',
   'POST /api/data/{configId}',

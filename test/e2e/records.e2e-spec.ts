@@ -46,6 +46,7 @@ describe('records', () => {
           createdAt: expect.stringMatching(/Z$/),
           updatedAt: expect.stringMatching(/Z$/),
           version: 1,
+          configVersion: 1,
         },
       });
       expect(response.headers.etag).toBe('"1"');

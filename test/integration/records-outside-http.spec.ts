@@ -80,6 +80,7 @@ describe('the record service outside HTTP', () => {
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
         version: 1,
+        configVersion: 1,
       },
       computedResults: {},
     });

@@ -19,6 +19,7 @@ const TABLES = [
   'data_records',
   'record_history',
   'form_permissions',
+  'form_config_versions',
   'form_configs',
   'revoked_tokens',
   'users',

@@ -29,6 +29,13 @@ export class RecordDto {
       'to send back as If-Match',
   })
   version: number;
+  @ApiProperty({
+    example: 2,
+    description:
+      'The version of the configuration the record was last validated against (create and every edit move it ' +
+      'to the current one); `GET /api/configs/:configId/versions/:n` shows that version',
+  })
+  configVersion: number;
   @ApiPropertyOptional({
     type: 'array',
     items: FREE_OBJECT,

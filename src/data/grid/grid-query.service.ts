@@ -23,7 +23,16 @@ import { comparatorKeys, numberOf, orderByList, type SortKey } from './grid-sql'
 type Row = Record<string, unknown>;
 
 const RECORD_COLUMNS = sql.raw(RAW_RECORD_COLUMNS);
-const SYSTEM_NAMES = new Set(['_id', 'createdAt', 'updatedAt', 'userId', 'configId', 'siteId', 'isActive']);
+const SYSTEM_NAMES = new Set([
+  '_id',
+  'createdAt',
+  'updatedAt',
+  'userId',
+  'configId',
+  'siteId',
+  'isActive',
+  'configVersion',
+]);
 
 /** `age` and `data.age` name the same field (the alias of section 4). */
 const canonical = (selector: string) =>

@@ -38,6 +38,7 @@ const SYSTEM_FIELDS: Record<string, Operand> = {
   configId: systemOperand(sql`to_jsonb(data_records.config_id::text)`),
   siteId: systemOperand(sql`to_jsonb(data_records.site_id::text)`),
   isActive: systemOperand(sql`to_jsonb(data_records.is_active)`),
+  configVersion: systemOperand(sql`to_jsonb(data_records.config_version)`),
 };
 
 const DOCUMENTS: Record<string, SQL> = {

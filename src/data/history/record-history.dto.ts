@@ -50,6 +50,15 @@ export class RecordHistoryEntryDto {
   changes: Record<string, { before?: unknown; after?: unknown }>;
   @ApiProperty({ format: 'date-time' }) at: string;
   @ApiProperty({
+    nullable: true,
+    type: Number,
+    example: 2,
+    description:
+      "The record's configVersion after the change (the form version a create or edit was validated against); " +
+      'null on entries written before form versions',
+  })
+  configVersion: number | null;
+  @ApiProperty({
     format: 'date-time',
     nullable: true,
     type: String,

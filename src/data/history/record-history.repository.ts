@@ -23,9 +23,10 @@ export type HistoryRow = typeof recordHistory.$inferSelect;
  */
 export function appendHistory(entry: HistoryEntry, changes: SQL, join: SQL = sql``): SQL {
   const origin = entry.origin ? JSON.stringify(entry.origin) : null;
-  return sql`insert into ${recordHistory} (record_id, config_id, site_id, action, user_id, origin, changes)
+  return sql`insert into ${recordHistory} (record_id, config_id, site_id, action, user_id, origin, changes,
+      config_version)
     select changed.id, changed.config_id, changed.site_id, ${entry.action}, ${entry.userId}::uuid,
-      ${origin}::jsonb, ${changes}
+      ${origin}::jsonb, ${changes}, changed.config_version
     from changed ${join}`;
 }
 

@@ -71,6 +71,7 @@ function toHistoryEntry(row: HistoryRow): RecordHistoryEntryDto {
     origin: row.origin as ChangeOrigin | null,
     changes: row.changes,
     at: row.at.toISOString(),
+    configVersion: row.configVersion ?? null,
     erasedAt: row.erasedAt?.toISOString() ?? null,
   };
 }

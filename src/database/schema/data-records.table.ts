@@ -41,6 +41,12 @@ export const dataRecords = pgTable(
      * entry; the record's ETag. The workflow log a run appends is not a change of the record.
      */
     version: integer('version').notNull().default(1),
+    /**
+     * The configuration version the record was last validated against (create and every edit move
+     * it to the current one). The default only serves bulk loads that bypass the service (tests,
+     * benches); records stored before form versions got their configuration's version then.
+     */
+    configVersion: integer('config_version').notNull().default(1),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

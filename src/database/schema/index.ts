@@ -12,3 +12,4 @@ export * from './record-history.table';
 export * from './domain-events.table';
 export * from './webhooks.table';
 export * from './erasures.table';
+export * from './form-config-versions.table';

@@ -1,4 +1,4 @@
-import { bigint, index, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, jsonb, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 
 /**
  * The history of records, owned by the data module: one row per create, update, delete and restore,
@@ -21,6 +21,8 @@ export const recordHistory = pgTable(
     origin: jsonb('origin').$type<Record<string, unknown> | null>(),
     /** Per-field diff of `data`: `{field: {before, after}}`; empty for a delete or restore. */
     changes: jsonb('changes').$type<Record<string, { before?: unknown; after?: unknown }>>().notNull(),
+    /** The record's configVersion after the change; null on entries written before form versions. */
+    configVersion: integer('config_version'),
     at: timestamp('at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     /** When an erasure removed the entry's values (`changes` then keeps the field names only). */
     erasedAt: timestamp('erased_at', { withTimezone: true, mode: 'date' }),
