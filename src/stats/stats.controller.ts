@@ -17,6 +17,7 @@ export class StatsController {
   @ApiQuery({
     name: 'tz',
     required: false,
+    type: String,
     description: 'IANA time zone of day and week boundaries (default TIMEZONE)',
     example: 'Europe/Budapest',
   })

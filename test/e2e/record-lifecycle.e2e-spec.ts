@@ -297,7 +297,7 @@ describe('record lifecycle: trash, restore, purge and history', () => {
       expect(response.statusCode).toBe(200);
       const body = response.json();
       expect(body).toMatchObject({ total: 7, page: 1, pages: 1 });
-      const common = { recordId: dataId, configId, userId: alice.user.id };
+      const common = { recordId: dataId, configId, userId: alice.user.id, configVersion: 1 };
       expect(body.data).toEqual(
         [
           { ...common, action: 'deleted', origin: route('DELETE /api/data/:configId'), changes: {} },

@@ -203,7 +203,8 @@ export class ConfigResponseDto extends ConfigSummaryDto {
   @ApiProperty({
     example: 2,
     description:
-      'Rises by one with every update and the delete; the ETag `"<version>"`, to send back as If-Match',
+      'Rises by one with every update, restore and the delete; the ETag `"<version>"`, to send back as If-Match; ' +
+      'each version but a deletion is kept (`GET /api/configs/:configId/versions`)',
   })
   version: number;
 }
