@@ -6,6 +6,7 @@ import { FormConfigsModule } from './form-configs/form-configs.module';
 import { DataModule } from './data/data.module';
 import { WorkflowModule } from './workflow/workflow.module';
 import { ExportModule } from './export/export.module';
+import { ImportsModule } from './imports/imports.module';
 import { StatsModule } from './stats/stats.module';
 import { PermissionsModule } from './permissions/permissions.module';
 import { SitesModule } from './sites/sites.module';
@@ -56,6 +57,7 @@ export class AppModule {
         FormConfigsModule,
         StatsModule,
         ExportModule,
+        ImportsModule,
         EventsModule,
         DataModule,
         WorkflowModule,

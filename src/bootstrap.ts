@@ -11,6 +11,8 @@ import { registerBodyGuard } from './common/http/body-guard';
 import { registerExactJsonNumbers } from './common/http/exact-numbers';
 import { buildOpenApiDocument } from './common/http/openapi-document';
 import { registerFormBodies } from './common/http/form-body';
+import { registerStreamedBodies } from './common/http/streamed-body';
+import { STREAMED_CONTENT_TYPES } from './imports/import-options';
 import { registerGracefulClose } from './common/http/graceful-close';
 import { registerSecurityHeaders } from './common/http/security-headers';
 import { PinoNestLogger } from './common/http/pino-nest-logger';
@@ -119,6 +121,8 @@ export async function createApp(
     },
     config.bodyMaxDepth,
   );
+  // A bulk import's file is streamed (README "Bulk import"), past BODY_LIMIT.
+  registerStreamedBodies(fastify, { 'POST /api/data/:configId/import': STREAMED_CONTENT_TYPES });
   registerGracefulClose(fastify);
   fastify.addHook('preClose', (done) => {
     fastify.log.info('Shutting down: finishing requests in flight, then runs and connections');

@@ -121,6 +121,12 @@ export interface AppConfig {
    * first) is not given its leading `'`. For exports read by programs, never by spreadsheets.
    */
   exportRawCells: boolean;
+  /** The largest file an import takes, in bytes (the file is streamed, never held whole). */
+  importMaxBytes: number;
+  /** Rows per statement while an import stages and stores its rows. */
+  importBatchRows: number;
+  /** How long an instance holds an import it works on before another may take it over. */
+  importLeaseMs: number;
   timezone: string;
   defaultLocale: 'en' | 'hu';
   logLevel: string;
@@ -315,6 +321,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     listMaxRows: int('LIST_MAX_ROWS', 1000, 1, 100_000),
     listMaxBytes: int('LIST_MAX_BYTES', 16_777_216, 1024, 1_073_741_824),
     exportRawCells: bool('EXPORT_RAW_CELLS', false),
+    importMaxBytes: int('IMPORT_MAX_BYTES', 1_073_741_824, 1024, 68_719_476_736),
+    importBatchRows: int('IMPORT_BATCH_ROWS', 1000, 1, 50_000),
+    importLeaseMs: int('IMPORT_LEASE_MS', 60_000, 1000, 3_600_000),
     timezone,
     defaultLocale: oneOf('DEFAULT_LOCALE', SUPPORTED_LOCALES, 'en'),
     logLevel: oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),

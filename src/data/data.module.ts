@@ -7,7 +7,9 @@ import { GridQueryService } from './grid/grid-query.service';
 import { RecordHistoryController } from './history/record-history.controller';
 import { RecordHistoryRepository } from './history/record-history.repository';
 import { RecordHistoryService } from './history/record-history.service';
+import { RecordBulkRepository } from './record-bulk.repository';
 import { RecordCsvRepository } from './record-csv.repository';
+import { RecordImports } from './record-imports.service';
 import { RecordErasure } from './record-erasure.service';
 import { RecordCursorRepository } from './record-cursor.repository';
 import { RecordListService } from './record-list.service';
@@ -24,7 +26,8 @@ import { VisibleRecords } from './visible-records.service';
  * workflow module runs `appendToWorkflowLog` (record-workflow-log.ts) inside the statement that
  * ends a run. Records deleted go to a trash (purged after RECORD_TRASH_DAYS by RecordTrashPurge);
  * every change appends to the records' history (`history/`, table record_history) in the
- * statement that makes it. `RecordErasure` serves the erasure module (README "Erasure").
+ * statement that makes it. `RecordErasure` serves the erasure module (README "Erasure"),
+ * `RecordImports` the imports module (README "Bulk import").
  */
 @Module({
   imports: [IdempotencyModule, PermissionsModule, ValidationModule],
@@ -42,8 +45,10 @@ import { VisibleRecords } from './visible-records.service';
     RecordHistoryRepository,
     RecordTrashPurge,
     RecordErasure,
+    RecordImports,
+    RecordBulkRepository,
     ConditionalRequests,
   ],
-  exports: [RecordsService, VisibleRecords, RecordErasure],
+  exports: [RecordsService, VisibleRecords, RecordErasure, RecordImports],
 })
 export class DataModule {}

@@ -6,6 +6,8 @@ export const EVENT_TYPES = [
   'record.updated',
   'record.deleted',
   'record.restored',
+  /** A record stored by a bulk import: only for subscriptions and triggers that name it (issue 37). */
+  'record.imported',
   'workflow.run.finished',
 ] as const;
 

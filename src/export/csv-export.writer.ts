@@ -9,14 +9,7 @@ import {
   type ExportWriter,
 } from './export-format';
 import type { RecordValues } from '../data/record.mapper';
-
-/**
- * Quotes a cell containing a comma, double quote, CR or LF, doubling inner quotes: exactly the cells
- * PostgreSQL's COPY (FORMAT csv) quotes, but for the empty string, which COPY writes as `""`.
- */
-function csvCell(text: string): string {
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
+import { csvCell } from '../common/text/csv-cell';
 
 /** The header row: `id,createdAt,configVersion,<field columns>` (see `fieldHeaders` for a field named `id`). */
 function csvHeader(columns: readonly string[], options: CellOptions): string {

@@ -9,5 +9,7 @@ export const FORM_PERMISSIONS = [
   'exportResults',
   'viewStats',
   'executeWorkflows',
+  /** Bulk import of records (POST /api/data/:configId/import); by default admins only. */
+  'importResults',
 ] as const;
 export type FormPermissionName = (typeof FORM_PERMISSIONS)[number];

@@ -35,6 +35,7 @@ const ORDER = [
   'GET /api/data/{configId}/{dataId}/history',
   'GET /api/data/{configId}/stats',
   'GET /api/data/{configId}/export',
+  'POST /api/data/{configId}/import',
   'POST /api/data/{configId}/erase',
   'GET /api/erasures',
   'POST /api/workflow',
@@ -195,9 +196,12 @@ describe('the examples of /api-docs-json', () => {
                 payload: new URLSearchParams(media[1] as Record<string, string>).toString(),
                 headers: { 'content-type': media[0] },
               }
-            : media
-              ? { payload: media[1] as object }
-              : {}),
+            : media && media[0] !== 'application/json'
+              ? // A file upload's example (CSV, NDJSON) is sent as its text with its media type.
+                { payload: String(media[1]), headers: { 'content-type': media[0] } }
+              : media
+                ? { payload: media[1] as object }
+                : {}),
         });
         if (response.statusCode >= 300)
           refused.push(`${label}: ${response.statusCode} ${response.body.slice(0, 300)}`);

@@ -8,6 +8,8 @@ import { createPostgresPool } from '../../src/database/postgres-pool';
 import { snapshotPath, templateDatabaseName, withDatabase } from './snapshot';
 
 const TABLES = [
+  'data_import_rows',
+  'data_imports',
   'webhook_attempts',
   'webhook_deliveries',
   'webhook_subscriptions',

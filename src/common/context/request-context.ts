@@ -16,7 +16,9 @@ export interface AuthUser {
  * route (method and route pattern) or the run and step of a workflow.
  */
 export type ChangeOrigin =
-  { kind: 'route'; route: string } | { kind: 'workflow'; runId: string; step: string };
+  | { kind: 'route'; route: string }
+  | { kind: 'workflow'; runId: string; step: string }
+  | { kind: 'import'; importId: string };
 
 /**
  * Passed first to every service call: who, for which tenant, in which language. It carries no

@@ -43,6 +43,24 @@ function addFormBody(operation: OperationObject & { [FORM_BODY]?: SchemaObject }
   delete operation[FORM_BODY];
 }
 
+const BODY_CONTENT = 'x-body-content';
+
+/**
+ * A request body of several media types each with its own schema and example (a file upload as
+ * CSV, NDJSON or JSON), where `@ApiBody` gives every media type one schema.
+ */
+export const ApiBodyContent = (content: Record<string, { schema: SchemaObject; example?: unknown }>) =>
+  ApiExtension(BODY_CONTENT, content);
+
+function addBodyContent(
+  operation: OperationObject & { [BODY_CONTENT]?: Record<string, { schema: SchemaObject }> },
+): void {
+  const content = operation[BODY_CONTENT];
+  if (!content) return;
+  operation.requestBody = { required: true, content };
+  delete operation[BODY_CONTENT];
+}
+
 const CALLBACKS = 'x-callbacks';
 
 /**
@@ -69,6 +87,7 @@ function completeOperations(document: OpenAPIObject): void {
     for (const operation of Object.values(item)) {
       if (typeof operation !== 'object' || operation === null || !('responses' in operation)) continue;
       addFormBody(operation);
+      addBodyContent(operation);
       addCallbacks(operation);
       const responses: Record<string, ResponseObject | ReferenceObject> = (operation.responses ??= {});
       responses.default ??= { description: 'An error (the status says which kind)' };

@@ -13,3 +13,4 @@ export * from './domain-events.table';
 export * from './webhooks.table';
 export * from './erasures.table';
 export * from './form-config-versions.table';
+export * from './data-imports.table';

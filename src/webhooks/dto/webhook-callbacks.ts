@@ -45,6 +45,15 @@ export const EVENT_EXAMPLES: Record<EventType, object> = {
     timestamp: '2026-11-24T10:07:00.000Z',
     data: { record: RECORD, changes: {}, historyId: 44 },
   },
+  'record.imported': {
+    type: 'record.imported',
+    timestamp: '2026-11-24T10:00:00.000Z',
+    data: {
+      record: { ...RECORD, data: { name: 'Jane', qty: 3 }, updatedAt: RECORD.createdAt },
+      changes: { name: { after: 'Jane' }, qty: { after: 3 } },
+      historyId: 45,
+    },
+  },
   'workflow.run.finished': {
     type: 'workflow.run.finished',
     timestamp: '2026-11-24T10:00:01.000Z',

@@ -1,0 +1,124 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { buildRequestContext, type AuthUser } from '../common/context/request-context';
+import { AppError } from '../common/errors/app-error';
+import { causeChain } from '../common/errors/cause-chain';
+import type { Locale } from '../common/i18n/locale';
+import { settleWithin } from '../common/lifecycle/settle-within';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { RecordImports } from '../data/record-imports.service';
+import { IMPORT_INSTANCE } from './import-instance';
+import { ImportsRepository, type ImportRow } from './imports.repository';
+
+/** What an import keeps of its request: the importer (its rows are stored as them), site and locale. */
+export interface ImportRequest {
+  actor: AuthUser;
+  siteId: string | null;
+  locale: Locale;
+  requestId: string;
+}
+
+const SHUTDOWN_WAIT_MS = 10_000;
+
+/**
+ * Stores the valid rows of uploaded imports: the instance that received the file starts at once
+ * (in the background); any instance takes over an import whose lease expired, where its staged
+ * rows stand (each batch deletes the staged rows it stores, in its statement). `valid-rows` stores
+ * IMPORT_BATCH_ROWS rows per statement, so a cancel stops it between two; `all-or-nothing` stores
+ * every row in one statement, so a crash leaves all of them staged or all of them stored.
+ */
+@Injectable()
+export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(ImportProcessor.name);
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly processing = new Set<string>();
+  private timer?: NodeJS.Timeout;
+  private stopping = false;
+
+  constructor(
+    private readonly imports: ImportsRepository,
+    private readonly records: RecordImports,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => void this.takeOver(), Math.max(this.config.importLeaseMs / 2, 1000));
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    clearInterval(this.timer);
+    await settleWithin(this.inFlight, SHUTDOWN_WAIT_MS);
+  }
+
+  /** Stores the import's rows in the background; resolves when this instance stops working on it. */
+  start(row: ImportRow): Promise<void> {
+    if (this.processing.has(row.id)) return Promise.resolve();
+    this.processing.add(row.id);
+    const work = this.process(row)
+      .catch((error: unknown) =>
+        this.logger.warn(`import ${row.id} stopped: ${causeChain(error)} (taken over later)`),
+      )
+      .finally(() => {
+        this.inFlight.delete(work);
+        this.processing.delete(row.id);
+      });
+    this.inFlight.add(work);
+    return work;
+  }
+
+  /** Takes over one abandoned import, if any; resolves when it has been worked through. */
+  async takeOver(): Promise<void> {
+    if (this.stopping) return;
+    try {
+      const row = await this.imports.claimAbandoned(IMPORT_INSTANCE, this.config.importLeaseMs);
+      if (row) await this.start(row);
+    } catch (error) {
+      this.logger.warn(`import take-over failed: ${causeChain(error)}`);
+    }
+  }
+
+  private async process(row: ImportRow): Promise<void> {
+    if (row.status === 'receiving') {
+      // Its upload was cut off with the instance reading it: the rest of the file is gone.
+      await this.imports.finish(row.id, IMPORT_INSTANCE, 'failed', { code: 'IMPORT_UPLOAD_INTERRUPTED' });
+      await this.imports.dropValidRows(row.id);
+      return;
+    }
+    const request = row.request as unknown as ImportRequest;
+    const ctx = buildRequestContext({
+      user: request.actor,
+      siteId: request.siteId,
+      locale: request.locale,
+      requestId: request.requestId,
+      origin: { kind: 'import', importId: row.id },
+    });
+    const target = { configId: row.configId, userId: row.userId, siteId: row.siteId };
+    const batch = row.mode === 'all-or-nothing' ? null : this.config.importBatchRows;
+    try {
+      for (;;) {
+        if (this.stopping) return;
+        const stored = await this.records.store(
+          ctx,
+          target,
+          this.imports.takeValidRows(row.id, batch),
+          this.imports.countStored(row.id, this.config.importLeaseMs),
+        );
+        if (stored === 0 || batch === null) break;
+      }
+    } catch (error) {
+      // The importer lost the permission or the form is gone: nothing more is stored.
+      if (!(error instanceof AppError) || error.status >= 500) throw error;
+      await this.imports.finish(row.id, IMPORT_INSTANCE, 'failed', { code: error.code });
+      await this.imports.dropValidRows(row.id);
+      return;
+    }
+    await this.imports.finish(row.id, IMPORT_INSTANCE, 'done');
+  }
+}

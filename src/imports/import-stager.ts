@@ -1,0 +1,164 @@
+import { pipeline, type Readable, Transform } from 'node:stream';
+import { Inject, Injectable } from '@nestjs/common';
+import type { RequestContext } from '../common/context/request-context';
+import { AppError } from '../common/errors/app-error';
+import { StreamedBody } from '../common/http/streamed-body';
+import { Translator } from '../common/i18n/translator.service';
+import { APP_CONFIG, SUPPORTED_LOCALES, type AppConfig } from '../config/app-config';
+import { RecordImports, type ImportTarget } from '../data/record-imports.service';
+import { planColumns, rowData, type CellRules, type ImportColumn } from './import-cells';
+import { IMPORT_INSTANCE } from './import-instance';
+import type { ColumnMapping, ImportOptions } from './import-options';
+import { readImport, unreadable, type ImportItem } from './import-readers';
+import { ImportsRepository, type StagedRow } from './imports.repository';
+
+/**
+ * Reads an upload into the import's staged rows as it arrives: each row mapped to fields, typed by
+ * the form's schema and checked as a create checks a body, then staged in batches (valid rows with
+ * their computed values, refused ones with their refusals). The database holds the file from then
+ * on, so storing survives a crash of this instance.
+ */
+@Injectable()
+export class ImportStager {
+  private readonly systemHeaders: ReadonlySet<string>;
+  private readonly cells: CellRules;
+
+  constructor(
+    private readonly records: RecordImports,
+    private readonly imports: ImportsRepository,
+    private readonly translator: Translator,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    // The export's system columns: by name in CSV, by their localized labels in a workbook.
+    const labels = SUPPORTED_LOCALES.flatMap((locale) => [
+      translator.translate('labels.id', locale),
+      translator.translate('labels.createdAt', locale),
+    ]);
+    this.systemHeaders = new Set(['id', '_id', 'createdat', ...labels].map((label) => label.toLowerCase()));
+    this.cells = { unneutralise: !config.exportRawCells };
+  }
+
+  /** Stages the whole file; throws (4xx) when it cannot be read, nothing of it being usable then. */
+  async stage(
+    ctx: RequestContext,
+    target: ImportTarget,
+    importId: string,
+    options: ImportOptions,
+    body: unknown,
+  ): Promise<void> {
+    const input = body instanceof StreamedBody ? limited(body.stream, this.config.importMaxBytes) : body;
+    let columns: ImportColumn[] | null = null;
+    let rowNumber = 0;
+    let batch: StagedRow[] = [];
+    const flush = async () => {
+      if (batch.length === 0) return;
+      const staged = await this.imports.stage(importId, IMPORT_INSTANCE, this.config.importLeaseMs, batch);
+      // Cancelled meanwhile (or taken for abandoned): the rest of the file is not wanted.
+      if (!staged) throw new AppError('IMPORT_FINISHED', { params: { status: 'cancelled' } });
+      batch = [];
+    };
+    for await (const item of readImport(options.format, input)) {
+      if (item.kind === 'header') {
+        const plan = planColumns(
+          item.headers,
+          target.config.schema,
+          options.mapping,
+          this.systemHeaders,
+          this.cells,
+        );
+        if (plan.duplicate !== null)
+          throw unreadable(options.format, `two columns give the field ${plan.duplicate}`);
+        columns = plan.columns;
+        continue;
+      }
+      rowNumber++;
+      const data = this.dataOf(ctx, item, columns, options.mapping);
+      batch.push(this.checked(ctx, target, rowNumber, data));
+      if (batch.length >= this.config.importBatchRows) await flush();
+    }
+    await flush();
+  }
+
+  private checked(
+    ctx: RequestContext,
+    target: ImportTarget,
+    rowNumber: number,
+    data: Record<string, unknown> | RowRefusal,
+  ): StagedRow {
+    if (data instanceof RowRefusal)
+      return { rowNumber, data: null, computedResults: null, refusals: [data.refusal] };
+    const check = this.records.check(ctx, target.config, data);
+    return check.valid
+      ? { rowNumber, data, computedResults: check.computedResults, refusals: null }
+      : { rowNumber, data: null, computedResults: null, refusals: check.refusals };
+  }
+
+  /** A row's data, or why the row has none (a line that is not JSON, a value that is no object). */
+  private dataOf(
+    ctx: RequestContext,
+    item: Exclude<ImportItem, { kind: 'header' }>,
+    columns: ImportColumn[] | null,
+    mapping: ColumnMapping | null,
+  ): Record<string, unknown> | RowRefusal {
+    if (item.kind === 'cells') return rowData(item.cells, columns ?? [], this.cells);
+    if (item.kind === 'unreadable')
+      return new RowRefusal({
+        field: '$row',
+        rule: 'json',
+        message: this.translator.translate('data.importRowNotJson', ctx.locale, { reason: item.message }),
+      });
+    const value = exportedData(item.value);
+    if (value === null)
+      return new RowRefusal({
+        field: '$row',
+        rule: 'isObject',
+        message: this.translator.translate('data.importRowNotObject', ctx.locale),
+      });
+    return mapping ? renamed(value, mapping) : value;
+  }
+}
+
+/** A row refused before validation (it has no data to check). */
+class RowRefusal {
+  constructor(readonly refusal: { field: string; rule: string; message: string }) {}
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** A JSON row: a record as the export writes it (`{_id, data, ...}`: its data), or the data itself. */
+function exportedData(value: unknown): Record<string, unknown> | null {
+  if (!isPlainObject(value)) return null;
+  if (Object.hasOwn(value, '_id') && isPlainObject(value.data)) return value.data;
+  return value;
+}
+
+function renamed(data: Record<string, unknown>, mapping: ColumnMapping): Record<string, unknown> {
+  const entries: [string, unknown][] = [];
+  for (const [key, value] of Object.entries(data)) {
+    const field = Object.hasOwn(mapping, key) ? mapping[key] : key;
+    if (field !== null) entries.push([field, value]);
+  }
+  return Object.fromEntries(entries);
+}
+
+/** The body, failing with 413 IMPORT_FILE_TOO_LARGE past `maxBytes`. */
+function limited(body: Readable, maxBytes: number): Readable {
+  let seen = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      seen += chunk.length;
+      if (seen > maxBytes)
+        return callback(
+          new AppError('IMPORT_FILE_TOO_LARGE', {
+            params: { limit: maxBytes },
+            details: { limit: maxBytes },
+          }),
+        );
+      callback(null, chunk);
+    },
+  });
+  // The error of either side ends both; the reader sees it on `counter`.
+  pipeline(body, counter, () => undefined);
+  return counter;
+}

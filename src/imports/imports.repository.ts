@@ -1,0 +1,245 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { and, eq, inArray, isNotNull, sql, type SQL } from 'drizzle-orm';
+import type { FieldError } from '../common/errors/app-error';
+import { isUuid } from '../common/validation/is-uuid';
+import { DATABASE, type Database } from '../database/database.types';
+import { rowsOf } from '../database/raw-rows';
+import { isUniqueViolation } from '../database/unique-violation';
+import { dataImportRows, dataImports } from '../database/schema';
+
+export type ImportRow = typeof dataImports.$inferSelect;
+export type NewImport = Pick<
+  typeof dataImports.$inferInsert,
+  'configId' | 'siteId' | 'userId' | 'request' | 'mode' | 'format' | 'idempotencyKey'
+>;
+export type ImportStatus = 'receiving' | 'storing' | 'done' | 'refused' | 'cancelled' | 'failed';
+
+/** A row of a file as staged: its data and computed values when valid, its refusals when not. */
+export interface StagedRow {
+  rowNumber: number;
+  data: Record<string, unknown> | null;
+  computedResults: Record<string, unknown> | null;
+  refusals: FieldError[] | null;
+}
+
+export interface Refusal extends FieldError {
+  row: number;
+}
+
+const leaseUntil = (leaseMs: number) => sql`now() + ${`${leaseMs} milliseconds`}::interval`;
+const held = (id: string, owner: string) => and(eq(dataImports.id, id), eq(dataImports.leaseOwner, owner));
+
+/**
+ * Imports and their staged rows. The instance receiving an upload, then the one storing its rows,
+ * holds the import under a lease it renews with every batch; an import whose lease expired is taken
+ * over (storing resumes where the staged rows stand; an upload cut off fails, its file being gone).
+ */
+@Injectable()
+export class ImportsRepository {
+  constructor(@Inject(DATABASE) private readonly db: Database) {}
+
+  /** Stored `receiving`, held by `owner`; null when the idempotency key is taken. */
+  async insert(row: NewImport, owner: string, leaseMs: number): Promise<ImportRow | null> {
+    try {
+      const [inserted] = await this.db
+        .insert(dataImports)
+        .values({ ...row, status: 'receiving', leaseOwner: owner, leaseUntil: leaseUntil(leaseMs) })
+        .returning();
+      return inserted;
+    } catch (error) {
+      if (isUniqueViolation(error, 'data_imports_idempotency_idx')) return null;
+      throw error;
+    }
+  }
+
+  async findById(id: string): Promise<ImportRow | null> {
+    if (!isUuid(id)) return null;
+    const [row] = await this.db.select().from(dataImports).where(eq(dataImports.id, id)).limit(1);
+    return row ?? null;
+  }
+
+  async findByKey(userId: string, configId: string, key: string): Promise<ImportRow | null> {
+    const [row] = await this.db
+      .select()
+      .from(dataImports)
+      .where(
+        and(
+          eq(dataImports.userId, userId),
+          eq(dataImports.configId, configId),
+          eq(dataImports.idempotencyKey, key),
+        ),
+      )
+      .limit(1);
+    return row ?? null;
+  }
+
+  /**
+   * Frees the key of an import that no longer answers it: a failed upload (sent again, it is a new
+   * import) or one older than `maxAgeMs` (keys are kept as long as the idempotency module's).
+   */
+  async releaseKey(id: string, maxAgeMs: number): Promise<boolean> {
+    const rows = await this.db
+      .update(dataImports)
+      .set({ idempotencyKey: null })
+      .where(
+        and(
+          eq(dataImports.id, id),
+          sql`(${dataImports.status} = 'failed'
+            or ${dataImports.createdAt} < now() - ${`${maxAgeMs} milliseconds`}::interval)`,
+        ),
+      )
+      .returning({ id: dataImports.id });
+    return rows.length === 1;
+  }
+
+  /**
+   * Stages a batch of rows and counts it, renewing the lease, in one statement; false (nothing
+   * staged) when the lease is lost (the upload was taken for abandoned, or cancelled).
+   */
+  async stage(id: string, owner: string, leaseMs: number, rows: StagedRow[]): Promise<boolean> {
+    const refused = rows.filter((row) => row.refusals !== null).length;
+    const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
+    const result = await this.db.execute(sql`with counted as (
+        update ${dataImports} set rows_read = rows_read + ${rows.length}, rows_refused = rows_refused + ${refused},
+          lease_until = ${leaseUntil(leaseMs)}, updated_at = now()
+        where id = ${id}::uuid and lease_owner = ${owner} and status = 'receiving' returning id),
+      staged as (insert into ${dataImportRows} (import_id, row_number, data, computed_results, refusals)
+        select counted.id, u.n, u.d::json, u.c::json, u.r::jsonb from counted,
+          unnest(${sql.param(rows.map((row) => row.rowNumber))}::int[],
+            ${sql.param(rows.map((row) => json(row.data)))}::text[],
+            ${sql.param(rows.map((row) => json(row.computedResults)))}::text[],
+            ${sql.param(rows.map((row) => json(row.refusals)))}::text[]) as u(n, d, c, r)
+        returning 1)
+      select count(*)::int as staged from counted`);
+    return Number(rowsOf(result)[0]?.staged ?? 0) === 1;
+  }
+
+  /** Ends the upload: the import goes to `status` (`storing` keeps the lease for the storing). */
+  async uploaded(
+    id: string,
+    owner: string,
+    status: ImportStatus,
+    leaseMs: number,
+  ): Promise<ImportRow | null> {
+    const finished = status !== 'storing';
+    const [row] = await this.db
+      .update(dataImports)
+      .set({
+        status,
+        updatedAt: new Date(),
+        ...(finished
+          ? { finishedAt: new Date(), leaseOwner: null, leaseUntil: null }
+          : { leaseUntil: leaseUntil(leaseMs) }),
+      })
+      .where(and(held(id, owner), eq(dataImports.status, 'receiving')))
+      .returning();
+    return row ?? null;
+  }
+
+  /** An import whose upload failed: gone with its staged rows (nothing of it was stored). */
+  async delete(id: string): Promise<void> {
+    await this.db.delete(dataImports).where(eq(dataImports.id, id));
+  }
+
+  /** Drops the staged valid rows (after a refusal of all-or-nothing, a cancel); refusals stay. */
+  async dropValidRows(id: string): Promise<void> {
+    await this.db
+      .delete(dataImportRows)
+      .where(and(eq(dataImportRows.importId, id), isNotNull(dataImportRows.data)));
+  }
+
+  /**
+   * Takes one unfinished import whose lease expired (its instance died or stopped), or null: a
+   * `storing` one to resume, a `receiving` one to fail (its upload was cut off with its instance).
+   */
+  async claimAbandoned(owner: string, leaseMs: number): Promise<ImportRow | null> {
+    const [row] = await this.db
+      .update(dataImports)
+      .set({ leaseOwner: owner, leaseUntil: leaseUntil(leaseMs) })
+      .where(
+        sql`${dataImports.id} = (
+          select id from ${dataImports}
+          where status in ('receiving', 'storing') and (lease_until is null or lease_until < now())
+          order by created_at limit 1 for update skip locked
+        )`,
+      )
+      .returning();
+    return row ?? null;
+  }
+
+  /**
+   * The next staged valid rows (the first `limit` by row number; all when null), as the bulk insert
+   * takes them: deleted as they are read, so a row moves once even if two instances store the same
+   * import at once, and a crash before the commit leaves them staged. Nothing once the import is no
+   * longer `storing` (cancelled).
+   */
+  takeValidRows(id: string, limit: number | null): SQL {
+    const first =
+      limit === null
+        ? sql``
+        : sql`and row_number <= (select max(n) from (select row_number as n from ${dataImportRows}
+            where import_id = ${id}::uuid and data is not null order by row_number limit ${limit}) as firsts)`;
+    return sql`delete from ${dataImportRows}
+      where import_id = ${id}::uuid and data is not null ${first}
+        and exists (select 1 from ${dataImports} where id = ${id}::uuid and status = 'storing')
+      returning row_number, data, computed_results`;
+  }
+
+  /** The count of a storing batch, with the lease renewed: `inserted` is the bulk insert's count. */
+  countStored(id: string, leaseMs: number): (inserted: SQL) => SQL {
+    return (inserted) => sql`update ${dataImports} set rows_stored = rows_stored + ${inserted},
+      lease_until = ${leaseUntil(leaseMs)}, updated_at = now() where id = ${id}::uuid`;
+  }
+
+  async finish(
+    id: string,
+    owner: string,
+    status: ImportStatus,
+    error: Record<string, unknown> | null = null,
+  ): Promise<void> {
+    await this.db
+      .update(dataImports)
+      .set({
+        status,
+        error,
+        finishedAt: new Date(),
+        updatedAt: new Date(),
+        leaseOwner: null,
+        leaseUntil: null,
+      })
+      .where(and(held(id, owner), inArray(dataImports.status, ['receiving', 'storing'])));
+  }
+
+  /** Cancels an unfinished import; null when it had finished. */
+  async cancel(id: string): Promise<ImportRow | null> {
+    const [row] = await this.db
+      .update(dataImports)
+      .set({
+        status: 'cancelled',
+        finishedAt: new Date(),
+        updatedAt: new Date(),
+        leaseOwner: null,
+        leaseUntil: null,
+      })
+      .where(and(eq(dataImports.id, id), inArray(dataImports.status, ['receiving', 'storing'])))
+      .returning();
+    return row ?? null;
+  }
+
+  /** Refusals in row order, flattened, from after row `afterRow`: up to `limit` rows' worth. */
+  async refusals(id: string, afterRow: number, limit: number): Promise<Refusal[]> {
+    const rows = await this.db
+      .select({ row: dataImportRows.rowNumber, refusals: dataImportRows.refusals })
+      .from(dataImportRows)
+      .where(
+        and(
+          eq(dataImportRows.importId, id),
+          isNotNull(dataImportRows.refusals),
+          sql`${dataImportRows.rowNumber} > ${afterRow}`,
+        ),
+      )
+      .orderBy(dataImportRows.rowNumber)
+      .limit(limit);
+    return rows.flatMap((row) => (row.refusals ?? []).map((refusal) => ({ row: row.row, ...refusal })));
+  }
+}

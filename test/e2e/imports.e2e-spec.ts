@@ -1,0 +1,391 @@
+import { sql } from 'drizzle-orm';
+import { rowsOf } from '../../src/database/raw-rows';
+import { ImportProcessor } from '../../src/imports/import-processor';
+import { createConfig } from '../factories/config.factory';
+import { adminToken, createUser, type TestUser } from '../factories/user.factory';
+import { createTestApp, type TestApp } from '../utils/test-app';
+
+/** A form with every kind of field the export writes: text, numbers, booleans, dates, arrays, objects. */
+const RICH_FORM = {
+  title: 'Rich form',
+  schema: {
+    type: 'object',
+    required: ['name', 'qty'],
+    additionalProperties: false,
+    properties: {
+      name: { type: 'string', minLength: 1 },
+      qty: { type: 'integer', minimum: 1 },
+      price: { type: 'number' },
+      paid: { type: 'boolean' },
+      due: { type: 'string', format: 'date' },
+      seenAt: { type: 'string', format: 'date-time' },
+      tags: { type: 'array', items: { type: 'string' } },
+      address: {
+        type: 'object',
+        properties: { city: { type: 'string' }, zip: { type: 'string' }, geo: { type: 'array' } },
+      },
+      id: { type: 'string' },
+      formula: { type: 'string' },
+      note: { type: 'string' },
+    },
+  },
+  validationRules: [
+    { name: 'maxQty', field: 'qty', rule: { '<=': [{ var: 'qty' }, 100] }, message: 'At most 100' },
+  ],
+  computedRules: [{ field: 'total', expression: { '*': [{ var: 'qty' }, { var: 'price' }] } }],
+};
+
+const RECORDS = [
+  {
+    name: 'Jane, "J" Doe',
+    qty: 3,
+    price: 9.5,
+    paid: true,
+    due: '2026-12-01',
+    seenAt: '2026-11-24T10:00:00.000Z',
+    tags: ['a, b', 'c'],
+    address: { city: 'Paris', zip: '75001', geo: [2.35, 48.85] },
+    id: 'external-7',
+    formula: '=1+2',
+    note: 'two\nlines',
+  },
+  {
+    name: 'Árvíztűrő 😀',
+    qty: 100,
+    price: -0.5,
+    paid: false,
+    due: '2027-01-31',
+    seenAt: '2026-01-02T03:04:05.678Z',
+    tags: [],
+    address: { city: 'Budapest', zip: '-1' },
+    id: '42',
+    formula: '-3',
+    note: '  spaced  ',
+  },
+  { name: 'Minimal', qty: 1 },
+];
+
+describe('bulk import', () => {
+  let t: TestApp;
+  let admin: string;
+  let alice: TestUser;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+  beforeEach(async () => {
+    await t.reset();
+    admin = await adminToken(t);
+    alice = await createUser(t);
+  });
+
+  const newForm = () => createConfig(t, admin, RICH_FORM);
+  const upload = (
+    configId: string,
+    payload: string | Buffer | object,
+    contentType: string,
+    options: { token?: string; query?: Record<string, string>; headers?: Record<string, string> } = {},
+  ) =>
+    t.request({
+      method: 'POST',
+      url: `/api/data/${configId}/import`,
+      token: options.token ?? admin,
+      query: options.query,
+      headers: { 'content-type': contentType, ...(options.headers ?? {}) },
+      payload: typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : JSON.stringify(payload),
+    });
+  /** The import once it stopped moving (receiving, storing); no timing is asserted. */
+  const finished = async (id: string, token = admin) => {
+    for (;;) {
+      const response = await t.request({ method: 'GET', url: `/api/data/imports/${id}`, token });
+      expect(response.statusCode).toBe(200);
+      const body = response.json();
+      if (body.status !== 'receiving' && body.status !== 'storing') return body;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
+  const accepted = async (response: Awaited<ReturnType<typeof upload>>) => {
+    expect(response.statusCode).toBe(202);
+    const body = response.json();
+    expect(response.headers.location).toBe(`/api/data/imports/${body.id}`);
+    return finished(body.id);
+  };
+  const submit = async (configId: string, data: object) => {
+    const response = await t.request({
+      method: 'POST',
+      url: `/api/data/${configId}`,
+      token: admin,
+      payload: data,
+    });
+    expect(response.statusCode).toBe(201);
+  };
+  const exported = async (configId: string, format: string) =>
+    t.request({ method: 'GET', url: `/api/data/${configId}/export?format=${format}`, token: admin });
+  /** The records' data and computed values, in a stable order. */
+  const stored = async (configId: string) => {
+    const response = await t.request({
+      method: 'GET',
+      url: `/api/data/${configId}?limit=1000&sortBy=name&sortOrder=asc`,
+      token: admin,
+    });
+    expect(response.statusCode).toBe(200);
+    return (response.json().data as { data: object; computedResults: object; userId: string }[]).map((r) => ({
+      data: r.data,
+      computedResults: r.computedResults,
+    }));
+  };
+
+  it('re-imports an export (CSV, XLSX, JSON) into an empty copy of the form unchanged', async () => {
+    const source = await newForm();
+    for (const record of RECORDS) await submit(source, record);
+    const expected = await stored(source);
+    expect(expected).toHaveLength(3);
+
+    const csv = await exported(source, 'csv');
+    const xlsx = await exported(source, 'excel');
+    const json = await exported(source, 'json');
+    const files: [string, string | Buffer][] = [
+      ['text/csv', csv.body],
+      ['application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', xlsx.rawPayload],
+      [
+        'application/x-ndjson',
+        json
+          .json<object[]>()
+          .map((record) => JSON.stringify(record))
+          .join('\n'),
+      ],
+      ['application/json', json.body],
+    ];
+    for (const [type, file] of files) {
+      const copy = await newForm();
+      const result = await accepted(await upload(copy, file, type, { query: { mode: 'all-or-nothing' } }));
+      expect({ type, status: result.status, refusals: result.refusals }).toEqual({
+        type,
+        status: 'done',
+        refusals: [],
+      });
+      expect(result).toMatchObject({ rowsRead: 3, rowsStored: 3, rowsRefused: 0 });
+      expect({ type, records: await stored(copy) }).toEqual({ type, records: expected });
+    }
+  });
+
+  it('valid-rows stores exactly the valid rows and reports the others', async () => {
+    const form = await newForm();
+    const file = [
+      'name,qty,price,paid,tags',
+      'Ann,1,1.5,true,"[""x""]"',
+      'Bob,two,1,false,[]',
+      'Cid,3,,,',
+      ',4,1,true,[]',
+      'Dan,500,1,TRUE,[]',
+    ].join('\n');
+    const result = await accepted(await upload(form, file, 'text/csv'));
+    expect(result).toMatchObject({
+      status: 'done',
+      mode: 'valid-rows',
+      format: 'csv',
+      rowsRead: 5,
+      rowsStored: 2,
+      rowsRefused: 3,
+    });
+    expect(result.refusals).toEqual([
+      { row: 2, field: 'qty', rule: 'type', message: expect.any(String) },
+      // A rule sees the text "two" too, as a create's rules see a submitted value.
+      { row: 2, field: 'qty', rule: 'maxQty', message: 'At most 100' },
+      // An empty cell is an absent field.
+      { row: 4, field: 'name', rule: 'required', message: 'must have required property name' },
+      { row: 5, field: 'qty', rule: 'maxQty', message: 'At most 100' },
+    ]);
+    expect(await stored(form)).toEqual([
+      { data: { name: 'Ann', qty: 1, price: 1.5, paid: true, tags: ['x'] }, computedResults: { total: 1.5 } },
+      { data: { name: 'Cid', qty: 3 }, computedResults: { total: 0 } },
+    ]);
+    const csv = await t.request({
+      method: 'GET',
+      url: `/api/data/imports/${result.id}/refusals`,
+      token: admin,
+    });
+    expect(csv.statusCode).toBe(200);
+    expect(csv.headers['content-type']).toMatch(/^text\/csv/);
+    expect(csv.body.split('\n')[0]).toBe('row,field,rule,message');
+    expect(
+      csv.body
+        .split('\n')
+        .slice(1, 5)
+        .map((line) => line.split(',').slice(0, 3).join(',')),
+    ).toEqual(['2,qty,type', '2,qty,maxQty', '4,name,required', '5,qty,maxQty']);
+    // Each stored record has its `created` history entry with the import as its origin.
+    const history = rowsOf(
+      await t.database.client.db.execute(
+        sql`select action, origin from record_history where config_id = ${form}::uuid order by id`,
+      ),
+    );
+    expect(history).toEqual([
+      { action: 'created', origin: { kind: 'import', importId: result.id } },
+      { action: 'created', origin: { kind: 'import', importId: result.id } },
+    ]);
+  });
+
+  it('all-or-nothing stores nothing when one row is refused; validate stores nothing at all', async () => {
+    const form = await newForm();
+    const file = 'name,qty\nAnn,1\nBob,0\nCid,2';
+    const refused = await accepted(
+      await upload(form, file, 'text/csv', { query: { mode: 'all-or-nothing' } }),
+    );
+    expect(refused).toMatchObject({ status: 'refused', rowsRead: 3, rowsStored: 0, rowsRefused: 1 });
+    expect(refused.refusals).toEqual([
+      { row: 2, field: 'qty', rule: 'minimum', message: expect.any(String) },
+    ]);
+    const checked = await accepted(
+      await upload(form, 'name,qty\nAnn,1', 'text/csv', { query: { mode: 'validate' } }),
+    );
+    expect(checked).toMatchObject({ status: 'done', rowsRead: 1, rowsStored: 0, rowsRefused: 0 });
+    expect(await stored(form)).toEqual([]);
+    const staged = rowsOf(
+      await t.database.client.db.execute(
+        sql`select count(*)::int as n from data_import_rows where data is not null`,
+      ),
+    );
+    expect(staged).toEqual([{ n: 0 }]);
+  });
+
+  it('a repeated upload with the same Idempotency-Key imports once', async () => {
+    const form = await newForm();
+    const headers = { 'idempotency-key': 'upload-1' };
+    const first = await upload(form, 'name,qty\nAnn,1\nBob,2', 'text/csv', { headers });
+    const done = await accepted(first);
+    const again = await upload(form, 'name,qty\nAnn,1\nBob,2', 'text/csv', { headers });
+    expect(again.statusCode).toBe(202);
+    expect(again.json()).toMatchObject({ id: done.id, rowsStored: 2 });
+    expect(await stored(form)).toHaveLength(2);
+    // Another key is another import.
+    await accepted(
+      await upload(form, 'name,qty\nCid,1', 'text/csv', { headers: { 'idempotency-key': 'upload-2' } }),
+    );
+    expect(await stored(form)).toHaveLength(3);
+  });
+
+  it("needs importResults: a user is refused until granted it; imports are their importer's", async () => {
+    const form = await newForm();
+    const refused = await upload(form, 'name,qty\nAnn,1', 'text/csv', { token: alice.token });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toMatchObject({ code: 'FORBIDDEN' });
+    const grant = await t.request({
+      method: 'PUT',
+      url: `/api/permissions/${form}`,
+      token: admin,
+      payload: { roles: { user: ['viewForm', 'viewOwnResults', 'importResults'] }, users: {} },
+    });
+    expect(grant.statusCode).toBe(200);
+    const response = await upload(form, 'name,qty\nAnn,1', 'text/csv', { token: alice.token });
+    expect(response.statusCode).toBe(202);
+    const result = await finished(response.json().id, alice.token);
+    expect(result).toMatchObject({ status: 'done', rowsStored: 1 });
+    const bob = await createUser(t);
+    const foreign = await t.request({
+      method: 'GET',
+      url: `/api/data/imports/${result.id}`,
+      token: bob.token,
+    });
+    expect(foreign.statusCode).toBe(404);
+    expect(foreign.json()).toMatchObject({ code: 'IMPORT_NOT_FOUND' });
+    const cancel = await t.request({
+      method: 'POST',
+      url: `/api/data/imports/${result.id}/cancel`,
+      token: alice.token,
+    });
+    expect(cancel.statusCode).toBe(409);
+    expect(cancel.json()).toMatchObject({ code: 'IMPORT_FINISHED' });
+    const anonymous = await t.request({ method: 'GET', url: `/api/data/imports/${result.id}` });
+    expect(anonymous.statusCode).toBe(401);
+  });
+
+  it("another site's form is a 404; a bad mode, mapping or media type is refused", async () => {
+    const site = await t.request({
+      method: 'POST',
+      url: '/api/sites',
+      token: admin,
+      payload: { name: 'A', domains: ['a.example.com'] },
+    });
+    const siteForm = await createConfig(t, admin, { ...RICH_FORM, siteId: site.json().id });
+    const manager = await createUser(t, { role: 'manager' });
+    const foreign = await upload(siteForm, 'name,qty\nAnn,1', 'text/csv', {
+      token: manager.token,
+      headers: { host: 'elsewhere.example.com' },
+    });
+    expect(foreign.statusCode).toBe(404);
+    expect(foreign.json()).toMatchObject({ code: 'CONFIG_NOT_FOUND' });
+    const form = await newForm();
+    const mode = await upload(form, 'name,qty', 'text/csv', { query: { mode: 'some' } });
+    expect(mode.statusCode).toBe(422);
+    const mapping = await upload(form, 'name,qty', 'text/csv', { query: { mapping: '[1]' } });
+    expect(mapping.statusCode).toBe(422);
+    const media = await upload(form, 'name,qty', 'text/plain');
+    expect(media.statusCode).toBe(415);
+    const elsewhere = await t.request({
+      method: 'POST',
+      url: `/api/data/${form}`,
+      token: admin,
+      headers: { 'content-type': 'text/csv' },
+      payload: 'name,qty\nAnn,1',
+    });
+    expect(elsewhere.statusCode).toBe(415);
+    const broken = await upload(form, 'name,qty\n"Ann,1', 'text/csv');
+    expect(broken.statusCode).toBe(400);
+    expect(broken.json()).toMatchObject({ code: 'IMPORT_FILE_UNREADABLE' });
+  });
+
+  it('maps columns by `mapping`; NDJSON lines that are not objects are refused rows', async () => {
+    const form = await newForm();
+    const file = 'Customer,Pieces,Junk\nAnn,2,x';
+    const mapped = await accepted(
+      await upload(form, file, 'text/csv', {
+        query: { mapping: JSON.stringify({ Customer: 'name', Pieces: 'qty', Junk: null }) },
+      }),
+    );
+    expect(mapped).toMatchObject({ status: 'done', rowsStored: 1 });
+    const lines = await accepted(
+      await upload(form, '{"name":"Bob","qty":1}\n[1]\nnot json\n', 'application/x-ndjson'),
+    );
+    expect(lines).toMatchObject({ status: 'done', rowsRead: 3, rowsStored: 1, rowsRefused: 2 });
+    expect(lines.refusals.map((r: { row: number; rule: string }) => [r.row, r.rule])).toEqual([
+      [2, 'isObject'],
+      [3, 'json'],
+    ]);
+    expect((await stored(form)).map((r) => r.data)).toEqual([
+      { name: 'Ann', qty: 2 },
+      { name: 'Bob', qty: 1 },
+    ]);
+  });
+
+  it('an import whose instance died while storing is taken over and finished, each row stored once', async () => {
+    const form = await newForm();
+    const [user] = rowsOf(
+      await t.database.client.db.execute(sql`select id from users where role = 'admin' limit 1`),
+    );
+    const actor = { userId: user.id, role: 'admin', email: 'admin@example.com', siteId: null };
+    const [row] = rowsOf(
+      await t.database.client.db.execute(sql`insert into data_imports
+        (config_id, user_id, request, mode, format, status, rows_read, rows_stored, lease_owner, lease_until)
+        values (${form}::uuid, ${user.id}::uuid, ${JSON.stringify({ actor, siteId: null, locale: 'en', requestId: 'r' })}::jsonb,
+          'all-or-nothing', 'csv', 'storing', 2, 0, 'dead-instance', now() - interval '1 second') returning id`),
+    );
+    await t.database.client.db
+      .execute(sql`insert into data_import_rows (import_id, row_number, data, computed_results)
+      values (${row.id}::uuid, 1, '{"name":"Ann","qty":1}', null), (${row.id}::uuid, 2, '{"name":"Bob","qty":2}', null)`);
+    await t.app.get(ImportProcessor).takeOver();
+    const result = await finished(String(row.id));
+    expect(result).toMatchObject({ status: 'done', rowsStored: 2 });
+    expect((await stored(form)).map((r) => r.data)).toEqual([
+      { name: 'Ann', qty: 1 },
+      { name: 'Bob', qty: 2 },
+    ]);
+    // Taken over again (a second instance that saw it expired too): nothing is stored twice.
+    await t.database.client.db.execute(
+      sql`update data_imports set status = 'storing', lease_until = now() - interval '1 second'`,
+    );
+    await t.app.get(ImportProcessor).takeOver();
+    expect(await stored(form)).toHaveLength(2);
+  });
+});
