@@ -1,3 +1,4 @@
+import { runImportBenchmark } from './suites/import.suite';
 import { runReadBenchmarks } from './suites/read.suite';
 import { runWriteBenchmarks } from './suites/write.suite';
 
@@ -10,4 +11,5 @@ export interface Benchmark {
 export const BENCHMARKS: Benchmark[] = [
   { name: 'write', run: runWriteBenchmarks },
   { name: 'read', run: runReadBenchmarks },
+  { name: 'import', run: runImportBenchmark },
 ];

@@ -69,7 +69,7 @@ export class ImportsController {
     'text/csv': { schema: { type: 'string' }, example: CSV_EXAMPLE },
     'application/x-ndjson': { schema: { type: 'string' }, example: NDJSON_EXAMPLE },
     'application/json': {
-      schema: { type: 'array', items: { type: 'object' } },
+      schema: { type: 'array', items: { type: 'object', additionalProperties: true } },
       example: [{ name: 'Jane', qty: 3, price: 9.5 }],
     },
   })

@@ -230,6 +230,7 @@ describe('webhooks', () => {
       'record.updated',
       'record.deleted',
       'record.restored',
+      'record.imported',
       'workflow.run.finished',
     ]);
     for (const [type, callback] of Object.entries<any>(callbacks)) {

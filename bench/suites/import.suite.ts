@@ -1,0 +1,106 @@
+import { createReadStream, createWriteStream, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Client } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { CITIES, createBenchDatabase } from '../lib/bench-database';
+import { report } from '../lib/load';
+import { loginAdmin, startService } from '../lib/servers';
+import { createBenchForm } from './form-fixture';
+
+const ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 1_000_000);
+const HEADER = 'name,email,age,city,score,qty,price,active,joined,note';
+
+/** A CSV of the benchmark form's fields, every row valid, written to a temporary file. */
+async function writeCsv(path: string, rows: number): Promise<void> {
+  async function* lines(): AsyncGenerator<string> {
+    yield `${HEADER}\n`;
+    let chunk = '';
+    for (let n = 1; n <= rows; n++) {
+      const city = CITIES[n % CITIES.length];
+      chunk += `Person ${n},p${n}@example.com,${18 + (n % 60)},${city},${n % 997}.5,${n % 100},${(n % 50) + 0.99},${n % 2 === 0},2024-05-17,"row ${n}, imported"\n`;
+      if (n % 10_000 === 0) {
+        yield chunk;
+        chunk = '';
+      }
+    }
+    if (chunk) yield chunk;
+  }
+  await pipeline(Readable.from(lines()), createWriteStream(path));
+}
+
+/** The baseline: psql-style COPY of the same file into a typed table, rows per second. */
+async function copyBaseline(databaseUrl: string, path: string): Promise<number> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(`create table import_baseline (name text, email text, age int, city text, score numeric,
+      qty int, price numeric, active boolean, joined date, note text)`);
+    const started = process.hrtime.bigint();
+    await pipeline(
+      createReadStream(path),
+      client.query(copyFrom('copy import_baseline from stdin (format csv, header true)')),
+    );
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    await client.query('drop table import_baseline');
+    return ROWS / seconds;
+  } finally {
+    await client.end();
+  }
+}
+
+/** `import`: the service stores every row of the file (upload to `done`), against COPY of it. */
+export async function runImportBenchmark(): Promise<void> {
+  const database = await createBenchDatabase();
+  const service = await startService(database.url, 3934);
+  const path = join(tmpdir(), `bench-import-${Date.now()}.csv`);
+  try {
+    await writeCsv(path, ROWS);
+    const baselineRowsPerSec = await copyBaseline(database.url, path);
+    const token = await loginAdmin(service);
+    const configId = await createBenchForm(service.url, token);
+    const started = process.hrtime.bigint();
+    const response = await fetch(`${service.url}/api/data/${configId}/import?mode=valid-rows`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/csv', authorization: `Bearer ${token}` },
+      body: Readable.toWeb(createReadStream(path)) as ReadableStream,
+      duplex: 'half',
+    });
+    if (response.status !== 202) throw new Error(`import: ${response.status} ${await response.text()}`);
+    const accepted = (await response.json()) as { id: string };
+    const uploadSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+    let result: { status: string; rowsStored: number; rowsRefused: number };
+    for (;;) {
+      const poll = await fetch(`${service.url}/api/data/imports/${accepted.id}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      result = (await poll.json()) as typeof result;
+      if (result.status !== 'receiving' && result.status !== 'storing') break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const rowsPerSec = Math.round(ROWS / seconds);
+    const peakRssMb = service.peakRssMb();
+    report({
+      figure: 'import',
+      rows: ROWS,
+      fileMb: Math.round(statSync(path).size / 1e6),
+      status: result.status,
+      rowsStored: result.rowsStored,
+      uploadSeconds: Number(uploadSeconds.toFixed(1)),
+      seconds: Number(seconds.toFixed(1)),
+      rowsPerSec,
+      peakRssMb,
+      copyRowsPerSec: Math.round(baselineRowsPerSec),
+      ratio: Number((rowsPerSec / baselineRowsPerSec).toFixed(2)),
+      target: '>= 20000 rows/s with peak RSS < 250 MB',
+      pass: result.rowsStored === ROWS && rowsPerSec >= 20_000 && peakRssMb < 250,
+    });
+  } finally {
+    rmSync(path, { force: true });
+    await service.stop();
+    await database.drop();
+  }
+}
