@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { parse as parseCsv } from 'csv-parse';
 import { AppError } from '../common/errors/app-error';
@@ -35,8 +35,9 @@ async function* jsonItems(body: unknown): AsyncGenerator<ImportItem> {
 
 async function* csvItems(body: Readable): AsyncGenerator<ImportItem> {
   // bom: a spreadsheet's UTF-8 export starts with one; relax_column_count: a short row is absent cells.
-  const parser = body.pipe(parseCsv({ bom: true, relax_column_count: true, skip_empty_lines: true }));
-  body.once('error', (error) => parser.destroy(error));
+  const parser = parseCsv({ bom: true, relax_column_count: true, skip_empty_lines: true });
+  // pipeline: a body that errors or closes early fails the parser too (a pipe would leave it waiting).
+  pipeline(body, parser, () => undefined);
   let first = true;
   try {
     for await (const record of parser as AsyncIterable<string[]>) {

@@ -71,7 +71,8 @@ describe('bulk import', () => {
   let alice: TestUser;
 
   beforeAll(async () => {
-    t = await createTestApp();
+    // Interests are declared by the test itself (below): no reconciliation may drop them meanwhile.
+    t = await createTestApp({ env: { EVENTS_POLL_MS: '600000' } });
   });
   afterAll(() => t.close());
   beforeEach(async () => {
@@ -357,6 +358,35 @@ describe('bulk import', () => {
       { name: 'Ann', qty: 2 },
       { name: 'Bob', qty: 1 },
     ]);
+  });
+
+  it('writes one record.imported event per record, only when somebody takes that type', async () => {
+    const form = await newForm();
+    const db = t.database.client.db;
+    /** Events written so far (the dispatcher may have handed them out since), by the sequence. */
+    const eventsWritten = async () => {
+      const [{ name }] = rowsOf(
+        await db.execute(sql`select pg_get_serial_sequence('domain_events', 'seq') as name`),
+      );
+      const [row] = rowsOf(
+        await db.execute(
+          sql.raw(`select case when is_called then last_value else 0 end as n from ${String(name)}`),
+        ),
+      );
+      return Number(row.n);
+    };
+    // Somebody takes record.created only (a webhook, a trigger): an import writes no event for them.
+    await db.execute(
+      sql`insert into domain_event_interests (type, config_id) values ('record.created', null)`,
+    );
+    await accepted(await upload(form, 'name,qty\nAnn,1\nBob,2', 'text/csv'));
+    expect(await eventsWritten()).toBe(0);
+    await db.execute(
+      sql`insert into domain_event_interests (type, config_id) values ('record.imported', ${form}::uuid)`,
+    );
+    await accepted(await upload(form, 'name,qty\nCid,1\nDan,2\nEve,3', 'text/csv'));
+    expect(await eventsWritten()).toBe(3);
+    await db.execute(sql`delete from domain_event_interests`);
   });
 
   it('an import whose instance died while storing is taken over and finished, each row stored once', async () => {
