@@ -53,7 +53,9 @@ export class RecordBulkRepository {
           ${author.userId}::uuid, ${origin}::jsonb,
           json_build_object('record', fdws_record_json(row(changed.*)::data_records),
             'changes', entry.changes, 'historyId', entry.id)
-        from changed join entry on entry.record_id = changed.id`)}),
+        from changed join entry on entry.record_id = changed.id
+        -- Asked once for the statement (a one-time filter): nobody taking them skips the join.
+        where (select fdws_event_wanted('record.imported', ${target.configId}::uuid))`)}),
       progress as (${progress(sql`(select count(*) from changed)`)})
       select count(*)::int as inserted from changed`;
     const [row] = rowsOf(await this.db.execute(statement));

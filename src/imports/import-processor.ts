@@ -100,17 +100,24 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
       origin: { kind: 'import', importId: row.id },
     });
     const target = { configId: row.configId, userId: row.userId, siteId: row.siteId };
-    const batch = row.mode === 'all-or-nothing' ? null : this.config.importBatchRows;
+    const store = (rows: { after: number; through: number } | null) =>
+      this.records.store(
+        ctx,
+        target,
+        this.imports.takeValidRows(row.id, rows),
+        this.imports.countStored(row.id, this.config.importLeaseMs),
+      );
     try {
-      for (;;) {
-        if (this.stopping) return;
-        const stored = await this.records.store(
-          ctx,
-          target,
-          this.imports.takeValidRows(row.id, batch),
-          this.imports.countStored(row.id, this.config.importLeaseMs),
-        );
-        if (stored === 0 || batch === null) break;
+      if (row.mode === 'all-or-nothing') await store(null);
+      else {
+        const first = await this.imports.firstValidRow(row.id);
+        const batch = this.config.importBatchRows;
+        for (let after = first === null ? row.rowsRead : first - 1; after < row.rowsRead; after += batch) {
+          if (this.stopping) return;
+          const stored = await store({ after, through: after + batch });
+          // Nothing stored: refused rows only, or the import was cancelled meanwhile.
+          if (stored === 0 && (await this.imports.statusOf(row.id)) !== 'storing') return;
+        }
       }
     } catch (error) {
       // The importer lost the permission or the form is gone: nothing more is stored.

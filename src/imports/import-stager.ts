@@ -50,12 +50,21 @@ export class ImportStager {
     let columns: ImportColumn[] | null = null;
     let rowNumber = 0;
     let batch: StagedRow[] = [];
-    const flush = async () => {
-      if (batch.length === 0) return;
-      const staged = await this.imports.stage(importId, IMPORT_INSTANCE, this.config.importLeaseMs, batch);
+    // One batch is written while the next is read and checked: at most two batches in memory.
+    let writing: Promise<void> = Promise.resolve();
+    const write = async (rows: StagedRow[]) => {
+      const staged = await this.imports.stage(importId, IMPORT_INSTANCE, this.config.importLeaseMs, rows);
       // Cancelled meanwhile (or taken for abandoned): the rest of the file is not wanted.
       if (!staged) throw new AppError('IMPORT_FINISHED', { params: { status: 'cancelled' } });
+    };
+    const flush = async () => {
+      if (batch.length === 0) return;
+      const rows = batch;
       batch = [];
+      await writing;
+      writing = write(rows);
+      // Its failure is seen at the next flush or at the end; the loop may stop before either.
+      writing.catch(() => undefined);
     };
     for await (const item of readImport(options.format, input)) {
       if (item.kind === 'header') {
@@ -77,6 +86,7 @@ export class ImportStager {
       if (batch.length >= this.config.importBatchRows) await flush();
     }
     await flush();
+    await writing;
   }
 
   private checked(

@@ -168,21 +168,37 @@ export class ImportsRepository {
   }
 
   /**
-   * The next staged valid rows (the first `limit` by row number; all when null), as the bulk insert
-   * takes them: deleted as they are read, so a row moves once even if two instances store the same
-   * import at once, and a crash before the commit leaves them staged. Nothing once the import is no
-   * longer `storing` (cancelled).
+   * The staged valid rows with numbers in `rows` (`(after, through]`; all when null), as the bulk
+   * insert takes them: deleted as they are read, so a row moves once even if two instances store
+   * the same import at once, and a crash before the commit leaves them staged. Nothing once the
+   * import is no longer `storing` (cancelled). By number ranges, not "the first n left": the rows
+   * stored before are dead tuples until a vacuum, and every batch would walk over them again.
    */
-  takeValidRows(id: string, limit: number | null): SQL {
-    const first =
-      limit === null
-        ? sql``
-        : sql`and row_number <= (select max(n) from (select row_number as n from ${dataImportRows}
-            where import_id = ${id}::uuid and data is not null order by row_number limit ${limit}) as firsts)`;
+  takeValidRows(id: string, rows: { after: number; through: number } | null): SQL {
+    const range =
+      rows === null ? sql`` : sql`and row_number > ${rows.after} and row_number <= ${rows.through}`;
     return sql`delete from ${dataImportRows}
-      where import_id = ${id}::uuid and data is not null ${first}
+      where import_id = ${id}::uuid and data is not null ${range}
         and exists (select 1 from ${dataImports} where id = ${id}::uuid and status = 'storing')
       returning row_number, data, computed_results`;
+  }
+
+  /** The number of the first valid row still staged (where storing resumes); null when none is. */
+  async firstValidRow(id: string): Promise<number | null> {
+    const [row] = await this.db
+      .select({ first: sql<number | null>`min(${dataImportRows.rowNumber})` })
+      .from(dataImportRows)
+      .where(and(eq(dataImportRows.importId, id), isNotNull(dataImportRows.data)));
+    return row?.first === null || row?.first === undefined ? null : Number(row.first);
+  }
+
+  async statusOf(id: string): Promise<string | null> {
+    const [row] = await this.db
+      .select({ status: dataImports.status })
+      .from(dataImports)
+      .where(eq(dataImports.id, id))
+      .limit(1);
+    return row?.status ?? null;
   }
 
   /** The count of a storing batch, with the lease renewed: `inserted` is the bulk insert's count. */

@@ -72,7 +72,8 @@ describe('bulk import', () => {
 
   beforeAll(async () => {
     // Interests are declared by the test itself (below): no reconciliation may drop them meanwhile.
-    t = await createTestApp({ env: { EVENTS_POLL_MS: '600000' } });
+    // Batches of 2 rows: every file here is staged and stored in several.
+    t = await createTestApp({ env: { EVENTS_POLL_MS: '600000', IMPORT_BATCH_ROWS: '2' } });
   });
   afterAll(() => t.close());
   beforeEach(async () => {
@@ -399,11 +400,14 @@ describe('bulk import', () => {
       await t.database.client.db.execute(sql`insert into data_imports
         (config_id, user_id, request, mode, format, status, rows_read, rows_stored, lease_owner, lease_until)
         values (${form}::uuid, ${user.id}::uuid, ${JSON.stringify({ actor, siteId: null, locale: 'en', requestId: 'r' })}::jsonb,
-          'all-or-nothing', 'csv', 'storing', 2, 0, 'dead-instance', now() - interval '1 second') returning id`),
+          'valid-rows', 'csv', 'storing', 3, 0, 'dead-instance', now() - interval '1 second') returning id`),
     );
     await t.database.client.db
       .execute(sql`insert into data_import_rows (import_id, row_number, data, computed_results)
-      values (${row.id}::uuid, 1, '{"name":"Ann","qty":1}', null), (${row.id}::uuid, 2, '{"name":"Bob","qty":2}', null)`);
+      values (${row.id}::uuid, 1, '{"name":"Ann","qty":1}', null), (${row.id}::uuid, 3, '{"name":"Bob","qty":2}', null)`);
+    // Row 2 was refused: staged with its refusal and no data.
+    await t.database.client.db.execute(sql`insert into data_import_rows (import_id, row_number, refusals)
+      values (${row.id}::uuid, 2, '[{"field":"qty","rule":"type","message":"must be integer"}]')`);
     await t.app.get(ImportProcessor).takeOver();
     const result = await finished(String(row.id));
     expect(result).toMatchObject({ status: 'done', rowsStored: 2 });
