@@ -6,9 +6,11 @@ import { appendEvents } from '../events/append-events';
 import { appendHistory } from './history/record-history.repository';
 import type { ChangeAuthor } from './records.repository';
 
-/** Whose records a bulk insert creates: one configuration, one owner, one site. */
+/** Whose records a bulk insert creates: one configuration (at one version), one owner, one site. */
 export interface BulkTarget {
   configId: string;
+  /** The configuration's version the rows were checked against. */
+  configVersion: number;
   userId: string;
   siteId: string | null;
 }
@@ -40,8 +42,8 @@ export class RecordBulkRepository {
     // json (not jsonb) in the source keeps the file's key order: data_keys is taken from it.
     const statement = sql`with src as (${source}),
       changed as (
-        insert into data_records (config_id, user_id, site_id, data, data_keys, computed_results)
-        select ${target.configId}::uuid, ${target.userId}::uuid, ${target.siteId}::uuid, src.data::jsonb,
+        insert into data_records (config_id, config_version, user_id, site_id, data, data_keys, computed_results)
+        select ${target.configId}::uuid, ${target.configVersion}::int, ${target.userId}::uuid, ${target.siteId}::uuid, src.data::jsonb,
           array(select json_object_keys(src.data)), src.computed_results::jsonb
         from src order by src.row_number
         returning *),

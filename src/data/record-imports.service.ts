@@ -36,7 +36,13 @@ export class RecordImports {
   async target(ctx: RequestContext, configId: string): Promise<ImportTarget> {
     const { config } = await this.access.require(ctx, configId, 'importResults');
     const user = requireUser(ctx);
-    return { config, configId: config.id, userId: user.userId, siteId: siteOfNewRecord(ctx, config.siteId) };
+    return {
+      config,
+      configId: config.id,
+      configVersion: config.version,
+      userId: user.userId,
+      siteId: siteOfNewRecord(ctx, config.siteId),
+    };
   }
 
   /** Schema, rules and computed values, as a create: the refusals, or the computed values to store. */

@@ -99,7 +99,12 @@ export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShu
       requestId: request.requestId,
       origin: { kind: 'import', importId: row.id },
     });
-    const target = { configId: row.configId, userId: row.userId, siteId: row.siteId };
+    const target = {
+      configId: row.configId,
+      configVersion: row.configVersion,
+      userId: row.userId,
+      siteId: row.siteId,
+    };
     const store = (rows: { after: number; through: number } | null) =>
       this.records.store(
         ctx,

@@ -33,8 +33,11 @@ export class ImportStager {
     const labels = SUPPORTED_LOCALES.flatMap((locale) => [
       translator.translate('labels.id', locale),
       translator.translate('labels.createdAt', locale),
+      translator.translate('labels.configVersion', locale),
     ]);
-    this.systemHeaders = new Set(['id', '_id', 'createdat', ...labels].map((label) => label.toLowerCase()));
+    this.systemHeaders = new Set(
+      ['id', '_id', 'createdat', 'configversion', ...labels].map((label) => label.toLowerCase()),
+    );
     this.cells = { unneutralise: !config.exportRawCells };
   }
 

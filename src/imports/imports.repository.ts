@@ -10,7 +10,7 @@ import { dataImportRows, dataImports } from '../database/schema';
 export type ImportRow = typeof dataImports.$inferSelect;
 export type NewImport = Pick<
   typeof dataImports.$inferInsert,
-  'configId' | 'siteId' | 'userId' | 'request' | 'mode' | 'format' | 'idempotencyKey'
+  'configId' | 'siteId' | 'userId' | 'configVersion' | 'request' | 'mode' | 'format' | 'idempotencyKey'
 >;
 export type ImportStatus = 'receiving' | 'storing' | 'done' | 'refused' | 'cancelled' | 'failed';
 

@@ -116,6 +116,7 @@ export class ImportsService {
     const row = {
       configId: target.configId,
       siteId: target.siteId,
+      configVersion: target.configVersion,
       userId: user.userId,
       request: request as unknown as Record<string, unknown>,
       mode: options.mode,

@@ -230,6 +230,34 @@ describe('bulk import', () => {
     ]);
   });
 
+  it("imported records carry the form's version their rows were checked against (configVersion)", async () => {
+    const form = await newForm();
+    const edited = await t.request({
+      method: 'PUT',
+      url: `/api/configs/${form}`,
+      token: admin,
+      payload: { ...RICH_FORM, title: 'Renamed' },
+    });
+    expect([edited.statusCode, edited.json().version]).toEqual([200, 2]);
+    const result = await accepted(await upload(form, 'name,qty\nAnn,1', 'text/csv'));
+    expect(result).toMatchObject({ status: 'done', rowsStored: 1 });
+    const list = await t.request({ method: 'GET', url: `/api/data/${form}`, token: admin });
+    const [record] = list.json().data as { _id: string; configVersion: number }[];
+    expect(record.configVersion).toBe(2);
+    const history = await t.request({
+      method: 'GET',
+      url: `/api/data/${form}/${record._id}/history`,
+      token: admin,
+    });
+    expect(history.json().data).toEqual([
+      expect.objectContaining({
+        action: 'created',
+        configVersion: 2,
+        origin: { kind: 'import', importId: result.id },
+      }),
+    ]);
+  });
+
   it('all-or-nothing stores nothing when one row is refused; validate stores nothing at all', async () => {
     const form = await newForm();
     const file = 'name,qty\nAnn,1\nBob,0\nCid,2';
@@ -399,8 +427,8 @@ describe('bulk import', () => {
     const actor = { userId: user.id, role: 'admin', email: 'admin@example.com', siteId: null };
     const [row] = rowsOf(
       await t.database.client.db.execute(sql`insert into data_imports
-        (config_id, user_id, request, mode, format, status, rows_read, rows_stored, lease_owner, lease_until)
-        values (${form}::uuid, ${user.id}::uuid, ${JSON.stringify({ actor, siteId: null, locale: 'en', requestId: 'r' })}::jsonb,
+        (config_id, config_version, user_id, request, mode, format, status, rows_read, rows_stored, lease_owner, lease_until)
+        values (${form}::uuid, 1, ${user.id}::uuid, ${JSON.stringify({ actor, siteId: null, locale: 'en', requestId: 'r' })}::jsonb,
           'valid-rows', 'csv', 'storing', 3, 0, 'dead-instance', now() - interval '1 second') returning id`),
     );
     await t.database.client.db

@@ -16,6 +16,7 @@ CREATE TABLE "data_imports" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"config_id" uuid NOT NULL,
 	"site_id" uuid,
+	"config_version" integer NOT NULL,
 	"user_id" uuid NOT NULL,
 	"request" jsonb NOT NULL,
 	"mode" text NOT NULL,

@@ -30,6 +30,8 @@ export const dataImports = pgTable(
     /** The site the imported records belong to (as a create through the same host would). */
     siteId: uuid('site_id').references(() => sites.id),
     userId: uuid('user_id').notNull(),
+    /** The form's version every row was checked against at upload; the stored records carry it. */
+    configVersion: integer('config_version').notNull(),
     /** What a resumed import needs of its request: the importer, site and locale. */
     request: jsonb('request').$type<Record<string, unknown>>().notNull(),
     mode: text('mode').notNull(),
