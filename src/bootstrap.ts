@@ -13,6 +13,7 @@ import { buildOpenApiDocument } from './common/http/openapi-document';
 import { registerFormBodies } from './common/http/form-body';
 import { registerStreamedBodies } from './common/http/streamed-body';
 import { STREAMED_CONTENT_TYPES } from './imports/import-options';
+import { registerRawBodyRoutes } from './common/http/raw-body';
 import { registerGracefulClose } from './common/http/graceful-close';
 import { registerSecurityHeaders } from './common/http/security-headers';
 import { PinoNestLogger } from './common/http/pino-nest-logger';
@@ -123,6 +124,8 @@ export async function createApp(
   );
   // A bulk import's file is streamed (README "Bulk import"), past BODY_LIMIT.
   registerStreamedBodies(fastify, { 'POST /api/data/:configId/import': STREAMED_CONTENT_TYPES });
+  // Attachment uploads are streamed from the socket (README "Attachments"), past BODY_LIMIT.
+  registerRawBodyRoutes(fastify, ['POST /api/data/:configId/attachments']);
   registerGracefulClose(fastify);
   fastify.addHook('preClose', (done) => {
     fastify.log.info('Shutting down: finishing requests in flight, then runs and connections');

@@ -64,6 +64,13 @@ export interface AppConfig {
   workflowRunRetentionDays: number;
   /** Days a deleted record stays restorable in the trash before it is purged. */
   recordTrashDays: number;
+  /** Attachments (README "Attachments"): largest file, most bytes and files per record, uploads per user per minute. */
+  attachmentMaxBytes: number;
+  attachmentMaxRecordBytes: number;
+  attachmentMaxFilesPerRecord: number;
+  attachmentUploadsPerMinute: number;
+  /** Hours an upload no record refers to is kept before the cleanup removes it. */
+  attachmentUnlinkedHours: number;
   workflowMaxQueuedPerUser: number;
   /** Claims after which a run that fails to run every time (a poison run) ends `failed`. */
   workflowMaxClaims: number;
@@ -292,6 +299,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
     workflowWorkers: int('WORKFLOW_WORKERS', 4, 0, 100),
     workflowRunRetentionDays: int('WORKFLOW_RUN_RETENTION_DAYS', 30, 1, 3650),
     recordTrashDays: int('RECORD_TRASH_DAYS', 30, 1, 3650),
+    attachmentMaxBytes: int('ATTACHMENT_MAX_BYTES', 104_857_600, 1, 1_099_511_627_776),
+    attachmentMaxRecordBytes: int('ATTACHMENT_MAX_RECORD_BYTES', 268_435_456, 1, 1_099_511_627_776),
+    attachmentMaxFilesPerRecord: int('ATTACHMENT_MAX_FILES_PER_RECORD', 20, 1, 10_000),
+    attachmentUploadsPerMinute: int('ATTACHMENT_UPLOADS_PER_MINUTE', 30, 1, 1_000_000),
+    attachmentUnlinkedHours: int('ATTACHMENT_UNLINKED_HOURS', 24, 1, 8760),
     workflowMaxQueuedPerUser: int('WORKFLOW_MAX_QUEUED_PER_USER', 100, 1, 1_000_000),
     workflowMaxClaims: int('WORKFLOW_MAX_CLAIMS', 5, 1, 1000),
     workflowDbRetryMs: int('WORKFLOW_DB_RETRY_MS', 30_000, 0, 600_000),

@@ -1,5 +1,6 @@
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { Module } from '@nestjs/common';
+import { AttachmentsModule } from '../attachments/attachments.module';
 import { ConditionalRequests } from '../common/http/conditional-requests';
 import { PermissionsModule } from '../permissions/permissions.module';
 import { ValidationModule } from '../validation/validation.module';
@@ -8,6 +9,8 @@ import { RecordHistoryController } from './history/record-history.controller';
 import { RecordHistoryRepository } from './history/record-history.repository';
 import { RecordHistoryService } from './history/record-history.service';
 import { RecordBulkRepository } from './record-bulk.repository';
+import { RecordAttachmentsController } from './record-attachments.controller';
+import { RecordAttachments } from './record-attachments.service';
 import { RecordCsvRepository } from './record-csv.repository';
 import { RecordImports } from './record-imports.service';
 import { RecordErasure } from './record-erasure.service';
@@ -26,12 +29,13 @@ import { VisibleRecords } from './visible-records.service';
  * workflow module runs `appendToWorkflowLog` (record-workflow-log.ts) inside the statement that
  * ends a run. Records deleted go to a trash (purged after RECORD_TRASH_DAYS by RecordTrashPurge);
  * every change appends to the records' history (`history/`, table record_history) in the
- * statement that makes it. `RecordErasure` serves the erasure module (README "Erasure"),
- * `RecordImports` the imports module (README "Bulk import").
+ * statement that makes it. Attachment fields are linked through AttachmentsService in each write's
+ * transaction; RecordAttachmentsController streams a record's files. `RecordErasure` serves the
+ * erasure module (README "Erasure"), `RecordImports` the imports module (README "Bulk import").
  */
 @Module({
-  imports: [IdempotencyModule, PermissionsModule, ValidationModule],
-  controllers: [RecordsController, RecordHistoryController],
+  imports: [IdempotencyModule, PermissionsModule, ValidationModule, AttachmentsModule],
+  controllers: [RecordsController, RecordHistoryController, RecordAttachmentsController],
   providers: [
     RecordsService,
     RecordsRepository,
@@ -47,6 +51,7 @@ import { VisibleRecords } from './visible-records.service';
     RecordErasure,
     RecordImports,
     RecordBulkRepository,
+    RecordAttachments,
     ConditionalRequests,
   ],
   exports: [RecordsService, VisibleRecords, RecordErasure, RecordImports],

@@ -150,6 +150,15 @@ async function recordByKey(db: Pick<Database, 'select'>, key: string): Promise<R
 }
 
 /**
+ * Work of another module that must commit with a record's write (the attachments module links the
+ * record's files): run in the write's transaction on the row written; throwing rolls the write back.
+ */
+export type AlongsideWrite = (
+  tx: Pick<Database, 'execute' | 'select' | 'update'>,
+  record: Pick<ListedRecordRow, 'id' | 'siteId' | 'data'>,
+) => Promise<void>;
+
+/**
  * New data of a record, its computed results (null: none stored) and the configuration version it
  * was validated against.
  */
@@ -197,18 +206,32 @@ export class RecordsRepository {
    * whose idempotency key is already stored is not inserted again: the stored one is the outcome
    * (`existing`), whatever the limit says now. A `carried` write (database/carried-write: a
    * workflow run's first write) commits with the insert, in its statement or first in its
-   * transaction.
+   * transaction; an `alongside` write runs after the insert, in its transaction.
    */
   async insertWithinLimit(
     record: NewRecord,
     saveLimit: number | null,
     author: ChangeAuthor,
     carried: CarriedWrite | null = null,
+    alongside: AlongsideWrite | null = null,
   ): Promise<
     | { inserted: ListedRecordRow }
     | { existing: ListedRecordRow }
     | { limitReached: true; existingId: string | null }
   > {
+    if ((saveLimit === null || !record.userId) && alongside) {
+      const statement = insertStatement(record, author, carried?.take() ?? null);
+      return this.db.transaction(async (tx) => {
+        const inserted = await firstRecord(tx, statement);
+        if (inserted) {
+          await alongside(tx, inserted);
+          return { inserted };
+        }
+        const existing = record.idempotencyKey ? await recordByKey(tx, record.idempotencyKey) : null;
+        if (!existing) throw new Error('a record conflicted on its idempotency key and is gone');
+        return { existing };
+      });
+    }
     if (saveLimit === null || !record.userId) {
       // A write handed along (a workflow run's first write) commits in this statement.
       const inserted = await firstRecord(this.db, insertStatement(record, author, carried?.take() ?? null));
@@ -219,9 +242,9 @@ export class RecordsRepository {
       return { existing };
     }
     const owner = { configId: record.configId, userId: record.userId, siteId: record.siteId ?? null };
-    const alongside = carried?.take();
+    const carriedStatement = carried?.take();
     return this.db.transaction(async (tx) => {
-      if (alongside) await tx.execute(alongside);
+      if (carriedStatement) await tx.execute(carriedStatement);
       await lockSaveLimit(tx, owner.configId, owner.userId);
       const replayed = record.idempotencyKey ? await recordByKey(tx, record.idempotencyKey) : null;
       if (replayed) return { existing: replayed };
@@ -230,6 +253,7 @@ export class RecordsRepository {
         return { limitReached: true as const, existingId: existing[0] ?? null };
       const inserted = await firstRecord(tx, insertStatement(record, author));
       if (!inserted) throw new Error('a record conflicted on its idempotency key under the lock');
+      await alongside?.(tx, inserted);
       return { inserted };
     });
   }
@@ -256,13 +280,15 @@ export class RecordsRepository {
    * may throw, and nothing is written), and the data is replaced with its `updated` entry and the
    * version raised by one. A concurrent change waits for the lock and then decides on this one's
    * result, so no change is lost. `decide` answering 'stale' (an If-Match naming another version)
-   * writes nothing. Null when there is no such active record.
+   * writes nothing. Null when there is no such active record. An `alongside` write runs after the
+   * change, in its transaction.
    */
   changeLocked(
     id: string,
     scope: RecordScope,
     decide: (row: RecordRow) => RecordWrite | 'stale',
     author: ChangeAuthor,
+    alongside: AlongsideWrite | null = null,
   ): Promise<{ changed: ListedRecordRow } | { stale: RecordRow } | null> {
     if (!isUuid(id)) return Promise.resolve(null);
     return this.db.transaction(async (tx) => {
@@ -277,6 +303,7 @@ export class RecordsRepository {
       if (decision === 'stale') return { stale: row };
       const changed = await firstRecord(tx, replaceDataStatement(row, decision, author));
       if (!changed) throw new Error('a record locked for update was not updated');
+      await alongside?.(tx, changed);
       return { changed };
     });
   }

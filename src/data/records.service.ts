@@ -30,6 +30,7 @@ import {
 import { listScope, recordScope, type RecordScope } from './record-selection';
 import { RecordsRepository, type ChangeAuthor, type RecordWrite } from './records.repository';
 import { RecordHistoryRepository } from './history/record-history.repository';
+import { AttachmentsService } from '../attachments/attachments.service';
 
 export type SubmittedData = Record<string, unknown>;
 
@@ -41,6 +42,7 @@ export class RecordsService {
     private readonly history: RecordHistoryRepository,
     private readonly validator: FormValidator,
     private readonly events: EventDispatcher,
+    private readonly attachments: AttachmentsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -86,6 +88,7 @@ export class RecordsService {
       saveLimit,
       authorOf(ctx),
       options.carrying ?? null,
+      this.attachments.linkerFor(ctx, config),
     );
     // A replayed workflow step (its process died after the insert) gets the record it saved.
     if ('existing' in outcome) return this.savedResponse(config, outcome.existing, computedResults);
@@ -101,13 +104,17 @@ export class RecordsService {
             : { limit: saveLimit },
       });
     }
-    return this.savedResponse(config, outcome.inserted, computedResults);
+    return this.withAttachments(config, this.savedResponse(config, outcome.inserted, computedResults));
   }
 
   async get(ctx: RequestContext, configId: string, dataId: string): Promise<RecordDto> {
     const access = await this.access.require(ctx, configId, 'viewOwnResults');
     const record = await this.requireReadable(ctx, access, dataId);
-    return toRecordResponse(record, { withWorkflow: true, schemaOrder: schemaOrderOf(access.config.schema) });
+    const shown = toRecordResponse(record, {
+      withWorkflow: true,
+      schemaOrder: schemaOrderOf(access.config.schema),
+    });
+    return { ...shown, ...(await this.attachmentsOf(access.config, record.id)) };
   }
 
   /**
@@ -172,11 +179,12 @@ export class RecordsService {
         configVersion: config.version,
       };
     };
-    const outcome = await this.records.changeLocked(dataId, scope, decide, authorOf(ctx));
+    const linker = this.attachments.linkerFor(ctx, config);
+    const outcome = await this.records.changeLocked(dataId, scope, decide, authorOf(ctx), linker);
     if (!outcome) throw new AppError('RECORD_NOT_FOUND');
     if ('stale' in outcome) throw await this.staleRecord(outcome.stale, ifMatch);
     this.events.dispatchSoon();
-    return this.savedResponse(config, outcome.changed, computedResults);
+    return this.withAttachments(config, this.savedResponse(config, outcome.changed, computedResults));
   }
 
   /**
@@ -311,6 +319,16 @@ export class RecordsService {
 
   private storedComputedResults(config: ConfigRow, computed: Record<string, unknown>) {
     return config.preferences.storeComputedResults && Object.keys(computed).length > 0 ? computed : null;
+  }
+
+  /** `{attachments}` of a record of a form with attachment fields (README "Attachments"), else nothing. */
+  private async attachmentsOf(config: ConfigRow, recordId: string) {
+    const attachments = await this.attachments.ofRecord(config, recordId);
+    return attachments ? { attachments } : {};
+  }
+
+  private async withAttachments(config: ConfigRow, saved: SavedRecordDto): Promise<SavedRecordDto> {
+    return { ...saved, data: { ...saved.data, ...(await this.attachmentsOf(config, saved.dataId)) } };
   }
 
   private savedResponse(

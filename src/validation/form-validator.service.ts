@@ -5,6 +5,7 @@ import type { Locale } from '../common/i18n/locale';
 import { Translator } from '../common/i18n/translator.service';
 import type { ValidationRuleDefinition } from '../database/schema/form-configs.table';
 import type { FieldResult, FormDefinition, ValidationOutcome } from './form-definition';
+import { attachmentDeclarationProblems } from './attachment-fields';
 import { compileSchema, schemaDefinitionErrors, schemaErrors } from './json-schema';
 import {
   evaluateLogic,
@@ -42,7 +43,8 @@ export class FormValidator {
     if (definition.schema) {
       const schemaProblems = schemaDefinitionErrors(definition.schema);
       problems.push(...schemaProblems);
-      if (schemaProblems.length === 0) {
+      if (schemaProblems.length === 0) problems.push(...attachmentDeclarationProblems(definition.schema));
+      if (problems.length === 0) {
         try {
           compileSchema(definition.schema);
         } catch (error) {

@@ -3,10 +3,14 @@ import addFormats from 'ajv-formats';
 import localize from 'ajv-i18n';
 import type { FieldError } from '../common/errors/app-error';
 import type { Locale } from '../common/i18n/locale';
+import { ATTACHMENT_FORMAT } from './attachment-fields';
 
 /** One Ajv instance for every form schema: JSON Schema 2020-12, all errors, formats, no strict mode. */
 export const ajv = new Ajv2020({ allErrors: true, strict: false, messages: false, validateFormats: true });
 addFormats(ajv);
+// An attachment field holds the id of an upload (README "Attachments"); the upload itself is checked
+// when the record links it.
+ajv.addFormat(ATTACHMENT_FORMAT, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
 
 /**
  * Checks a form's schema against the JSON Schema 2020-12 meta-schema with Ajv's messages on (the

@@ -54,6 +54,7 @@ const ORDER = [
   'PUT /api/webhooks/{webhookId}',
   'GET /api/webhooks/{webhookId}/deliveries',
   'POST /auth/change-password',
+  'POST /api/data/{configId}/attachments',
 ];
 
 /** Where a created resource's id is, by the path parameter it fills. */
@@ -73,6 +74,20 @@ const CREATES: Record<string, [string, (body: any) => string]> = {
  * operation's examples, they fill the ids its path needs.
  */
 const PREPARE: Record<string, (t: TestApp, token: string, ids: Record<string, string>) => Promise<void>> = {
+  // A reader uploads to a form with an attachment field (the body example is any file).
+  'POST /api/data/{configId}/attachments': async (t, token, ids) => {
+    const created = await t.request({
+      method: 'POST',
+      url: '/api/configs',
+      token,
+      payload: {
+        title: 'Claims',
+        type: 'form',
+        schema: { type: 'object', properties: { receipt: { type: 'string', format: 'attachment' } } },
+      },
+    });
+    ids.configId = created.json().id;
+  },
   // A decision needs a run waiting at an approval step (an admin decides: allowSelfApproval, as the admin started it).
   'POST /api/workflow/runs/{runId}/steps/{stepName}/decision': async (t, token, ids) => {
     const created = await t.request({

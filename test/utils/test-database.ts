@@ -10,6 +10,9 @@ import { snapshotPath, templateDatabaseName, withDatabase } from './snapshot';
 const TABLES = [
   'data_import_rows',
   'data_imports',
+  'attachments',
+  'attachment_blob_chunks',
+  'attachment_blobs',
   'webhook_attempts',
   'webhook_deliveries',
   'webhook_subscriptions',

@@ -1,3 +1,4 @@
+import { RecordAttachmentDto } from '../../attachments/dto/attachment.dto';
 import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { FREE_OBJECT, JSON_VALUE } from '../../common/http/openapi-schemas';
 
@@ -42,6 +43,12 @@ export class RecordDto {
     description: 'Workflow log (single-record read only)',
   })
   workflow?: unknown[];
+  @ApiPropertyOptional({
+    type: [RecordAttachmentDto],
+    description:
+      'Files its attachment fields refer to, with download URLs (forms with attachment fields; single-record read and write answers)',
+  })
+  attachments?: RecordAttachmentDto[];
 }
 
 export class SavedRecordDto {

@@ -14,3 +14,4 @@ export * from './webhooks.table';
 export * from './erasures.table';
 export * from './form-config-versions.table';
 export * from './data-imports.table';
+export * from './attachments.table';

@@ -1,0 +1,365 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { AttachmentCleanup } from '../../src/attachments/attachment-cleanup';
+import { RecordTrashPurge } from '../../src/data/record-trash-purge';
+import { rowsOf } from '../../src/database/raw-rows';
+import { createConfig } from '../factories/config.factory';
+import { adminToken, createUser, type TestUser } from '../factories/user.factory';
+import { createTestApp, type TestApp } from '../utils/test-app';
+
+/** A 1x1 PNG. */
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082',
+  'hex',
+);
+const PDF = Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n');
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+const FORM_SCHEMA = {
+  type: 'object',
+  properties: {
+    name: { type: 'string' },
+    photo: { type: 'string', format: 'attachment', 'x-mediaTypes': ['image/*'], 'x-maxSize': 100_000 },
+    documents: { type: 'array', items: { type: 'string', format: 'attachment' }, maxItems: 3 },
+    contract: { type: 'string', format: 'attachment', 'x-mediaTypes': ['application/pdf'] },
+  },
+};
+
+describe('attachments: files in submissions', () => {
+  let t: TestApp;
+  let admin: string;
+  let user: TestUser;
+  let other: TestUser;
+  let configId: string;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+  beforeEach(async () => {
+    await t.reset();
+    admin = await adminToken(t);
+    user = await createUser(t);
+    other = await createUser(t);
+    configId = await createConfig(t, admin, {
+      title: 'Claims',
+      schema: FORM_SCHEMA,
+      computedRules: [],
+      validationRules: [],
+    });
+  });
+
+  const upload = (
+    bytes: Buffer,
+    options: { field?: string; filename?: string; token?: string; host?: string; contentType?: string } = {},
+  ) =>
+    t.request({
+      method: 'POST',
+      url: `/api/data/${configId}/attachments?field=${options.field ?? 'documents'}&filename=${encodeURIComponent(options.filename ?? 'file.bin')}`,
+      token: options.token ?? user.token,
+      headers: {
+        'content-type': options.contentType ?? 'application/octet-stream',
+        ...(options.host && { host: options.host }),
+      },
+      payload: bytes,
+    });
+  const counts = async () => {
+    const [row] = rowsOf(
+      await t.database.client.db.execute(sql`select
+        (select count(*)::int from attachments) as attachments,
+        (select count(*)::int from attachment_blobs) as blobs,
+        (select count(*)::int from attachment_blob_chunks) as chunks`),
+    );
+    return row;
+  };
+  const createRecord = (data: Record<string, unknown>, token = user.token) =>
+    t.request({ method: 'POST', url: `/api/data/${configId}`, token, payload: data });
+
+  it('refuses an invalid attachment declaration with a 422 naming the field', async () => {
+    const response = await t.request({
+      method: 'POST',
+      url: '/api/configs',
+      token: admin,
+      payload: {
+        title: 'Bad',
+        type: 'form',
+        schema: {
+          type: 'object',
+          properties: {
+            scan: { type: 'string', format: 'attachment', 'x-maxSize': -1, 'x-mediaTypes': ['not a type'] },
+            nested: { type: 'object', properties: { file: { type: 'string', format: 'attachment' } } },
+          },
+        },
+      },
+    });
+    expect(response.statusCode).toBe(422);
+    expect(
+      response
+        .json()
+        .validationErrors.map((e: { field: string }) => e.field)
+        .sort(),
+    ).toEqual([
+      'schema.properties.nested',
+      'schema.properties.scan.x-maxSize',
+      'schema.properties.scan.x-mediaTypes',
+    ]);
+  });
+
+  it('uploads, links, shows and streams a file, whole and by ranges', async () => {
+    const uploaded = await upload(PNG, { field: 'photo', filename: '../../etc/ré sumé.png' });
+    expect(uploaded.statusCode).toBe(201);
+    const attachment = uploaded.json();
+    expect(attachment).toEqual({
+      attachmentId: expect.any(String),
+      field: 'photo',
+      filename: 'ré sumé.png',
+      mediaType: 'image/png',
+      size: PNG.length,
+      sha256: sha256(PNG),
+    });
+
+    const created = await createRecord({ name: 'Ann', photo: attachment.attachmentId });
+    expect(created.statusCode).toBe(201);
+    const dataId = created.json().dataId;
+    const url = `/api/data/${configId}/${dataId}/attachments/${attachment.attachmentId}`;
+    const read = await t.request({
+      method: 'GET',
+      url: `/api/data/${configId}/${dataId}`,
+      token: user.token,
+    });
+    expect(read.json().attachments).toEqual([{ ...attachment, url }]);
+
+    const whole = await t.request({ method: 'GET', url, token: user.token });
+    expect(whole.statusCode).toBe(200);
+    expect(whole.rawPayload.equals(PNG)).toBe(true);
+    expect(whole.headers).toMatchObject({
+      'content-type': 'image/png',
+      'content-length': String(PNG.length),
+      'content-disposition': `attachment; filename="r? sum?.png"; filename*=UTF-8''r%C3%A9%20sum%C3%A9.png`,
+      'x-content-type-options': 'nosniff',
+      etag: `"${sha256(PNG)}"`,
+      'accept-ranges': 'bytes',
+    });
+
+    const part = await t.request({ method: 'GET', url, token: user.token, headers: { range: 'bytes=1-3' } });
+    expect(part.statusCode).toBe(206);
+    expect(part.headers['content-range']).toBe(`bytes 1-3/${PNG.length}`);
+    expect(part.body).toBe('PNG');
+    const past = await t.request({
+      method: 'GET',
+      url,
+      token: user.token,
+      headers: { range: `bytes=${PNG.length}-` },
+    });
+    expect(past.statusCode).toBe(416);
+    expect(past.headers['content-range']).toBe(`bytes */${PNG.length}`);
+    expect(past.json().code).toBe('RANGE_NOT_SATISFIABLE');
+  });
+
+  it('streams ranges across chunk boundaries of a multi-chunk file byte for byte', async () => {
+    const text = Buffer.from(randomBytes(500_000).toString('base64').slice(0, 600_000));
+    const uploaded = await upload(text, { filename: 'big.txt' });
+    expect(uploaded.json()).toMatchObject({
+      mediaType: 'text/plain',
+      size: text.length,
+      sha256: sha256(text),
+    });
+    expect((await counts()).chunks).toBe(3);
+    const dataId = (await createRecord({ documents: [uploaded.json().attachmentId] })).json().dataId;
+    const url = `/api/data/${configId}/${dataId}/attachments/${uploaded.json().attachmentId}`;
+    expect((await t.request({ method: 'GET', url, token: user.token })).rawPayload.equals(text)).toBe(true);
+    const across = await t.request({
+      method: 'GET',
+      url,
+      token: user.token,
+      headers: { range: 'bytes=262000-530000' },
+    });
+    expect(across.statusCode).toBe(206);
+    expect(across.rawPayload.equals(text.subarray(262000, 530001))).toBe(true);
+    const tail = await t.request({ method: 'GET', url, token: user.token, headers: { range: 'bytes=-10' } });
+    expect(tail.rawPayload.equals(text.subarray(text.length - 10))).toBe(true);
+  });
+
+  it('stores the same bytes once', async () => {
+    const first = (await upload(PDF, { filename: 'a.pdf' })).json();
+    const second = (await upload(PDF, { filename: 'b.pdf', token: other.token })).json();
+    expect(second.attachmentId).not.toBe(first.attachmentId);
+    expect(second.sha256).toBe(first.sha256);
+    expect(await counts()).toEqual({ attachments: 2, blobs: 1, chunks: 1 });
+  });
+
+  it('takes the type from the bytes: a PNG named .pdf is refused by a PDF field and stored as PNG elsewhere', async () => {
+    const refused = await upload(PNG, {
+      field: 'contract',
+      filename: 'contract.pdf',
+      contentType: 'application/pdf',
+    });
+    expect(refused.statusCode).toBe(415);
+    expect(refused.json()).toMatchObject({
+      code: 'ATTACHMENT_TYPE_NOT_ALLOWED',
+      details: { mediaType: 'image/png' },
+    });
+    expect(await counts()).toEqual({ attachments: 0, blobs: 0, chunks: 0 });
+    const stored = await upload(PNG, {
+      field: 'documents',
+      filename: 'contract.pdf',
+      contentType: 'application/pdf',
+    });
+    expect(stored.json()).toMatchObject({ mediaType: 'image/png', filename: 'contract.pdf' });
+    const pdf = await upload(PDF, { field: 'contract', filename: 'contract.pdf' });
+    expect(pdf.json()).toMatchObject({ mediaType: 'application/pdf' });
+  });
+
+  it("refuses a file over the field's size, an empty one and an unknown field, storing nothing", async () => {
+    const big = Buffer.concat([PNG, Buffer.alloc(100_001)]);
+    const tooLarge = await upload(big, { field: 'photo' });
+    expect(tooLarge.statusCode).toBe(413);
+    expect(tooLarge.json()).toMatchObject({ code: 'ATTACHMENT_TOO_LARGE', details: { limit: 100_000 } });
+    expect((await upload(Buffer.alloc(0))).json()).toMatchObject({
+      statusCode: 400,
+      code: 'ATTACHMENT_EMPTY',
+    });
+    const unknown = await upload(PNG, { field: 'name' });
+    expect(unknown.statusCode).toBe(422);
+    expect(unknown.json()).toMatchObject({
+      code: 'ATTACHMENT_FIELD_UNKNOWN',
+      details: { attachmentFields: ['photo', 'documents', 'contract'] },
+    });
+    expect(await counts()).toEqual({ attachments: 0, blobs: 0, chunks: 0 });
+  });
+
+  it("links only the caller's own uploads, in the field they were made for, once", async () => {
+    const others = (await upload(PDF, { token: other.token })).json();
+    const refused = await createRecord({ documents: [others.attachmentId] });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toMatchObject({
+      code: 'ATTACHMENT_NOT_LINKABLE',
+      validationErrors: [
+        {
+          field: 'documents',
+          rule: 'attachment',
+          message: `${others.attachmentId} is not an upload of yours for this form`,
+        },
+      ],
+    });
+    const photo = (await upload(PNG, { field: 'photo' })).json();
+    const wrongField = await createRecord({ documents: [photo.attachmentId] });
+    expect(wrongField.json().validationErrors[0].message).toBe(
+      `${photo.attachmentId} was uploaded for the field "photo"`,
+    );
+    expect(
+      (await t.request({ method: 'GET', url: `/api/data/${configId}?limit=10`, token: admin })).json().total,
+    ).toBe(0);
+
+    const first = await createRecord({ photo: photo.attachmentId });
+    expect(first.statusCode).toBe(201);
+    const again = await createRecord({ photo: photo.attachmentId });
+    expect(again.json().validationErrors[0].message).toBe(`${photo.attachmentId} belongs to another record`);
+    // An admin may link anyone's upload.
+    expect((await createRecord({ documents: [others.attachmentId] }, admin)).statusCode).toBe(201);
+  });
+
+  it('PATCH and PUT relink: a dropped file is released, a kept one stays', async () => {
+    const a = (await upload(PDF, { filename: 'a.pdf' })).json();
+    const b = (await upload(PNG, { filename: 'b.png' })).json();
+    const dataId = (await createRecord({ documents: [a.attachmentId] })).json().dataId;
+    const patched = await t.request({
+      method: 'PATCH',
+      url: `/api/data/${configId}/${dataId}`,
+      token: user.token,
+      payload: { documents: [b.attachmentId] },
+    });
+    expect(patched.statusCode).toBe(200);
+    expect(patched.json().data.attachments.map((x: { attachmentId: string }) => x.attachmentId)).toEqual([
+      b.attachmentId,
+    ]);
+    const oldUrl = `/api/data/${configId}/${dataId}/attachments/${a.attachmentId}`;
+    expect((await t.request({ method: 'GET', url: oldUrl, token: user.token })).statusCode).toBe(404);
+    // The released upload can be linked again until the cleanup removes it.
+    const put = await t.request({
+      method: 'PUT',
+      url: `/api/data/${configId}/${dataId}`,
+      token: user.token,
+      payload: { documents: [a.attachmentId, b.attachmentId] },
+    });
+    expect(put.json().data.attachments).toHaveLength(2);
+  });
+
+  it("another site's user gets a 404 for the file, and cannot link the upload", async () => {
+    const site = async (name: string, domain: string) =>
+      (
+        await t.request({
+          method: 'POST',
+          url: '/api/sites',
+          token: admin,
+          payload: { name, domains: [domain] },
+        })
+      ).json().id as string;
+    const siteA = await site('Alpha', 'alpha.example.com');
+    const siteB = await site('Beta', 'beta.example.com');
+    const userA = await createUser(t, { siteId: siteA });
+    const managerB = await createUser(t, { role: 'manager', siteId: siteB });
+    const uploaded = (
+      await upload(PNG, { field: 'photo', token: userA.token, host: 'alpha.example.com' })
+    ).json();
+    const created = await t.request({
+      method: 'POST',
+      url: `/api/data/${configId}`,
+      token: userA.token,
+      headers: { host: 'alpha.example.com' },
+      payload: { photo: uploaded.attachmentId },
+    });
+    expect(created.statusCode).toBe(201);
+    const url = `/api/data/${configId}/${created.json().dataId}/attachments/${uploaded.attachmentId}`;
+    expect(
+      (await t.request({ method: 'GET', url, token: userA.token, headers: { host: 'alpha.example.com' } }))
+        .statusCode,
+    ).toBe(200);
+    const foreign = await t.request({
+      method: 'GET',
+      url,
+      token: managerB.token,
+      headers: { host: 'beta.example.com' },
+    });
+    expect(foreign.statusCode).toBe(404);
+    expect(foreign.json().code).toBe('RECORD_NOT_FOUND');
+    const linked = await t.request({
+      method: 'POST',
+      url: `/api/data/${configId}`,
+      token: managerB.token,
+      headers: { host: 'beta.example.com' },
+      payload: { photo: uploaded.attachmentId },
+    });
+    expect(linked.statusCode).toBe(400);
+    expect(linked.json().code).toBe('ATTACHMENT_NOT_LINKABLE');
+  });
+
+  it('removes a blob when the last record referring to it is purged, and unlinked uploads after their time', async () => {
+    const cleanup = () => t.app.get(AttachmentCleanup).purge(new Date(Date.now() + 60_000));
+    const purgeTrash = () => t.app.get(RecordTrashPurge).purge(new Date(Date.now() + 60_000));
+    const mine = (await upload(PDF)).json();
+    const theirs = (await upload(PDF, { token: other.token })).json();
+    const orphan = (await upload(PNG, { field: 'photo' })).json();
+    const first = (await createRecord({ documents: [mine.attachmentId] })).json().dataId;
+    const second = (await createRecord({ documents: [theirs.attachmentId] }, other.token)).json().dataId;
+    expect(await counts()).toEqual({ attachments: 3, blobs: 2, chunks: 2 });
+
+    expect(await cleanup()).toBe(2); // the orphan upload and its blob
+    expect(orphan.attachmentId).toBeDefined();
+    expect(await counts()).toEqual({ attachments: 2, blobs: 1, chunks: 1 });
+
+    const remove = (id: string, token: string) =>
+      t.request({ method: 'DELETE', url: `/api/data/${configId}/${id}`, token });
+    expect((await remove(first, user.token)).statusCode).toBe(200);
+    // In the trash the file stays (the record can be restored).
+    expect(await cleanup()).toBe(0);
+    expect(await purgeTrash()).toBe(1);
+    expect(await cleanup()).toBe(0);
+    expect(await counts()).toEqual({ attachments: 1, blobs: 1, chunks: 1 });
+
+    expect((await remove(second, other.token)).statusCode).toBe(200);
+    expect(await purgeTrash()).toBe(1);
+    expect(await cleanup()).toBe(1);
+    expect(await counts()).toEqual({ attachments: 0, blobs: 0, chunks: 0 });
+  });
+});
