@@ -1,3 +1,4 @@
+import { runAttachmentBenchmarks } from './suites/attachments.suite';
 import { runImportBenchmark } from './suites/import.suite';
 import { runReadBenchmarks } from './suites/read.suite';
 import { runWriteBenchmarks } from './suites/write.suite';
@@ -12,4 +13,5 @@ export const BENCHMARKS: Benchmark[] = [
   { name: 'write', run: runWriteBenchmarks },
   { name: 'read', run: runReadBenchmarks },
   { name: 'import', run: runImportBenchmark },
+  { name: 'attachments', run: runAttachmentBenchmarks },
 ];

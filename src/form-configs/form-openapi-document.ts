@@ -1,4 +1,5 @@
 import { FREE_OBJECT } from '../common/http/openapi-schemas';
+import { ATTACHMENT_SCHEMA, attachmentPaths } from './form-openapi-attachments';
 import type { ConfigResponseDto } from './dto/form-config.dto';
 
 type Json = Record<string, unknown>;
@@ -117,6 +118,7 @@ export function formOpenApiDocument(
         },
         delete: { operationId: 'deleteRecord', responses: { 200: record, ...errors } },
       },
+      ...attachmentPaths(config.schema, { configId, dataId }, errors),
     },
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
@@ -151,8 +153,11 @@ export function formOpenApiDocument(
             version: { type: 'integer', minimum: 1 },
             configVersion: { type: 'integer', minimum: 1 },
             workflow: { type: 'array', items: FREE_OBJECT },
+            // Forms with attachment fields: the files the record refers to.
+            attachments: { type: 'array', items: ref('Attachment') },
           },
         },
+        Attachment: ATTACHMENT_SCHEMA,
         SavedRecord: {
           type: 'object',
           required: ['success', 'dataId', 'data', 'computedResults'],

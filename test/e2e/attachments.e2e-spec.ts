@@ -105,6 +105,27 @@ describe('attachments: files in submissions', () => {
     ]);
   });
 
+  it("types the attachment routes in the form's own OpenAPI document", async () => {
+    const document = (
+      await t.request({ method: 'GET', url: `/api/configs/${configId}/openapi.json`, token: user.token })
+    ).json();
+    const uploadRoute = document.paths['/api/data/{configId}/attachments'].post;
+    expect(uploadRoute.parameters[0]).toEqual({
+      name: 'field',
+      in: 'query',
+      required: true,
+      schema: { enum: ['photo', 'documents', 'contract'] },
+    });
+    expect(document.paths['/api/data/{configId}/{dataId}/attachments/{attachmentId}'].get.operationId).toBe(
+      'downloadAttachment',
+    );
+    expect(document.components.schemas.Record.properties.attachments).toEqual({
+      type: 'array',
+      items: { $ref: '#/components/schemas/Attachment' },
+    });
+    expect(document.components.schemas.FormData.properties.photo.format).toBe('attachment');
+  });
+
   it('uploads, links, shows and streams a file, whole and by ranges', async () => {
     const uploaded = await upload(PNG, { field: 'photo', filename: '../../etc/ré sumé.png' });
     expect(uploaded.statusCode).toBe(201);
@@ -332,6 +353,62 @@ describe('attachments: files in submissions', () => {
     });
     expect(linked.statusCode).toBe(400);
     expect(linked.json().code).toBe('ATTACHMENT_NOT_LINKABLE');
+  });
+
+  it('two records claiming one upload at once: one gets it, the other is refused; two same uploads make one blob', async () => {
+    const photo = (await upload(PNG, { field: 'photo' })).json();
+    const answers = await Promise.all([
+      createRecord({ photo: photo.attachmentId }),
+      createRecord({ photo: photo.attachmentId }),
+    ]);
+    expect(answers.map((a) => a.statusCode).sort()).toEqual([201, 400]);
+    expect(answers.find((a) => a.statusCode === 400)!.json().validationErrors[0].message).toBe(
+      `${photo.attachmentId} belongs to another record`,
+    );
+    const list = await t.request({ method: 'GET', url: `/api/data/${configId}`, token: admin });
+    expect(list.json().total).toBe(1);
+
+    const same = await Promise.all([upload(PDF), upload(PDF, { token: other.token }), upload(PDF)]);
+    expect(same.map((a) => a.statusCode)).toEqual([201, 201, 201]);
+    expect(await counts()).toEqual({ attachments: 4, blobs: 2, chunks: 2 });
+  });
+
+  it('limits uploads per user per minute (ATTACHMENT_UPLOADS_PER_MINUTE)', async () => {
+    const limited = await createTestApp({
+      database: t.database,
+      env: { ATTACHMENT_UPLOADS_PER_MINUTE: '2' },
+    });
+    try {
+      const send = () =>
+        limited.request({
+          method: 'POST',
+          url: `/api/data/${configId}/attachments?field=documents`,
+          token: user.token,
+          payload: PDF,
+        });
+      expect((await send()).statusCode).toBe(201);
+      expect((await send()).statusCode).toBe(201);
+      const third = await send();
+      expect(third.statusCode).toBe(429);
+      expect(third.json()).toMatchObject({
+        code: 'ATTACHMENT_UPLOAD_LIMIT_REACHED',
+        details: { perMinute: 2 },
+      });
+      // Another user has their own allowance.
+      expect(
+        (
+          await limited.request({
+            method: 'POST',
+            url: `/api/data/${configId}/attachments?field=documents`,
+            token: other.token,
+            payload: PDF,
+          })
+        ).statusCode,
+      ).toBe(201);
+      expect(await counts()).toEqual({ attachments: 3, blobs: 1, chunks: 1 });
+    } finally {
+      await limited.close();
+    }
   });
 
   it('removes a blob when the last record referring to it is purged, and unlinked uploads after their time', async () => {
