@@ -113,6 +113,16 @@ export class AttachmentsRepository {
       .orderBy(attachments.createdAt, attachments.id);
   }
 
+  /** The attachments of these records, in upload order (an export's batch). */
+  listByRecords(recordIds: string[]): Promise<AttachmentRow[]> {
+    if (recordIds.length === 0) return Promise.resolve([]);
+    return this.db
+      .select()
+      .from(attachments)
+      .where(sql`${attachments.recordId} = any(${sql.param(recordIds)}::uuid[])`)
+      .orderBy(attachments.createdAt, attachments.id);
+  }
+
   /**
    * Makes `ids` the record's attachments in the caller's transaction: links the new ones, and
    * releases the ones it no longer names (they are kept for ATTACHMENT_UNLINKED_HOURS, then cleaned).

@@ -110,6 +110,37 @@ export class AttachmentsService {
   }
 
   /**
+   * For exports (CSV, XLSX): a function replacing, in a batch of records, each attachment field's
+   * ids by its files as `name <url>` lines (the download route); null for a form without
+   * attachment fields. An id the record does not hold (any more) is left as it is.
+   */
+  exportCells<T extends { id: string; data: Record<string, unknown> }>(
+    config: ConfigRow,
+  ): ((rows: T[]) => Promise<T[]>) | null {
+    const fields = attachmentFieldsOf(config.schema);
+    if (fields.length === 0) return null;
+    return async (rows) => {
+      const byId = new Map(
+        (await this.repository.listByRecords(rows.map((row) => row.id))).map((row) => [row.id, row]),
+      );
+      const cell = (recordId: string, id: string) => {
+        const file = byId.get(id);
+        return file?.recordId === recordId
+          ? `${file.filename} <${toRecordAttachment({ ...file, recordId }).url}>`
+          : id;
+      };
+      return rows.map((row) => {
+        const data = { ...row.data };
+        for (const field of fields) {
+          const ids = idsIn(data[field.name]);
+          if (ids.length > 0) data[field.name] = ids.map((id) => cell(row.id, id)).join('\n');
+        }
+        return { ...row, data };
+      });
+    };
+  }
+
+  /**
    * Streams one attachment of a record (whose readability the caller checked): the whole file, or
    * the one byte range asked for (206; 416 past its end); ETag is the content's SHA-256.
    */

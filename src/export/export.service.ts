@@ -1,5 +1,6 @@
 import { PassThrough, pipeline, type Readable } from 'node:stream';
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { AttachmentsService } from '../attachments/attachments.service';
 import type { RequestContext } from '../common/context/request-context';
 import { AppError } from '../common/errors/app-error';
 import { Translator } from '../common/i18n/translator.service';
@@ -35,6 +36,7 @@ export class ExportService {
   constructor(
     private readonly records: VisibleRecords,
     private readonly translator: Translator,
+    private readonly attachments: AttachmentsService,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.cells = { raw: config.exportRawCells };
@@ -57,13 +59,15 @@ export class ExportService {
     const selection = { ...visible, filters: this.records.parseFilters(query) };
     const { config } = selection;
     const schemaOrder = schemaOrderOf(config.schema);
+    // Attachment fields show their files' names and URLs in CSV and XLSX cells (README "Attachments").
+    const attachmentCells = this.attachments.exportCells<RecordValues>(config);
     const download = (stream: Readable): ExportDownload => ({
       stream,
       contentType: CONTENT_TYPES[format],
       disposition: attachmentHeader(config.title, EXTENSIONS[format]),
     });
 
-    if (format === 'csv') {
+    if (format === 'csv' && !attachmentCells) {
       const copied = await this.records.csvRows(
         selection,
         columns ?? ((first) => columnsOfFirstRecord(first, schemaOrder)),
@@ -101,7 +105,9 @@ export class ExportService {
             );
       // Cells need only the submitted values: less to read and parse than whole records.
       reading = this.records
-        .forEachValuesBatch(selection, (rows) => writer.writeBatch(rows))
+        .forEachValuesBatch(selection, async (rows) =>
+          writer.writeBatch(attachmentCells ? await attachmentCells(rows) : rows),
+        )
         .then(() => writer.end());
     }
 

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
+import ExcelJS from 'exceljs';
 import { AttachmentCleanup } from '../../src/attachments/attachment-cleanup';
 import { RecordTrashPurge } from '../../src/data/record-trash-purge';
 import { rowsOf } from '../../src/database/raw-rows';
@@ -175,6 +176,31 @@ describe('attachments: files in submissions', () => {
     expect(past.statusCode).toBe(416);
     expect(past.headers['content-range']).toBe(`bytes */${PNG.length}`);
     expect(past.json().code).toBe('RANGE_NOT_SATISFIABLE');
+  });
+
+  it('exports the files of attachment fields as name and URL in CSV and XLSX cells', async () => {
+    const a = (await upload(PDF, { filename: 'a.pdf' })).json();
+    const b = (await upload(PNG, { filename: 'b.png' })).json();
+    const dataId = (await createRecord({ name: 'Ann', documents: [a.attachmentId, b.attachmentId] })).json()
+      .dataId;
+    const url = (id: string) => `/api/data/${configId}/${dataId}/attachments/${id}`;
+    const cell = `a.pdf <${url(a.attachmentId)}>\nb.png <${url(b.attachmentId)}>`;
+    const csv = await t.request({
+      method: 'GET',
+      url: `/api/data/${configId}/export?format=csv`,
+      token: admin,
+    });
+    expect(csv.statusCode).toBe(200);
+    expect(csv.body.split('\n')[0]).toBe('id,createdAt,configVersion,name,documents');
+    expect(csv.body).toContain(`,Ann,"${cell}"`);
+    const xlsx = await t.request({
+      method: 'GET',
+      url: `/api/data/${configId}/export?format=excel`,
+      token: admin,
+    });
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(xlsx.rawPayload as unknown as ArrayBuffer);
+    expect(workbook.getWorksheet('Data')!.getRow(2).getCell(5).value).toBe(cell);
   });
 
   it('streams ranges across chunk boundaries of a multi-chunk file byte for byte', async () => {
