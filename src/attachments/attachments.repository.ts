@@ -113,14 +113,16 @@ export class AttachmentsRepository {
       .orderBy(attachments.createdAt, attachments.id);
   }
 
-  /** The attachments of these records, in upload order (an export's batch). */
-  listByRecords(recordIds: string[]): Promise<AttachmentRow[]> {
-    if (recordIds.length === 0) return Promise.resolve([]);
-    return this.db
-      .select()
+  /** The attachments of these records, in upload order, with their blobs' chunk size (an export's batch). */
+  async listByRecords(recordIds: string[]): Promise<(AttachmentRow & { chunkSize: number })[]> {
+    if (recordIds.length === 0) return [];
+    const rows = await this.db
+      .select({ attachment: attachments, chunkSize: attachmentBlobs.chunkSize })
       .from(attachments)
+      .innerJoin(attachmentBlobs, eq(attachmentBlobs.id, attachments.blobId))
       .where(sql`${attachments.recordId} = any(${sql.param(recordIds)}::uuid[])`)
       .orderBy(attachments.createdAt, attachments.id);
+    return rows.map((row) => ({ ...row.attachment, chunkSize: row.chunkSize }));
   }
 
   /**

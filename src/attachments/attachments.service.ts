@@ -141,6 +141,22 @@ export class AttachmentsService {
   }
 
   /**
+   * The files of these records (a ZIP export's batch): where each goes in the archive
+   * (`files/<dataId>/<attachmentId>/<name>`; the name is a base name without control characters,
+   * `file` for `.` or `..`, so it cannot leave its folder) and its bytes, read only when consumed.
+   */
+  async filesOf(recordIds: string[]): Promise<{ path: string; open: () => Readable }[]> {
+    const rows = await this.repository.listByRecords(recordIds);
+    return rows.map((row) => ({
+      path: `files/${row.recordId}/${row.id}/${row.filename}`,
+      open: () =>
+        Readable.from(this.content.read({ id: row.blobId, chunkSize: row.chunkSize }, 0, row.size - 1), {
+          objectMode: false,
+        }),
+    }));
+  }
+
+  /**
    * Streams one attachment of a record (whose readability the caller checked): the whole file, or
    * the one byte range asked for (206; 416 past its end); ETag is the content's SHA-256.
    */

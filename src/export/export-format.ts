@@ -1,14 +1,20 @@
 import { dataKeyOrder, type ListedRecordRow } from '../data/record.mapper';
 
-export const EXPORT_FORMATS = ['json', 'csv', 'excel'] as const;
+export const EXPORT_FORMATS = ['json', 'csv', 'excel', 'zip'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 export const CONTENT_TYPES: Record<ExportFormat, string> = {
   json: 'application/json; charset=utf-8',
   csv: 'text/csv; charset=utf-8',
   excel: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  zip: 'application/zip',
 };
-export const EXTENSIONS: Record<ExportFormat, string> = { json: 'json', csv: 'csv', excel: 'xlsx' };
+export const EXTENSIONS: Record<ExportFormat, string> = {
+  json: 'json',
+  csv: 'csv',
+  excel: 'xlsx',
+  zip: 'zip',
+};
 
 /** Writes formatted output; resolves false when the receiver has gone away. */
 export type ChunkWriter = (chunk: string | Buffer) => Promise<boolean>;

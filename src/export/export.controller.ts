@@ -23,7 +23,12 @@ export class ExportController {
       "leading ' (unless EXPORT_RAW_CELLS=true), and a field named like a system column is headed data.<name>. " +
       '`filters` works as in the list, `filter` as in the grid form.',
   })
-  @ApiQuery({ name: 'format', required: false, enum: ['json', 'csv', 'excel'], description: 'default json' })
+  @ApiQuery({
+    name: 'format',
+    required: false,
+    enum: ['json', 'csv', 'excel', 'zip'],
+    description: 'default json; zip: records.json and every attached file (README "Attachments")',
+  })
   @ApiQuery({ name: 'filters', required: false, type: String, example: '{"city":"Paris"}' })
   @ApiQuery({ name: 'filter', required: false, type: String, example: '["data.age",">=",18]' })
   @ApiQuery({
@@ -50,6 +55,7 @@ export class ExportController {
     'application/json',
     'text/csv',
     'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    'application/zip',
   )
   @ApiResponse({
     status: 200,
@@ -60,6 +66,7 @@ export class ExportController {
       'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': {
         schema: { type: 'string', format: 'binary' },
       },
+      'application/zip': { schema: { type: 'string', format: 'binary' } },
     },
   })
   async download(

@@ -21,6 +21,8 @@ import {
 } from './export-format';
 import { JsonExportWriter } from './json-export.writer';
 import { XlsxExportWriter } from './xlsx-export.writer';
+import { zipExport } from './zip-export';
+import type { OnRecordBatch } from '../data/record-cursor.repository';
 
 export interface ExportDownload {
   stream: Readable;
@@ -67,6 +69,11 @@ export class ExportService {
       disposition: attachmentHeader(config.title, EXTENSIONS[format]),
     });
 
+    if (format === 'zip') {
+      const onError = (error: Error) => this.logger.error(`export of ${configId} failed: ${error.message}`);
+      const batches = (onBatch: OnRecordBatch) => this.records.forEachBatch(selection, onBatch);
+      return download(zipExport(batches, this.attachments, schemaOrder, onError));
+    }
     if (format === 'csv' && !attachmentCells) {
       const copied = await this.records.csvRows(
         selection,
@@ -138,7 +145,9 @@ function parseFormat(value: unknown): ExportFormat {
   const normalized = format === 'xlsx' ? 'excel' : format;
   if (!(EXPORT_FORMATS as readonly string[]).includes(normalized)) {
     throw new AppError('VALIDATION_FAILED', {
-      validationErrors: [{ field: 'format', rule: 'isIn', message: 'format must be json, csv or excel' }],
+      validationErrors: [
+        { field: 'format', rule: 'isIn', message: 'format must be json, csv, excel or zip' },
+      ],
     });
   }
   return normalized as ExportFormat;

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import ExcelJS from 'exceljs';
+import JSZip from 'jszip';
 import { AttachmentCleanup } from '../../src/attachments/attachment-cleanup';
 import { RecordTrashPurge } from '../../src/data/record-trash-purge';
 import { rowsOf } from '../../src/database/raw-rows';
@@ -201,6 +202,40 @@ describe('attachments: files in submissions', () => {
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.load(xlsx.rawPayload as unknown as ArrayBuffer);
     expect(workbook.getWorksheet('Data')!.getRow(2).getCell(5).value).toBe(cell);
+  });
+
+  it('exports a ZIP of records.json and every file, byte for byte', async () => {
+    const text = Buffer.from(randomBytes(300_000).toString('base64'));
+    const a = (await upload(text, { filename: 'notes.txt' })).json();
+    const b = (await upload(PNG, { field: 'photo', filename: 'b.png' })).json();
+    const first = (await createRecord({ name: 'Ann', documents: [a.attachmentId] })).json().dataId;
+    const second = (await createRecord({ name: 'Bob', photo: b.attachmentId })).json().dataId;
+    const response = await t.request({
+      method: 'GET',
+      url: `/api/data/${configId}/export?format=zip`,
+      token: admin,
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('application/zip');
+    expect(response.headers['content-disposition']).toMatch(/\.zip"/);
+    const zip = await JSZip.loadAsync(response.rawPayload);
+    expect(
+      Object.keys(zip.files)
+        .filter((name) => !zip.files[name].dir)
+        .sort(),
+    ).toEqual(
+      [
+        'records.json',
+        `files/${first}/${a.attachmentId}/notes.txt`,
+        `files/${second}/${b.attachmentId}/b.png`,
+      ].sort(),
+    );
+    const records = JSON.parse(await zip.file('records.json')!.async('string'));
+    expect(records.map((r: { data: { name: string } }) => r.data.name).sort()).toEqual(['Ann', 'Bob']);
+    const notes = await zip.file(`files/${first}/${a.attachmentId}/notes.txt`)!.async('nodebuffer');
+    expect(notes.equals(text)).toBe(true);
+    const png = await zip.file(`files/${second}/${b.attachmentId}/b.png`)!.async('nodebuffer');
+    expect(png.equals(PNG)).toBe(true);
   });
 
   it('streams ranges across chunk boundaries of a multi-chunk file byte for byte', async () => {

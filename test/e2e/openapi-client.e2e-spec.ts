@@ -162,6 +162,7 @@ describe('a client generated from /api-docs-json', () => {
       'application/json',
       'text/csv',
       'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+      'application/zip',
     ]);
   });
 });
