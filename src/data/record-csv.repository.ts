@@ -19,6 +19,8 @@ export type CsvColumns = readonly string[] | ((first: FirstRecord) => string[]);
  */
 export interface CsvCellRule {
   formulaSafe: boolean;
+  /** The form version after `createdAt` (asked for by the export's `configVersionColumn`). */
+  configVersion: boolean;
 }
 
 /** Rows of CSV made by the database, and the field columns they hold. */
@@ -26,7 +28,7 @@ export interface CsvRows {
   columns: string[];
   /**
    * One row per record, oldest first, each ended by "\n": the id, `createdAt` in ISO 8601 with
-   * milliseconds and `Z`, the configuration version, then one cell per column, quoted when it holds a comma, double quote, CR or
+   * milliseconds and `Z`, the configuration version when asked, then one cell per column, quoted when it holds a comma, double quote, CR or
    * LF. Empty when nothing matches. Read it to its end or destroy it: either returns the connection.
    */
   rows: Readable;
@@ -97,7 +99,7 @@ function csvRowsQuery(where: SQL, fields: string[], cells: CsvCellRule): SQL {
   const outer = [
     sql`records.id`,
     isoInstant(sql`records.created_at`),
-    sql`records.config_version`,
+    ...(cells.configVersion ? [sql`records.config_version`] : []),
     ...fields.map((field, index) => {
       const text = sql`records.${fieldText(index)}`;
       const cell = sql`fdws_csv_cell(${text}, records.data, ${field}::text)`;

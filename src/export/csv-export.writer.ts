@@ -3,7 +3,7 @@ import {
   columnsOfFirstRecord,
   csvValueText,
   fieldHeaders,
-  SYSTEM_COLUMNS,
+  systemColumns,
   type CellOptions,
   type ChunkWriter,
   type ExportWriter,
@@ -11,9 +11,13 @@ import {
 import type { RecordValues } from '../data/record.mapper';
 import { csvCell } from '../common/text/csv-cell';
 
-/** The header row: `id,createdAt,configVersion,<field columns>` (see `fieldHeaders` for a field named `id`). */
+/**
+ * The header row: `id,createdAt,<field columns>`, with `configVersion` after `createdAt` when asked
+ * (see `fieldHeaders` for a field named `id`).
+ */
 function csvHeader(columns: readonly string[], options: CellOptions): string {
-  return [...SYSTEM_COLUMNS, ...fieldHeaders(columns, SYSTEM_COLUMNS, options)].map(csvCell).join(',');
+  const system = systemColumns(options);
+  return [...system, ...fieldHeaders(columns, system, options)].map(csvCell).join(',');
 }
 
 const LINE_FEED = 0x0a;
@@ -43,7 +47,7 @@ export function csvAroundRows(columns: readonly string[], options: CellOptions):
 }
 
 /**
- * The spec's CSV: header `id,createdAt,configVersion,<fields>` where the fields are the keys of the first record's
+ * The spec's CSV: header `id,createdAt,<fields>` (`configVersion` after `createdAt` when asked) where the fields are the keys of the first record's
  * data (or the requested columns), one row per record, rows joined by "\n" (no trailing newline),
  * and an empty result is an empty body. Strings a spreadsheet would evaluate get a leading `'`
  * unless the cells are raw (`formulaSafe`).
@@ -75,7 +79,7 @@ export class CsvExportWriter implements ExportWriter<RecordValues> {
       const cells = [
         row.id,
         row.createdAt.toISOString(),
-        String(row.configVersion),
+        ...(options.configVersionColumn ? [String(row.configVersion)] : []),
         ...columns.map((column) => csvValueText(row.data?.[column], options)),
       ];
       text += `\n${cells.map(csvCell).join(',')}`;

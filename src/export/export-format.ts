@@ -32,17 +32,20 @@ export interface ExportLabels {
 }
 
 /**
- * The system columns of CSV and XLSX, before the field columns, by name (CSV headers): the record's
- * id, its creation time and the form version it was last validated against.
- */
-export const SYSTEM_COLUMNS: readonly string[] = ['id', 'createdAt', 'configVersion'];
-
-/**
- * How cells are written: `raw` (EXPORT_RAW_CELLS) leaves text a spreadsheet would evaluate as it
- * is; by default it is neutralised (`formulaSafe`).
+ * How the cells of CSV and XLSX are laid out and written: `raw` (EXPORT_RAW_CELLS) leaves text a
+ * spreadsheet would evaluate as it is, by default it is neutralised (`formulaSafe`);
+ * `configVersionColumn` (`?configVersionColumn=true`) adds the form version each record was last
+ * validated against after `createdAt`. It is asked for, never there by default: the spec's CSV header
+ * is `id`, `createdAt`, then the field names.
  */
 export interface CellOptions {
   raw: boolean;
+  configVersionColumn: boolean;
+}
+
+/** The system columns of CSV and XLSX, before the field columns, by name (CSV headers). */
+export function systemColumns(options: CellOptions): readonly string[] {
+  return options.configVersionColumn ? ['id', 'createdAt', 'configVersion'] : ['id', 'createdAt'];
 }
 
 /**
@@ -79,7 +82,9 @@ export function fieldHeaders(
   systemHeaders: readonly string[],
   options: CellOptions,
 ): string[] {
-  const reserved = new Set([...SYSTEM_COLUMNS, ...systemHeaders].map((header) => header.toLowerCase()));
+  const reserved = new Set(
+    [...systemColumns(options), ...systemHeaders].map((header) => header.toLowerCase()),
+  );
   const taken = new Set([...reserved, ...columns.map((column) => column.toLowerCase())]);
   return columns.map((column) => {
     let header = column;

@@ -17,9 +17,10 @@ export class ExportController {
   @ApiOperation({
     summary: 'Download the active records as JSON, CSV or an XLSX workbook (streamed)',
     description:
-      'CSV: header `id,createdAt,configVersion,<fields>` (fields = keys of the first record, or `columns`), values quoted when they contain ' +
+      'CSV: header `id,createdAt,<fields>` (fields = keys of the first record, or `columns`; `configVersion` after `createdAt` with ' +
+      '`configVersionColumn=true`), values quoted when they contain ' +
       'comma, quote, CR or LF; objects as JSON; empty result = empty body. XLSX: sheet `Data`, bold grey header with localized ' +
-      'labels, createdAt as a date, then the form version, columns 20 wide. In CSV and XLSX, text starting with =, +, -, @, tab or CR gets a ' +
+      'labels, createdAt as a date (then the form version when asked), columns 20 wide. In CSV and XLSX, text starting with =, +, -, @, tab or CR gets a ' +
       "leading ' (unless EXPORT_RAW_CELLS=true), and a field named like a system column is headed data.<name>. " +
       '`filters` works as in the list, `filter` as in the grid form.',
   })
@@ -37,6 +38,14 @@ export class ExportController {
     type: Number,
     example: 2,
     description: 'Only records last validated against this version of the form',
+  })
+  @ApiQuery({
+    name: 'configVersionColumn',
+    required: false,
+    type: Boolean,
+    example: true,
+    description:
+      'CSV and XLSX: a configVersion column after createdAt (the form version each record was last validated against)',
   })
   @ApiQuery({
     name: 'columns',

@@ -33,7 +33,7 @@ export interface ExportDownload {
 @Injectable()
 export class ExportService {
   private readonly logger = new Logger(ExportService.name);
-  private readonly cells: CellOptions;
+  private readonly rawCells: boolean;
 
   constructor(
     private readonly records: VisibleRecords,
@@ -41,7 +41,7 @@ export class ExportService {
     private readonly attachments: AttachmentsService,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.cells = { raw: config.exportRawCells };
+    this.rawCells = config.exportRawCells;
   }
 
   /**
@@ -58,6 +58,10 @@ export class ExportService {
     const visible = await this.records.select(ctx, configId, 'exportResults');
     const format = parseFormat(query.format);
     const columns = parseColumns(query.columns);
+    const cells: CellOptions = {
+      raw: this.rawCells,
+      configVersionColumn: parseConfigVersionColumn(query.configVersionColumn),
+    };
     const selection = { ...visible, filters: this.records.parseFilters(query) };
     const { config } = selection;
     const schemaOrder = schemaOrderOf(config.schema);
@@ -78,9 +82,9 @@ export class ExportService {
       const copied = await this.records.csvRows(
         selection,
         columns ?? ((first) => columnsOfFirstRecord(first, schemaOrder)),
-        { formulaSafe: !this.cells.raw },
+        { formulaSafe: !cells.raw, configVersion: cells.configVersionColumn },
       );
-      if (copied) return download(this.csvOfRows(configId, copied.columns, copied.rows));
+      if (copied) return download(this.csvOfRows(configId, copied.columns, copied.rows, cells));
     }
 
     const stream = new PassThrough();
@@ -98,7 +102,7 @@ export class ExportService {
     } else {
       const writer: ExportWriter<RecordValues> =
         format === 'csv'
-          ? new CsvExportWriter(write, this.cells, columns, schemaOrder)
+          ? new CsvExportWriter(write, cells, columns, schemaOrder)
           : await XlsxExportWriter.open(
               write,
               {
@@ -106,7 +110,7 @@ export class ExportService {
                 createdAt: this.translator.translate('labels.createdAt', ctx.locale),
                 configVersion: this.translator.translate('labels.configVersion', ctx.locale),
               },
-              this.cells,
+              cells,
               columns,
               schemaOrder,
             );
@@ -130,8 +134,8 @@ export class ExportService {
   }
 
   /** The header and the database's rows, joined as the spec's CSV, with the rows' backpressure. */
-  private csvOfRows(configId: string, columns: string[], rows: Readable): Readable {
-    return pipeline(rows, csvAroundRows(columns, this.cells), (error) => {
+  private csvOfRows(configId: string, columns: string[], rows: Readable, cells: CellOptions): Readable {
+    return pipeline(rows, csvAroundRows(columns, cells), (error) => {
       // A client that went away is not a failure; the rows stream has released its connection.
       if (error && error.code !== 'ERR_STREAM_PREMATURE_CLOSE') {
         this.logger.error(`export of ${configId} failed: ${error.message}`);
@@ -151,6 +155,21 @@ function parseFormat(value: unknown): ExportFormat {
     });
   }
   return normalized as ExportFormat;
+}
+
+/** `configVersionColumn=true|false` (default false): the form version column in CSV and XLSX. */
+function parseConfigVersionColumn(value: unknown): boolean {
+  if (value === undefined || value === '' || value === 'false') return false;
+  if (value === 'true') return true;
+  throw new AppError('VALIDATION_FAILED', {
+    validationErrors: [
+      {
+        field: 'configVersionColumn',
+        rule: 'isBoolean',
+        message: 'configVersionColumn must be true or false',
+      },
+    ],
+  });
 }
 
 function parseColumns(value: unknown): string[] | undefined {

