@@ -1,6 +1,6 @@
 import type { CarriedWrite } from '../database/carried-write';
 import { Inject, Injectable } from '@nestjs/common';
-import { requireUser, type AuthUser, type RequestContext } from '../common/context/request-context';
+import { requireUser, type RequestContext } from '../common/context/request-context';
 import { ownSiteScopeOf, siteOfNewRecord } from '../common/context/site-scope';
 import { AppError } from '../common/errors/app-error';
 import {
@@ -13,7 +13,6 @@ import {
 import type { ConfigRow } from '../form-configs/form-configs.repository';
 import { EventDispatcher } from '../events/event-dispatcher.service';
 import { FormAccessService, type FormAccess } from '../permissions/form-access.service';
-import type { ValidationOutcome } from '../validation/form-definition';
 import { FormValidator } from '../validation/form-validator.service';
 import type { RecordDto, RecordPageDto, SavedRecordDto } from './dto/record.dto';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
@@ -28,11 +27,19 @@ import {
   type RecordRow,
 } from './record.mapper';
 import { listScope, recordScope, type RecordScope } from './record-selection';
-import { RecordsRepository, type ChangeAuthor, type RecordWrite } from './records.repository';
+import { RecordsRepository, type RecordWrite } from './records.repository';
 import { RecordHistoryRepository } from './history/record-history.repository';
 import { AttachmentsService } from '../attachments/attachments.service';
 
-export type SubmittedData = Record<string, unknown>;
+export type { SubmittedData } from './record-rules';
+
+import {
+  authorOf,
+  assertReadable,
+  assertOwnerMayChange,
+  validationFailed,
+  requireObject,
+} from './record-rules';
 
 @Injectable()
 export class RecordsService {
@@ -343,43 +350,4 @@ export class RecordsService {
       computedResults,
     };
   }
-}
-
-/** Who makes a change and through which route or run, for the record's history. */
-function authorOf(ctx: RequestContext): ChangeAuthor {
-  return { userId: ctx.user?.userId ?? null, origin: ctx.origin ?? null };
-}
-
-/** Someone else's record is a 404 to a user who may see only their own: its existence is not revealed. */
-function assertReadable(scope: RecordScope, record: Pick<RecordRow, 'userId'>): void {
-  if (scope.ownerId !== null && record.userId !== scope.ownerId) throw new AppError('RECORD_NOT_FOUND');
-}
-
-/** Only the owner changes a record, and only when the form allows it; admins always may. */
-function assertOwnerMayChange(
-  user: AuthUser,
-  record: Pick<RecordRow, 'userId'>,
-  rule: { allowed: boolean; refusal: 'data.editNotAllowed' | 'data.deleteNotAllowed' },
-): void {
-  if (user.role === 'admin') return;
-  if (record.userId !== user.userId) throw new AppError('FORBIDDEN', { messageKey: 'data.notAuthorized' });
-  if (!rule.allowed) throw new AppError('FORBIDDEN', { messageKey: rule.refusal });
-}
-
-function validationFailed(result: ValidationOutcome): AppError {
-  return new AppError('DATA_VALIDATION_FAILED', {
-    validationErrors: result.validationErrors,
-    fieldResults: result.fieldResults,
-  });
-}
-
-function requireObject(body: unknown): SubmittedData {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw new AppError('VALIDATION_FAILED', {
-      validationErrors: [
-        { field: '$body', rule: 'isObject', message: 'the body must be a JSON object of field values' },
-      ],
-    });
-  }
-  return body as SubmittedData;
 }
