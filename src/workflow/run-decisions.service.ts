@@ -7,7 +7,8 @@ import { WorkflowEffectsRepository } from './effects/workflow-effects.repository
 import type { WaitingAt } from './engine/run-model';
 import { parseRunRequest, parseStepLogs } from './engine/stored-state';
 import { toRunResponse } from './workflow.mapper';
-import { WorkflowRunsRepository, type WorkflowRunRow } from './workflow-runs.repository';
+import type { WorkflowRunRow } from './engine/run-records';
+import { WorkflowRunsRepository } from './workflow-runs.repository';
 
 export interface DecisionBody {
   approve: boolean;

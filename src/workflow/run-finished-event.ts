@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { appendEvents } from '../events/append-events';
 import { workflowRuns } from '../database/schema';
-import type { NewRun, RunFinish } from './workflow-runs.repository';
+import type { NewRun, RunFinish } from './engine/run-records';
 
 /**
  * The `workflow.run.finished` event of a run's final write, `{run: {id, workflowId, status, message,

@@ -7,27 +7,8 @@ import { DATABASE, type Database } from '../database/database.types';
 import { rowsOf } from '../database/raw-rows';
 import { workflowRuns } from '../database/schema';
 import { insertEffects, type CommittedEffect } from './effects/workflow-effects.repository';
-import type { RunStatus } from './dto/workflow-response.dto';
+import type { NewRun, RunFinish, RunProgress, WorkflowRunRow } from './engine/run-records';
 import { cancelledRunEvent, finishedRunEvent, insertedRunEvent } from './run-finished-event';
-
-export type WorkflowRunRow = typeof workflowRuns.$inferSelect;
-
-/** What a run is started with; the id is chosen by the runner (a synchronous run is written late). */
-export interface NewRun {
-  id: string;
-  workflowId: string;
-  userId: string | null;
-  siteId: string | null;
-  configId: string | null;
-  request: Record<string, unknown>;
-  startedAt: Date;
-  /** A copy of the definition the run runs with, and its version. */
-  definition: Record<string, unknown>;
-  definitionVersion: number;
-  rerunOf: string | null;
-  /** A triggered run: the root event of its chain (see `enqueueTriggered`). */
-  triggerRoot?: string | null;
-}
 
 /** What `enqueueTriggered` did: queued the run, or why not. */
 export type TriggeredEnqueue = 'queued' | 'stored_already' | 'runs_per_event' | 'queued_per_user';
@@ -45,30 +26,12 @@ export interface QueueState {
   oldestDueSeconds: number;
 }
 
-export interface RunProgress {
-  nextStep: number;
-  stepInFlight: number | null;
-  checkpoint: Record<string, unknown>;
-  steps: unknown[];
-  dataId: string | null;
-}
-
 /** Which runs a bulk operation takes: statuses, started in [from, to), of one user. */
 export interface RunFilter {
   statuses: string[];
   from?: Date;
   to?: Date;
   userId?: string;
-}
-
-export interface RunFinish {
-  status: Exclude<RunStatus, 'running' | 'queued' | 'waiting'>;
-  message: string;
-  steps: unknown[];
-  dataId: string | null;
-  durationMs: number;
-  /** What a re-run reuses: the completed steps with their results and what they provided. */
-  checkpoint: Record<string, unknown>;
 }
 
 /** A transaction-scoped advisory lock on a name (released at commit or rollback). */

@@ -7,7 +7,8 @@ import type { WorkflowRunDto, WorkflowRunPageDto } from './dto/workflow-response
 import { WorkflowMetrics } from './workflow-metrics';
 import { toRunResponse } from './workflow.mapper';
 import { WorkflowEffectsRepository } from './effects/workflow-effects.repository';
-import { WorkflowRunsRepository, type QueueState, type WorkflowRunRow } from './workflow-runs.repository';
+import type { WorkflowRunRow } from './engine/run-records';
+import { WorkflowRunsRepository, type QueueState } from './workflow-runs.repository';
 import { WorkflowsService } from './workflows.service';
 
 export type OutboxState = 'pending' | 'sent' | 'failed';

@@ -1,7 +1,7 @@
 import { parseRunTrigger } from './engine/stored-state';
 import type { WorkflowResponseDto, WorkflowRunDto } from './dto/workflow-response.dto';
 import type { WorkflowEffectRow } from './effects/workflow-effects.repository';
-import type { WorkflowRunRow } from './workflow-runs.repository';
+import type { WorkflowRunRow } from './engine/run-records';
 import type { WorkflowRow } from './workflows.repository';
 
 export function toWorkflowResponse(row: WorkflowRow): WorkflowResponseDto {

@@ -1,6 +1,7 @@
 import { EVENT_TYPES } from '../../events/domain-event';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { FREE_OBJECT, JSON_VALUE } from '../../common/http/openapi-schemas';
+import { RUN_STATUSES, STEP_STATUSES, type RunStatus, type StepStatus } from '../engine/run-model';
 import { WORKFLOW_TYPES, WorkflowConfigDto, WorkflowPermissionsDto } from './workflow-definition.dto';
 
 export class WorkflowResponseDto {
@@ -37,26 +38,6 @@ export class WorkflowListDto {
   @ApiProperty({ type: [WorkflowResponseDto] }) data: WorkflowResponseDto[];
   @ApiProperty({ example: 1 }) totalCount: number;
 }
-
-export const STEP_STATUSES = [
-  'success',
-  'failed',
-  'skipped',
-  'compensated',
-  'not_compensable',
-  'interrupted',
-] as const;
-export type StepStatus = (typeof STEP_STATUSES)[number];
-export const RUN_STATUSES = [
-  'queued',
-  'running',
-  'waiting',
-  'success',
-  'failed',
-  'rolled_back',
-  'cancelled',
-] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
 
 export class AttemptLogDto {
   @ApiProperty() attempt: number;

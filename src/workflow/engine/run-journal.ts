@@ -1,7 +1,8 @@
 import { AppError } from '../../common/errors/app-error';
 import { isUniqueViolation } from '../../database/unique-violation';
 import type { CommittedEffect } from '../effects/workflow-effects.repository';
-import type { NewRun, RunFinish, RunProgress, WorkflowRunsRepository } from '../workflow-runs.repository';
+import type { WorkflowRunsRepository } from '../workflow-runs.repository';
+import type { NewRun, RunFinish, RunProgress } from './run-records';
 import { CarriedWrite } from '../../database/carried-write';
 import type { WorkflowStepOptions } from '../steps/workflow-step.decorator';
 import { redact } from './redaction';

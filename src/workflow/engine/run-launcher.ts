@@ -4,23 +4,17 @@ import { requireUser, type RequestContext } from '../../common/context/request-c
 import { siteOfNewRecord } from '../../common/context/site-scope';
 import { AppError } from '../../common/errors/app-error';
 import { FormAccessService } from '../../permissions/form-access.service';
-import type { NewRun } from '../workflow-runs.repository';
+import type { NewRun } from './run-records';
 import { WorkflowRunsService } from '../workflow-runs.service';
 import { WorkflowsService } from '../workflows.service';
 import type { WorkflowRow } from '../workflows.repository';
-import type { RunRequest } from './run-model';
+import type { ExecuteBody, RunRequest } from './run-model';
 import { activeTraceparent } from './run-tracing';
 import { replaySeed, rerunPoint, type ReplaySeed, type RerunBody } from './run-replay';
 import { parseCheckpoint, parseDefinition, parseRunRequest, parseStepLogs } from './stored-state';
 import { WorkflowClock } from './workflow-clock';
 
 const FINISHED: readonly string[] = ['success', 'failed', 'rolled_back', 'cancelled'];
-
-/** What an execute request names: the form and the data. */
-export interface ExecuteBody {
-  configId: string;
-  data: Record<string, unknown>;
-}
 
 /** A run as the launcher prepared it: checked, not stored yet. */
 export interface LaunchedRun {

@@ -1,7 +1,6 @@
 import type { AuthUser } from '../../common/context/request-context';
 import type { EventType } from '../../events/domain-event';
 import type { Locale } from '../../common/i18n/locale';
-import type { StepStatus } from '../dto/workflow-response.dto';
 import type { StepSignal, StepWait } from '../steps/step-handler';
 import type { StepCondition } from './condition';
 import type { RetrySettings } from './retry-policy';
@@ -12,6 +11,33 @@ import type { StepFailure } from './step-failure';
  * and gets; these types describe what the engine reads back from the database (parsed in
  * stored-state.ts), so a change of the API's shape never silently changes a stored run.
  */
+
+/** A step's status in a run's log (also the API's enum). */
+export const STEP_STATUSES = [
+  'success',
+  'failed',
+  'skipped',
+  'compensated',
+  'not_compensable',
+  'interrupted',
+] as const;
+export type StepStatus = (typeof STEP_STATUSES)[number];
+export const RUN_STATUSES = [
+  'queued',
+  'running',
+  'waiting',
+  'success',
+  'failed',
+  'rolled_back',
+  'cancelled',
+] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** What an execute request names: the form and the data. */
+export interface ExecuteBody {
+  configId: string;
+  data: Record<string, unknown>;
+}
 
 export type OnErrorStrategy = 'stop' | 'continue' | 'rollback';
 

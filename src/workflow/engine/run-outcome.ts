@@ -1,6 +1,6 @@
-import type { RunStatus } from '../dto/workflow-response.dto';
+import type { RunStatus } from './run-model';
 import type { CommittedEffect } from '../effects/workflow-effects.repository';
-import type { RunFinish } from '../workflow-runs.repository';
+import type { RunFinish } from './run-records';
 import { redact } from './redaction';
 import type { StepLog } from './run-model';
 import type { RunSession } from './run-session';

@@ -5,12 +5,7 @@ import { causeChain } from '../../common/errors/cause-chain';
 import { Translator } from '../../common/i18n/translator.service';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import type { QueuedRunDto, WorkflowResultDto } from '../dto/workflow-response.dto';
-import {
-  WorkflowRunsRepository,
-  type NewRun,
-  type TriggeredEnqueue,
-  type WorkflowRunRow,
-} from '../workflow-runs.repository';
+import { WorkflowRunsRepository, type TriggeredEnqueue } from '../workflow-runs.repository';
 import { WorkflowMetrics } from '../workflow-metrics';
 import { WorkflowsService } from '../workflows.service';
 import type { WorkflowRow } from '../workflows.repository';
@@ -18,8 +13,9 @@ import { CompiledDefinitions, type DefinitionSource } from './compiled-definitio
 import { envSecrets, redact } from './redaction';
 import { RunDriver } from './run-driver';
 import { DatabaseRunJournal, DryRunJournal, type RunJournal } from './run-journal';
-import { RunLauncher, type ExecuteBody, type LaunchedRun } from './run-launcher';
-import type { RunRequest } from './run-model';
+import { RunLauncher, type LaunchedRun } from './run-launcher';
+import type { ExecuteBody, RunRequest } from './run-model';
+import type { NewRun, WorkflowRunRow } from './run-records';
 import { applySeed, type RerunBody } from './run-replay';
 import { DEFAULT_RUN_TIMEOUT_MS, type RunSession } from './run-session';
 import { RunState } from './run-state';
@@ -27,7 +23,7 @@ import { engineFailure, toStepFailure } from './step-failure';
 import { parseCheckpoint, parseDefinition, parseRunRequest, parseStepLogs } from './stored-state';
 import { WORKFLOW_INSTANCE } from './workflow-instance';
 
-export type { ExecuteBody } from './run-launcher';
+export type { ExecuteBody } from './run-model';
 export type { RerunBody } from './run-replay';
 
 /** The definition a launched run runs with. */
