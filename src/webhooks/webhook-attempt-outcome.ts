@@ -1,6 +1,4 @@
-import { StepError } from '../workflow/steps/step-error';
-import type { OutboundResponse } from '../workflow/steps/api/outbound-http.service';
-import { parseRetryAfter } from '../workflow/steps/api/retry-after';
+import { OutboundHttpError, type OutboundResponse, parseRetryAfter } from '../common/outbound-http';
 
 /** How much of an answer's body an attempt keeps. */
 export const KEPT_ANSWER_CHARS = 1024;
@@ -38,10 +36,10 @@ export function outcomeOfAnswer(response: OutboundResponse): AttemptOutcome {
 /** A request that got no answer: retried when the outbound client says another attempt may succeed. */
 export function outcomeOfError(error: unknown): AttemptOutcome {
   const cause =
-    error instanceof StepError
+    error instanceof OutboundHttpError
       ? { code: error.code, message: error.message }
       : { code: 'REQUEST_FAILED', message: 'the request failed' };
-  const retryable = error instanceof StepError && error.retryable;
+  const retryable = error instanceof OutboundHttpError && error.retryable;
   return { kind: retryable ? 'retry' : 'failed', status: null, response: null, error: cause };
 }
 

@@ -9,7 +9,7 @@ import { causeChain } from '../common/errors/cause-chain';
 import { isDatabaseUnavailable } from '../common/errors/database-unavailable';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { DatabaseHealth } from '../database/database-health';
-import { OutboundHttpService } from '../workflow/steps/api/outbound-http.service';
+import { OutboundHttpService } from '../common/outbound-http';
 import {
   KEPT_ANSWER_CHARS,
   outcomeOfAnswer,

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
+import { OutboundHttpModule } from '../common/outbound-http';
 import { FormConfigsModule } from '../form-configs/form-configs.module';
 import { SitesModule } from '../sites/sites.module';
-import { ApiStepModule } from '../workflow/steps/api/api-step.module';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
 import { WebhookDeliveryRetention } from './webhook-delivery-retention';
@@ -13,10 +13,10 @@ import { WebhooksService } from './webhooks.service';
 
 /**
  * Signed webhooks (Standard Webhooks): admin subscriptions, the fan-out of domain events into the
- * webhook outbox, and its sender, which calls receivers through the `api` step's guarded client.
+ * webhook outbox, and its sender, which calls receivers through the guarded outbound client (common/outbound-http).
  */
 @Module({
-  imports: [ApiStepModule, FormConfigsModule, SitesModule],
+  imports: [OutboundHttpModule, FormConfigsModule, SitesModule],
   controllers: [WebhooksController],
   providers: [
     WebhookSubscriptionsRepository,

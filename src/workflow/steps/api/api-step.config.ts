@@ -13,7 +13,7 @@ import {
   ValidateNested,
   type ValidationOptions,
 } from 'class-validator';
-import type { HttpMethod } from './redirects';
+import type { HttpMethod } from '../../../common/outbound-http';
 import { urlOriginProblem } from './url-template';
 
 export const API_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];

@@ -6,10 +6,15 @@ import { StepError } from '../step-error';
 import type { CompensationOutcome, StepContext, StepOutcome, WorkflowStepHandler } from '../step-handler';
 import { WorkflowStep } from '../workflow-step.decorator';
 import { ApiStepConfig } from './api-step.config';
-import { OutboundErrorCode } from './outbound-errors';
-import { OutboundHttpService, type OutboundRequest, type OutboundResponse } from './outbound-http.service';
-import type { HttpMethod } from './redirects';
-import { parseRetryAfter } from './retry-after';
+import {
+  OutboundErrorCode,
+  OutboundHttpError,
+  OutboundHttpService,
+  type OutboundRequest,
+  type OutboundResponse,
+  type HttpMethod,
+  parseRetryAfter,
+} from '../../../common/outbound-http';
 import { renderUrl } from './url-template';
 
 /** The step result has status and data (docs/design.md section 6). */
@@ -87,19 +92,23 @@ export class ApiStep implements WorkflowStepHandler<ApiStepConfig, ApiStepResult
     // Judged on what is sent, whichever template (or earlier step) put a value there.
     const refused = this.secretOrigins.refusalOf(request);
     if (refused) throw secretOriginError(refused, this.secretOrigins.boundTo(refused.name));
-    const response = await this.outbound.request({
-      ...request,
-      timeoutMs: limits.timeoutMs,
-      maxResponseBytes: limits.maxResponseBytes,
-      signal,
-      // What holds an env value is judged by what is sent, whichever template put it there.
-      confined: {
-        headers: Object.entries(request.headers)
-          .filter(([, value]) => containsSecret(value, secrets))
-          .map(([name]) => name),
-        body: typeof request.body === 'string' && containsSecret(request.body, secrets),
-      },
-    });
+    const response = await this.outbound
+      .request({
+        ...request,
+        timeoutMs: limits.timeoutMs,
+        maxResponseBytes: limits.maxResponseBytes,
+        signal,
+        // What holds an env value is judged by what is sent, whichever template put it there.
+        confined: {
+          headers: Object.entries(request.headers)
+            .filter(([, value]) => containsSecret(value, secrets))
+            .map(([name]) => name),
+          body: typeof request.body === 'string' && containsSecret(request.body, secrets),
+        },
+      })
+      .catch((error: unknown) => {
+        throw error instanceof OutboundHttpError ? stepErrorOf(error) : error;
+      });
     if (response.status < 200 || response.status > 299) throw httpStatusError(response, secrets);
     return response;
   }
@@ -130,6 +139,15 @@ function isJson(text: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The client's failure as the step's: same code, message, retry verdict and details. */
+function stepErrorOf(error: OutboundHttpError): StepError {
+  return new StepError(error.message, {
+    code: error.code,
+    retryable: error.retryable,
+    details: error.details,
+  });
 }
 
 function httpStatusError(response: OutboundResponse, secrets: ReadonlySet<string>): StepError {

@@ -1,7 +1,7 @@
 import { originOf as webOriginOf } from '../../engine/secret-origins';
 import { templateParts, type TemplatePart } from '../../engine/template';
 import { StepError } from '../step-error';
-import { OutboundErrorCode } from './outbound-errors';
+import { OutboundErrorCode } from '../../../common/outbound-http';
 
 /**
  * URL templates of the `api` step. The origin (scheme, userinfo, host, port) may come only from

@@ -107,7 +107,7 @@ function toPort(raw: string | undefined): number | undefined {
   return raw === undefined ? undefined : Number(raw);
 }
 
-/** The SSRF policy of the `api` step: the address rules plus the WORKFLOW_API_ALLOWED_HOSTS exemptions. */
+/** The SSRF policy of outbound requests (the `api` step, webhooks): the address rules plus the WORKFLOW_API_ALLOWED_HOSTS exemptions. */
 export class AddressPolicy {
   private readonly allowed: AllowedHost[];
 

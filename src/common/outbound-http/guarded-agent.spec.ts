@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupAddress } from 'node:dns';
-import { startHttpServer, type HttpTestServer } from '../../../../test/utils/http-test-server';
+import { startHttpServer, type HttpTestServer } from '../../../test/utils/http-test-server';
 import { AddressPolicy } from './address-policy';
 import type { DnsResolver, ResolvedAddress } from './dns-resolver';
 import {

@@ -1,12 +1,12 @@
 import { HttpService } from '@nestjs/axios';
 import { Inject, Injectable, Optional, type OnModuleDestroy } from '@nestjs/common';
 import type { Readable } from 'node:stream';
-import { APP_CONFIG, type AppConfig } from '../../../config/app-config';
-import { StepError } from '../step-error';
+import { APP_CONFIG, type AppConfig } from '../../config/app-config';
+import { OutboundHttpError } from './outbound-http.error';
 import { AddressPolicy } from './address-policy';
 import { OUTBOUND_DNS_RESOLVER, systemDnsResolver, type DnsResolver } from './dns-resolver';
 import { checkedAddresses, GuardedAgents } from './guarded-agent';
-import { OutboundErrorCode, toStepError } from './outbound-errors';
+import { OutboundErrorCode, toOutboundHttpError } from './outbound-errors';
 import {
   followRedirect,
   isRedirect,
@@ -52,12 +52,13 @@ export interface OutboundResponse {
 }
 
 /**
- * The outbound HTTP client of workflow steps, guarded against SSRF: every request (and every
+ * The outbound HTTP client of the `api` workflow step and of webhooks, guarded against SSRF
+ * (WORKFLOW_API_ALLOWED_HOSTS exempts hosts, WORKFLOW_API_TIMEOUT_MS bounds it): every request (and every
  * redirect) resolves its host once through the guard, which refuses private, loopback,
  * link-local, metadata (...) addresses, and connects only to the addresses it checked. Connections
  * are kept alive per destination and checked address (see GuardedAgents). Redirects are followed
  * here (at most 5); a hop to another origin drops credentials and whatever the request confined to
- * its origin. A non-2xx answer is returned, not thrown.
+ * its origin. A non-2xx answer is returned, not thrown; a failure throws `OutboundHttpError`.
  */
 @Injectable()
 export class OutboundHttpService implements OnModuleDestroy {
@@ -119,7 +120,7 @@ export class OutboundHttpService implements OnModuleDestroy {
         }
         response.data.destroy();
         if (redirects === MAX_REDIRECTS) {
-          throw new StepError(`More than ${MAX_REDIRECTS} redirects`, {
+          throw new OutboundHttpError(`More than ${MAX_REDIRECTS} redirects`, {
             code: OutboundErrorCode.TOO_MANY_REDIRECTS,
             details: { maxRedirects: MAX_REDIRECTS },
           });
@@ -127,14 +128,17 @@ export class OutboundHttpService implements OnModuleDestroy {
         hop = followRedirect(hop, response.status, location);
       }
     } catch (error) {
-      if (signal.aborted && !(error instanceof StepError && error.code !== OutboundErrorCode.TIMEOUT)) {
-        throw new StepError(`No complete answer from ${hop.url.host} within ${timeoutMs} ms`, {
+      if (
+        signal.aborted &&
+        !(error instanceof OutboundHttpError && error.code !== OutboundErrorCode.TIMEOUT)
+      ) {
+        throw new OutboundHttpError(`No complete answer from ${hop.url.host} within ${timeoutMs} ms`, {
           code: OutboundErrorCode.TIMEOUT,
           retryable: true,
           details: { host: hop.url.host, timeoutMs, aborted: callerAborted },
         });
       }
-      throw toStepError(error, hop.url.host);
+      throw toOutboundHttpError(error, hop.url.host);
     } finally {
       clearTimeout(timeout);
       request.signal?.removeEventListener('abort', passOn);

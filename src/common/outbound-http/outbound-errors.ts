@@ -1,4 +1,4 @@
-import { StepError } from '../step-error';
+import { OutboundHttpError } from './outbound-http.error';
 
 /** The stable codes of an outbound request's failures (the step adds `HTTP_STATUS`). */
 export const OutboundErrorCode = {
@@ -54,12 +54,12 @@ const RETRYABLE_NETWORK_CODES = new Set([
 
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH|EPROTO$)/;
 
-/** Maps whatever a request threw (axios, node:net, our guard) onto a `StepError`. */
-export function toStepError(error: unknown, host: string): StepError {
-  if (error instanceof StepError) return error;
+/** Maps whatever a request threw (axios, node:net, our guard) onto an `OutboundHttpError`. */
+export function toOutboundHttpError(error: unknown, host: string): OutboundHttpError {
+  if (error instanceof OutboundHttpError) return error;
   const refused = findInChain(error, (e) => e instanceof DestinationRefusedError);
   if (refused instanceof DestinationRefusedError) {
-    return new StepError(refused.message, {
+    return new OutboundHttpError(refused.message, {
       code: OutboundErrorCode.DESTINATION_REFUSED,
       details: { host: refused.host, address: refused.address, reason: refused.reason },
     });
@@ -67,19 +67,19 @@ export function toStepError(error: unknown, host: string): StepError {
   const code = errorCode(error);
   const message = error instanceof Error ? error.message : String(error);
   if (code !== undefined && RETRYABLE_NETWORK_CODES.has(code)) {
-    return new StepError(`Request to ${host} failed: ${code}`, {
+    return new OutboundHttpError(`Request to ${host} failed: ${code}`, {
       code: OutboundErrorCode.NETWORK_ERROR,
       retryable: true,
       details: { host, errorCode: code },
     });
   }
   if (code !== undefined && TLS_CODE.test(code)) {
-    return new StepError(`TLS failure with ${host}: ${code}`, {
+    return new OutboundHttpError(`TLS failure with ${host}: ${code}`, {
       code: OutboundErrorCode.TLS_ERROR,
       details: { host, errorCode: code },
     });
   }
-  return new StepError(`Request to ${host} failed: ${message}`, {
+  return new OutboundHttpError(`Request to ${host} failed: ${message}`, {
     code: OutboundErrorCode.REQUEST_FAILED,
     details: { host, errorCode: code ?? null },
   });

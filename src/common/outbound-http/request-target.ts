@@ -1,4 +1,4 @@
-import { StepError } from '../step-error';
+import { OutboundHttpError } from './outbound-http.error';
 import { OutboundErrorCode } from './outbound-errors';
 
 /**
@@ -11,15 +11,15 @@ export function parseTarget(raw: string, base?: URL): URL {
   try {
     url = new URL(raw, base);
   } catch {
-    throw new StepError('The URL is not valid', { code: OutboundErrorCode.INVALID_URL });
+    throw new OutboundHttpError('The URL is not valid', { code: OutboundErrorCode.INVALID_URL });
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new StepError(`Only http and https URLs may be called (got ${url.protocol})`, {
+    throw new OutboundHttpError(`Only http and https URLs may be called (got ${url.protocol})`, {
       code: OutboundErrorCode.INVALID_URL,
     });
   }
   if (url.hostname === '') {
-    throw new StepError('The URL has no host', { code: OutboundErrorCode.INVALID_URL });
+    throw new OutboundHttpError('The URL has no host', { code: OutboundErrorCode.INVALID_URL });
   }
   return url;
 }

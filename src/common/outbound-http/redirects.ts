@@ -1,4 +1,4 @@
-import { StepError } from '../step-error';
+import { OutboundHttpError } from './outbound-http.error';
 import { OutboundErrorCode } from './outbound-errors';
 import { parseTarget } from './request-target';
 
@@ -50,7 +50,7 @@ export function followRedirect(hop: Hop, status: number, location: string): Hop 
   if (toGet) headers = without(headers, BODY_HEADERS);
   if (url.origin !== hop.url.origin) {
     if (!toGet && hop.body !== undefined && hop.confined?.body) {
-      throw new StepError(
+      throw new OutboundHttpError(
         `A ${status} redirect to ${url.origin} would send a body holding an env value to another origin`,
         { code: OutboundErrorCode.REDIRECT_REFUSED, details: { status, origin: url.origin } },
       );

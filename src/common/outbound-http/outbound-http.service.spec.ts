@@ -1,11 +1,11 @@
 import { Test, type TestingModule } from '@nestjs/testing';
 import { gzipSync } from 'node:zlib';
-import { closedPort } from '../../../../test/utils/free-port';
-import { startHttpServer, type HttpTestServer } from '../../../../test/utils/http-test-server';
-import { loadConfig } from '../../../config/app-config';
-import { AppConfigModule } from '../../../config/config.module';
-import { StepError } from '../step-error';
-import { ApiStepModule } from './api-step.module';
+import { closedPort } from '../../../test/utils/free-port';
+import { startHttpServer, type HttpTestServer } from '../../../test/utils/http-test-server';
+import { loadConfig } from '../../config/app-config';
+import { AppConfigModule } from '../../config/config.module';
+import { OutboundHttpError } from './outbound-http.error';
+import { OutboundHttpModule } from './outbound-http.module';
 import { OUTBOUND_DNS_RESOLVER, systemDnsResolver, type DnsResolver } from './dns-resolver';
 import { OutboundHttpService, type OutboundRequest } from './outbound-http.service';
 
@@ -38,7 +38,9 @@ describe('OutboundHttpService (real servers on 127.0.0.1)', () => {
       WORKFLOW_API_TIMEOUT_MS: '2000',
       WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${server.port},127.0.0.1:${other.port},pinned.test:${server.port}`,
     });
-    moduleRef = await Test.createTestingModule({ imports: [AppConfigModule.forRoot(config), ApiStepModule] })
+    moduleRef = await Test.createTestingModule({
+      imports: [AppConfigModule.forRoot(config), OutboundHttpModule],
+    })
       .overrideProvider(OUTBOUND_DNS_RESOLVER)
       .useValue(resolver)
       .compile();
@@ -62,15 +64,15 @@ describe('OutboundHttpService (real servers on 127.0.0.1)', () => {
   const send = (request: Partial<OutboundRequest> & { url: string }) =>
     outbound.request({ method: 'GET', timeoutMs: 10_000, ...request });
 
-  async function failure(promise: Promise<unknown>): Promise<StepError> {
+  async function failure(promise: Promise<unknown>): Promise<OutboundHttpError> {
     const error = await promise.then(
       () => {
         throw new Error('expected the request to fail');
       },
       (e: unknown) => e,
     );
-    expect(error).toBeInstanceOf(StepError);
-    return error as StepError;
+    expect(error).toBeInstanceOf(OutboundHttpError);
+    return error as OutboundHttpError;
   }
 
   const nothingReached = (...servers: HttpTestServer[]) => {
@@ -313,7 +315,7 @@ describe('OutboundHttpService (real servers on 127.0.0.1)', () => {
       const port = await closedPort();
       const config = loadConfig({ NODE_ENV: 'test', WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${port}` });
       const module = await Test.createTestingModule({
-        imports: [AppConfigModule.forRoot(config), ApiStepModule],
+        imports: [AppConfigModule.forRoot(config), OutboundHttpModule],
       }).compile();
       const error = await failure(
         module.get(OutboundHttpService).request({ method: 'GET', url: `http://127.0.0.1:${port}/` }),

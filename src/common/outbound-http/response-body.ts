@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { StepError } from '../step-error';
+import { OutboundHttpError } from './outbound-http.error';
 import { OutboundErrorCode } from './outbound-errors';
 
 /**
@@ -19,7 +19,7 @@ export async function readCapped(stream: Readable, maxBytes: number, truncate = 
     }
     if (total > maxBytes) {
       stream.destroy();
-      throw new StepError(`The response is larger than ${maxBytes} bytes`, {
+      throw new OutboundHttpError(`The response is larger than ${maxBytes} bytes`, {
         code: OutboundErrorCode.RESPONSE_TOO_LARGE,
         details: { maxResponseBytes: maxBytes },
       });
