@@ -6,8 +6,8 @@ import { EventDispatcher } from '../events/event-dispatcher.service';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { UsersService } from '../users/users.service';
 import { WebhookDeliveriesService } from '../webhooks/webhook-deliveries.service';
-import { newInstanceName } from '../workflow/engine/workflow-instance';
-import { RunErasure } from '../workflow/run-erasure.service';
+import { newInstanceName } from '../workflow/engine/queue/workflow-instance';
+import { RunErasure } from '../workflow/runs/run-erasure.service';
 import { ERASURE_STEPS, type ErasureStep } from './erasure-steps';
 import { ErasuresRepository, type ErasureRow } from './erasures.repository';
 

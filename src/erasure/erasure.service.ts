@@ -7,7 +7,7 @@ import { isUuid } from '../common/validation/is-uuid';
 import { RecordErasure } from '../data/record-erasure.service';
 import { FormAccessService } from '../permissions/form-access.service';
 import { UsersService } from '../users/users.service';
-import { RunErasure } from '../workflow/run-erasure.service';
+import { RunErasure } from '../workflow/runs/run-erasure.service';
 import type { EraseFieldValueDto, ErasureDto, ErasurePageDto } from './dto/erasure.dto';
 import { ERASURE_LEASE_MS, ErasureProcessor } from './erasure.processor';
 import { ERASURE_STEPS } from './erasure-steps';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Metrics } from '../common/metrics/metrics.service';
-import type { QueueState } from './workflow-runs.repository';
-import { WorkflowRunsService, type OutboxState } from './workflow-runs.service';
+import type { QueueState } from './runs/workflow-runs.repository';
+import { WorkflowRunsService, type OutboxState } from './runs/workflow-runs.service';
 
 /** A scrape waits no longer than this for the database; the gauges then keep their last values. */
 const READ_TIMEOUT_MS = 2000;

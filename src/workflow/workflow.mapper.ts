@@ -1,8 +1,8 @@
-import { parseRunTrigger } from './engine/stored-state';
+import { parseRunTrigger } from './engine/model/stored-state';
 import type { WorkflowResponseDto, WorkflowRunDto } from './dto/workflow-response.dto';
 import type { WorkflowEffectRow } from './effects/workflow-effects.repository';
-import type { WorkflowRunRow } from './engine/run-records';
-import type { WorkflowRow } from './workflows.repository';
+import type { WorkflowRunRow } from './engine/model/run-records';
+import type { WorkflowRow } from './definitions/workflows.repository';
 
 export function toWorkflowResponse(row: WorkflowRow): WorkflowResponseDto {
   return {

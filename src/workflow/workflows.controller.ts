@@ -49,10 +49,10 @@ import { ExecuteQueryDto } from './dto/execute-query.dto';
 import { RerunDto } from './dto/rerun.dto';
 import { DecisionDto } from './dto/decision.dto';
 import { RunHistoryQueryDto, RunListQueryDto } from './dto/run-history-query.dto';
-import { RunDecisionsService } from './run-decisions.service';
+import { RunDecisionsService } from './runs/run-decisions.service';
 import { WorkflowRunner } from './engine/workflow-runner.service';
-import { WorkflowRunsService } from './workflow-runs.service';
-import { WorkflowsService } from './workflows.service';
+import { WorkflowRunsService } from './runs/workflow-runs.service';
+import { WorkflowsService } from './definitions/workflows.service';
 import {
   ApiConditionalRead,
   ApiConditionalWrite,

@@ -1,8 +1,8 @@
 import { buildRequestContext } from '../../src/common/context/request-context';
 import { WorkflowRunner } from '../../src/workflow/engine/workflow-runner.service';
-import { operationRunId } from '../../src/workflow/operations/operation-run-id';
-import { RunOperationsRepository } from '../../src/workflow/operations/run-operations.repository';
-import { WorkflowRunsRepository } from '../../src/workflow/workflow-runs.repository';
+import { operationRunId } from '../../src/workflow/runs/operations/operation-run-id';
+import { RunOperationsRepository } from '../../src/workflow/runs/operations/run-operations.repository';
+import { WorkflowRunsRepository } from '../../src/workflow/runs/workflow-runs.repository';
 import { type TestUser } from '../factories/user.factory';
 import { type HttpTestServer } from '../utils/http-test-server';
 import { type TestApp } from '../utils/test-app';

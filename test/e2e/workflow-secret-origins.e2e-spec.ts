@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createConfig } from '../factories/config.factory';
 import { adminToken, createUser, type TestUser } from '../factories/user.factory';
-import { WorkflowsRepository } from '../../src/workflow/workflows.repository';
+import { WorkflowsRepository } from '../../src/workflow/definitions/workflows.repository';
 import { startHttpServer, type HttpTestServer } from '../utils/http-test-server';
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { createSteps, postWorkflow, run, workflowBody } from '../utils/workflow-api';

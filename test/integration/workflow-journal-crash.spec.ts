@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { CarriedWrite } from '../../src/database/carried-write';
-import { DatabaseRunJournal } from '../../src/workflow/engine/run-journal';
-import type { AttemptOutcome } from '../../src/workflow/engine/step-attempt';
+import { DatabaseRunJournal } from '../../src/workflow/engine/journal/run-journal';
+import type { AttemptOutcome } from '../../src/workflow/engine/driver/step-attempt';
 import { WorkflowEffectsRepository } from '../../src/workflow/effects/workflow-effects.repository';
-import { WorkflowRunsRepository } from '../../src/workflow/workflow-runs.repository';
+import { WorkflowRunsRepository } from '../../src/workflow/runs/workflow-runs.repository';
 import { createConfig } from '../factories/config.factory';
 import { adminToken, createUser, type TestUser } from '../factories/user.factory';
 import { startHttpServer, type HttpTestServer } from '../utils/http-test-server';

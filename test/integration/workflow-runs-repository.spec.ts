@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../src/database/raw-rows';
-import { WorkflowRunRetention } from '../../src/workflow/engine/workflow-run-retention';
+import { WorkflowRunRetention } from '../../src/workflow/engine/queue/workflow-run-retention';
 import { WorkflowEffectsRepository } from '../../src/workflow/effects/workflow-effects.repository';
-import type { NewRun } from '../../src/workflow/engine/run-records';
-import { WorkflowRunsRepository } from '../../src/workflow/workflow-runs.repository';
+import type { NewRun } from '../../src/workflow/engine/model/run-records';
+import { WorkflowRunsRepository } from '../../src/workflow/runs/workflow-runs.repository';
 import { createConfig } from '../factories/config.factory';
 import { adminToken } from '../factories/user.factory';
 import { createTestApp, type TestApp } from '../utils/test-app';

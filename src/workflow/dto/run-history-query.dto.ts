@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
 import { ShortPageQueryDto } from '../../common/http/short-page-query.dto';
-import { RUN_STATUSES } from '../engine/run-model';
+import { RUN_STATUSES } from '../engine/model/run-model';
 
 export class RunHistoryQueryDto extends ShortPageQueryDto {}
 

@@ -11,7 +11,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { RerunDto } from './rerun.dto';
-import { RUN_STATUSES } from '../engine/run-model';
+import { RUN_STATUSES } from '../engine/model/run-model';
 
 export class RunFilterDto {
   @ApiPropertyOptional({

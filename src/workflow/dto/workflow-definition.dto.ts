@@ -27,7 +27,7 @@ import {
   type ValidatorConstraintInterface,
 } from 'class-validator';
 import { EVENT_TYPES, type EventType } from '../../events/domain-event';
-import { BACKOFFS, type Backoff } from '../engine/retry-policy';
+import { BACKOFFS, type Backoff } from '../engine/driver/retry-policy';
 import { OptionalIdField, OptionalTagsField } from '../../common/validation/dto-fields';
 import { isUuid } from '../../common/validation/is-uuid';
 import type { RunAs } from '../triggers/trigger-matching';

@@ -1,7 +1,7 @@
 import { EVENT_TYPES } from '../../events/domain-event';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { FREE_OBJECT, JSON_VALUE } from '../../common/http/openapi-schemas';
-import { RUN_STATUSES, STEP_STATUSES, type RunStatus, type StepStatus } from '../engine/run-model';
+import { RUN_STATUSES, STEP_STATUSES, type RunStatus, type StepStatus } from '../engine/model/run-model';
 import { WORKFLOW_TYPES, WorkflowConfigDto, WorkflowPermissionsDto } from './workflow-definition.dto';
 
 export class WorkflowResponseDto {

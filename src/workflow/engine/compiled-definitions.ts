@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { FieldError } from '../../common/errors/app-error';
 import { StepRegistry } from './step-registry.service';
-import { parseDefinition } from './stored-state';
-import { stringsOf } from './template';
+import { parseDefinition } from './model/stored-state';
+import { stringsOf } from './model/template';
 
 /** What the runner needs to know of a step that is the same at every run of one definition version. */
 export interface CompiledStep {

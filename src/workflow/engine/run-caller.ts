@@ -11,7 +11,7 @@ import { FormAccessService } from '../../permissions/form-access.service';
 import { RolePermissions } from '../../roles/role-permissions.service';
 import { UsersService } from '../../users/users.service';
 import type { FormAccessNeed } from '../steps/step-handler';
-import { WorkflowsService } from '../workflows.service';
+import { WorkflowsService } from '../definitions/workflows.service';
 
 /** Who started a run and through which host, as stored on the run. */
 export interface RunOrigin {

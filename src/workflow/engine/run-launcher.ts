@@ -4,14 +4,14 @@ import { requireUser, type RequestContext } from '../../common/context/request-c
 import { siteOfNewRecord } from '../../common/context/site-scope';
 import { AppError } from '../../common/errors/app-error';
 import { FormAccessService } from '../../permissions/form-access.service';
-import type { NewRun } from './run-records';
-import { WorkflowRunsService } from '../workflow-runs.service';
-import { WorkflowsService } from '../workflows.service';
-import type { WorkflowRow } from '../workflows.repository';
-import type { ExecuteBody, RunRequest } from './run-model';
-import { activeTraceparent } from './run-tracing';
+import type { NewRun } from './model/run-records';
+import { WorkflowRunsService } from '../runs/workflow-runs.service';
+import { WorkflowsService } from '../definitions/workflows.service';
+import type { WorkflowRow } from '../definitions/workflows.repository';
+import type { ExecuteBody, RunRequest } from './model/run-model';
+import { activeTraceparent } from './driver/run-tracing';
 import { replaySeed, rerunPoint, type ReplaySeed, type RerunBody } from './run-replay';
-import { parseCheckpoint, parseDefinition, parseRunRequest, parseStepLogs } from './stored-state';
+import { parseCheckpoint, parseDefinition, parseRunRequest, parseStepLogs } from './model/stored-state';
 import { WorkflowClock } from './workflow-clock';
 
 const FINISHED: readonly string[] = ['success', 'failed', 'rolled_back', 'cancelled'];

@@ -1,7 +1,7 @@
 import { AppError } from '../../common/errors/app-error';
-import type { RunCheckpoint, StepLog, WorkflowDefinition } from './run-model';
+import type { RunCheckpoint, StepLog, WorkflowDefinition } from './model/run-model';
 import { applySeed, replaySeed, rerunPoint } from './run-replay';
-import { RunState } from './run-state';
+import { RunState } from './model/run-state';
 
 const definition: WorkflowDefinition = {
   steps: [

@@ -1,6 +1,6 @@
 import { AppError } from '../../common/errors/app-error';
-import type { CompletedStep, RunCheckpoint, StepLog, WorkflowDefinition } from './run-model';
-import type { RunState } from './run-state';
+import type { CompletedStep, RunCheckpoint, StepLog, WorkflowDefinition } from './model/run-model';
+import type { RunState } from './model/run-state';
 
 /** What a re-run names: where it starts, and which definition it runs. */
 export interface RerunBody {

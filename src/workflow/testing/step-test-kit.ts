@@ -1,8 +1,8 @@
 import { buildRequestContext, type RequestContext } from '../../common/context/request-context';
 import type { EffectSender } from '../effects/effect-sender';
 import { mailPayloadProblem } from '../effects/mail-effect.sender';
-import { RunState } from '../engine/run-state';
-import { buildStepContext, EffectBuffer } from '../engine/step-context';
+import { RunState } from '../engine/model/run-state';
+import { buildStepContext, EffectBuffer } from '../engine/driver/step-context';
 import type { EffectRequest, StepContext, StepSignal } from '../steps/step-handler';
 
 /** What a test sets up; everything has a default. */

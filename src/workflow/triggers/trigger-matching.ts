@@ -1,6 +1,6 @@
 import { isEventType, type DomainEvent } from '../../events/domain-event';
 import type { EventInterest } from '../../events/event-interest';
-import type { ExecuteBody } from '../engine/run-model';
+import type { ExecuteBody } from '../engine/model/run-model';
 
 /** A workflow as trigger matching reads it. */
 export interface TriggeredWorkflow {

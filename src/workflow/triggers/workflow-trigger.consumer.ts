@@ -4,15 +4,15 @@ import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { EVENT_TYPES, type DomainEvent } from '../../events/domain-event';
 import type { EventInterest } from '../../events/event-interest';
 import { EventConsumer, type EventConsumer as Consumer } from '../../events/event-consumer';
-import { derivedRunId } from '../engine/derived-run-id';
+import { derivedRunId } from '../engine/model/derived-run-id';
 import { RunCaller } from '../engine/run-caller';
-import type { RunTrigger } from '../engine/run-model';
-import { parseRunRequest } from '../engine/stored-state';
-import { WorkflowQueueWorker } from '../engine/workflow-queue.worker';
+import type { RunTrigger } from '../engine/model/run-model';
+import { parseRunRequest } from '../engine/model/stored-state';
+import { WorkflowQueueWorker } from '../engine/queue/workflow-queue.worker';
 import { WorkflowRunner } from '../engine/workflow-runner.service';
 import { WorkflowMetrics, type TriggerSkipReason } from '../workflow-metrics';
-import { WorkflowRunsRepository } from '../workflow-runs.repository';
-import { WorkflowsService } from '../workflows.service';
+import { WorkflowRunsRepository } from '../runs/workflow-runs.repository';
+import { WorkflowsService } from '../definitions/workflows.service';
 import {
   originRunOf,
   runAsUserOf,

@@ -1,5 +1,5 @@
-import { originOf as webOriginOf } from '../../engine/secret-origins';
-import { templateParts, type TemplatePart } from '../../engine/template';
+import { originOf as webOriginOf } from '../../engine/model/secret-origins';
+import { templateParts, type TemplatePart } from '../../engine/model/template';
 import { StepError } from '../step-error';
 import { OutboundErrorCode } from '../../../common/outbound-http';
 

@@ -1,4 +1,4 @@
-import { conditionMet } from '../../engine/condition';
+import { conditionMet } from '../../engine/model/condition';
 import type { StepContext, StepOutcome, WorkflowStepHandler } from '../step-handler';
 import { WorkflowStep } from '../workflow-step.decorator';
 import { ConditionalStepConfig } from './conditional-step.config';

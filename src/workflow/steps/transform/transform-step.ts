@@ -1,5 +1,5 @@
 import { isAllowedSegment } from '../../../common/validation/field-path';
-import { readSegments } from '../../engine/context-path';
+import { readSegments } from '../../engine/model/context-path';
 import { readSourceObject } from '../source-path';
 import { StepError } from '../step-error';
 import type { StepContext, StepOutcome, WorkflowStepHandler } from '../step-handler';

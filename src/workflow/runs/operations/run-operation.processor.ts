@@ -1,0 +1,180 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import {
+  buildRequestContext,
+  type AuthUser,
+  type RequestContext,
+} from '../../../common/context/request-context';
+import { AppError } from '../../../common/errors/app-error';
+import { causeChain } from '../../../common/errors/cause-chain';
+import type { Locale } from '../../../common/i18n/locale';
+import { settleWithin } from '../../../common/lifecycle/settle-within';
+import { APP_CONFIG, type AppConfig } from '../../../config/app-config';
+import { isUniqueViolation } from '../../../database/unique-violation';
+import type { RerunBody } from '../../engine/run-replay';
+import { WorkflowClock } from '../../engine/workflow-clock';
+import { WORKFLOW_INSTANCE } from '../../engine/queue/workflow-instance';
+import { WorkflowRunner } from '../../engine/workflow-runner.service';
+import { WorkflowRunsService } from '../workflow-runs.service';
+import { operationRunId } from './operation-run-id';
+import { RunOperationsRepository, type RunOperationRow } from './run-operations.repository';
+
+/** What an operation keeps of its request: the admin who asked (every run is handled as them). */
+export interface OperationRequest {
+  actor: AuthUser;
+  siteId: string | null;
+  locale: Locale;
+  requestId: string;
+  filter: Record<string, unknown>;
+  rerun?: RerunBody;
+}
+
+const SHUTDOWN_WAIT_MS = 10_000;
+
+/**
+ * Works through bulk operations: the accepting instance starts one at once (in the background);
+ * every instance with workers takes over an operation whose lease expired (its instance died or
+ * stopped), from where its counters stand. Each run is handled through the same service calls as
+ * the single-run routes, as the admin who asked: a cancel is the cancel route's, a re-run is queued
+ * (`Prefer: respond-async`) at the pace the admin's WORKFLOW_MAX_QUEUED_PER_USER allows. A run
+ * handled again after a crash is not repeated: a re-run gets an id of its own per operation and
+ * run, and a run found cancelled already counts as done.
+ */
+@Injectable()
+export class RunOperationProcessor implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(RunOperationProcessor.name);
+  private readonly inFlight = new Set<Promise<void>>();
+  /** The operations this instance is working through now. */
+  private readonly processing = new Set<string>();
+  private timer?: NodeJS.Timeout;
+  private stopping = false;
+
+  constructor(
+    private readonly operations: RunOperationsRepository,
+    private readonly runs: WorkflowRunsService,
+    private readonly runner: WorkflowRunner,
+    private readonly clock: WorkflowClock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(WORKFLOW_INSTANCE) private readonly instance: string,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (this.config.workflowWorkers === 0) return;
+    this.timer = setInterval(() => void this.takeOver(), Math.max(this.config.workflowPollMs, 1000));
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    clearInterval(this.timer);
+    // An operation still going stops before its next run; its lease expires and it is taken over.
+    await settleWithin(this.inFlight, SHUTDOWN_WAIT_MS);
+  }
+
+  /** Works through an operation this instance holds, in the background. */
+  start(operation: RunOperationRow): void {
+    // Its lease ran out while this instance still works on it (one slow run): the take-over found
+    // its own operation, which must not get a second loop counting the same runs again.
+    if (this.processing.has(operation.id)) return;
+    this.processing.add(operation.id);
+    const work = this.process(operation)
+      .catch((error: unknown) =>
+        this.logger.warn(
+          `workflow operation ${operation.id} stopped: ${causeChain(error)} (taken over later)`,
+        ),
+      )
+      .finally(() => {
+        this.inFlight.delete(work);
+        this.processing.delete(operation.id);
+      });
+    this.inFlight.add(work);
+  }
+
+  private async takeOver(): Promise<void> {
+    if (this.stopping) return;
+    try {
+      const operation = await this.operations.claimAbandoned(this.instance, this.config.workflowLeaseMs);
+      if (operation) this.start(operation);
+    } catch (error) {
+      this.logger.warn(`workflow operation take-over failed: ${causeChain(error)}`);
+    }
+  }
+
+  private async process(operation: RunOperationRow): Promise<void> {
+    const request = operation.request as unknown as OperationRequest;
+    const ctx = buildRequestContext({
+      user: request.actor,
+      siteId: request.siteId,
+      locale: request.locale,
+      requestId: request.requestId,
+    });
+    const leaseMs = this.config.workflowLeaseMs;
+    for (let index = operation.done + operation.failed; index < operation.runIds.length; index++) {
+      if (this.stopping) return;
+      const runId = operation.runIds[index];
+      const failed = await this.handle(operation, request, ctx, runId);
+      // Lost: another instance took the operation over (this one was too slow); it goes on from there.
+      if (!(await this.operations.count(operation.id, this.instance, leaseMs, { failed }))) return;
+    }
+    await this.operations.finish(operation.id, this.instance);
+  }
+
+  /** One run: null when handled, else its code. A database outage stops the operation (taken over later). */
+  private async handle(
+    operation: RunOperationRow,
+    request: OperationRequest,
+    ctx: RequestContext,
+    runId: string,
+  ): Promise<{ runId: string; code: string } | null> {
+    try {
+      if (operation.kind === 'rerun') await this.rerun(operation, request, ctx, runId);
+      else await this.cancel(ctx, runId);
+      return null;
+    } catch (error) {
+      if (error instanceof AppError && error.status < 500) return { runId, code: error.code };
+      throw error;
+    }
+  }
+
+  private async cancel(ctx: RequestContext, runId: string): Promise<void> {
+    try {
+      await this.runs.cancel(ctx, runId);
+    } catch (error) {
+      // Cancelled already (by its user, or by this operation before a crash): done all the same.
+      const finished = error instanceof AppError && error.code === 'WORKFLOW_RUN_FINISHED';
+      if (finished && (await this.runs.get(ctx, runId)).status === 'cancelled') return;
+      throw error;
+    }
+  }
+
+  private async rerun(
+    operation: RunOperationRow,
+    request: OperationRequest,
+    ctx: RequestContext,
+    runId: string,
+  ): Promise<void> {
+    const body = request.rerun ?? { from: 'start', definition: 'original' };
+    for (;;) {
+      try {
+        await this.runner.rerun(ctx, runId, body, true, operationRunId(operation.id, runId));
+        return;
+      } catch (error) {
+        // Queued by this operation before a crash.
+        if (isUniqueViolation(error)) return;
+        const full = error instanceof AppError && error.code === 'WORKFLOW_QUEUE_FULL';
+        if (!full) throw error;
+        // Not a failure of this run: the next instance to take the operation over retries it.
+        if (this.stopping) throw new Error('shutting down while the queue is full');
+        // The admin's queue is full: wait for room, keeping the operation's lease.
+        if (!(await this.operations.extendLease(operation.id, this.instance, this.config.workflowLeaseMs)))
+          throw new AppError('WORKFLOW_LEASE_LOST');
+        await this.clock.sleep(this.config.workflowPollMs);
+      }
+    }
+  }
+}
