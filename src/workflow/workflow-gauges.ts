@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Metrics } from '../common/metrics/metrics.service';
-import type { QueueState } from './runs/workflow-runs.repository';
+import type { QueueState } from './engine/queue/run-queue.repository';
 import { WorkflowRunsService, type OutboxState } from './runs/workflow-runs.service';
 
 /** A scrape waits no longer than this for the database; the gauges then keep their last values. */

@@ -35,7 +35,9 @@ import { WorkflowTriggerConsumer } from './triggers/workflow-trigger.consumer';
 import { WorkflowDefinitionValidator } from './definitions/workflow-definition.validator';
 import { WorkflowGauges } from './workflow-gauges';
 import { WorkflowMetrics } from './workflow-metrics';
-import { WorkflowRunsRepository } from './runs/workflow-runs.repository';
+import { RunJournalRepository } from './engine/journal/run-journal.repository';
+import { RunQueueRepository } from './engine/queue/run-queue.repository';
+import { RunHistoryRepository } from './runs/run-history.repository';
 import { RunOperationProcessor } from './runs/operations/run-operation.processor';
 import { RunOperationsController } from './runs/operations/run-operations.controller';
 import { RunOperationsRepository } from './runs/operations/run-operations.repository';
@@ -91,7 +93,9 @@ export const BUILT_IN_STEP_MODULES = [
     { provide: WORKFLOW_INSTANCE, useFactory: newInstanceName },
     WorkflowDefinitionValidator,
     WorkflowsRepository,
-    WorkflowRunsRepository,
+    RunQueueRepository,
+    RunJournalRepository,
+    RunHistoryRepository,
     WorkflowsService,
     WorkflowRunsService,
     WorkflowMetrics,

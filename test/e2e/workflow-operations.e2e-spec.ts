@@ -2,7 +2,7 @@ import { buildRequestContext } from '../../src/common/context/request-context';
 import { WorkflowRunner } from '../../src/workflow/engine/workflow-runner.service';
 import { operationRunId } from '../../src/workflow/runs/operations/operation-run-id';
 import { RunOperationsRepository } from '../../src/workflow/runs/operations/run-operations.repository';
-import { WorkflowRunsRepository } from '../../src/workflow/runs/workflow-runs.repository';
+import { RunJournalRepository } from '../../src/workflow/engine/journal/run-journal.repository';
 import { type TestUser } from '../factories/user.factory';
 import { type HttpTestServer } from '../utils/http-test-server';
 import { type TestApp } from '../utils/test-app';
@@ -204,7 +204,7 @@ describe('bulk operations on runs: cancel and re-run by filter, progress, bounds
     expect(bad.statusCode).toBe(422);
     expect(bad.json()).toMatchObject({ code: 'VALIDATION_FAILED' });
 
-    const runs = t.app.get(WorkflowRunsRepository);
+    const runs = t.app.get(RunJournalRepository);
     const finished = {
       status: 'success' as const,
       message: 'ok',

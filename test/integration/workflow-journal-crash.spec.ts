@@ -3,7 +3,9 @@ import type { CarriedWrite } from '../../src/database/carried-write';
 import { DatabaseRunJournal } from '../../src/workflow/engine/journal/run-journal';
 import type { AttemptOutcome } from '../../src/workflow/engine/driver/step-attempt';
 import { WorkflowEffectsRepository } from '../../src/workflow/effects/workflow-effects.repository';
-import { WorkflowRunsRepository } from '../../src/workflow/runs/workflow-runs.repository';
+import { RunJournalRepository } from '../../src/workflow/engine/journal/run-journal.repository';
+import { RunQueueRepository } from '../../src/workflow/engine/queue/run-queue.repository';
+import { RunHistoryRepository } from '../../src/workflow/runs/run-history.repository';
 import { createConfig } from '../factories/config.factory';
 import { adminToken, createUser, type TestUser } from '../factories/user.factory';
 import { startHttpServer, type HttpTestServer } from '../utils/http-test-server';
@@ -69,8 +71,10 @@ describe('run journal and outbox: a crash between any two writes repeats and los
         OUTBOX_LEASE_MS: '1000',
       },
     });
-    const runs = t.app.get<WorkflowRunsRepository, Record<string, Write>>(WorkflowRunsRepository);
+    const journal = t.app.get<RunJournalRepository, Record<string, Write>>(RunJournalRepository);
+    const queue = t.app.get<RunQueueRepository, Record<string, Write>>(RunQueueRepository);
     for (const name of ['insertRunning', 'checkpoint', 'requeue', 'finish', 'insertFinished']) {
+      const runs = name === 'requeue' ? queue : journal;
       const real = runs[name].bind(runs);
       runs[name] = async (...args: unknown[]) => {
         if (failUnavailable > 0) {
@@ -89,7 +93,7 @@ describe('run journal and outbox: a crash between any two writes repeats and los
     // The run's first write rides on the save step's record insert (database/carried-write): it
     // counts as a write when the run is stored after that attempt and was not before.
     const attempt = realAttempt;
-    const stored = async (id: string) => (await t.app.get(WorkflowRunsRepository).findById(id)) !== null;
+    const stored = async (id: string) => (await t.app.get(RunHistoryRepository).findById(id)) !== null;
     DatabaseRunJournal.prototype.attempt = async function carried<T extends AttemptOutcome>(
       this: DatabaseRunJournal,
       work: (carried: CarriedWrite | null) => Promise<T>,
@@ -258,7 +262,7 @@ describe('run journal and outbox: a crash between any two writes repeats and los
 
   it('a run that fails to run each time is given up after WORKFLOW_MAX_CLAIMS claims, with a stable cause', async () => {
     const { workflowId, configId } = await workflow();
-    const runs = t.app.get(WorkflowRunsRepository);
+    const runs = t.app.get(RunQueueRepository);
     const id = randomUUID();
     // A damaged checkpoint: every drive of the run throws before it does anything.
     await runs.enqueueWithinBound(

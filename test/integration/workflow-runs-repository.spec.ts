@@ -4,16 +4,20 @@ import { rowsOf } from '../../src/database/raw-rows';
 import { WorkflowRunRetention } from '../../src/workflow/engine/queue/workflow-run-retention';
 import { WorkflowEffectsRepository } from '../../src/workflow/effects/workflow-effects.repository';
 import type { NewRun } from '../../src/workflow/engine/model/run-records';
-import { WorkflowRunsRepository } from '../../src/workflow/runs/workflow-runs.repository';
+import { RunJournalRepository } from '../../src/workflow/engine/journal/run-journal.repository';
+import { RunQueueRepository } from '../../src/workflow/engine/queue/run-queue.repository';
+import { RunHistoryRepository } from '../../src/workflow/runs/run-history.repository';
 import { createConfig } from '../factories/config.factory';
 import { adminToken } from '../factories/user.factory';
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { createSteps } from '../utils/workflow-api';
 
 /** The statements that write a run, on the real database (PGlite, or PostgreSQL with TEST_DATABASE_URL). */
-describe('WorkflowRunsRepository', () => {
+describe('run repositories (journal, queue, history)', () => {
   let t: TestApp;
-  let runs: WorkflowRunsRepository;
+  let journal: RunJournalRepository;
+  let queue: RunQueueRepository;
+  let history: RunHistoryRepository;
   let admin: string;
   let configId: string;
   let workflowId: string;
@@ -21,7 +25,9 @@ describe('WorkflowRunsRepository', () => {
     // The app's own outbox sender would claim the effects these tests claim by hand, and its queue
     // workers the runs these tests queue (a claim between two statements here once failed a test).
     t = await createTestApp({ env: { OUTBOX_POLL_MS: '600000', WORKFLOW_WORKERS: '0' } });
-    runs = t.app.get(WorkflowRunsRepository);
+    journal = t.app.get(RunJournalRepository);
+    queue = t.app.get(RunQueueRepository);
+    history = t.app.get(RunHistoryRepository);
   });
   afterAll(() => t.close());
   beforeEach(async () => {
@@ -69,19 +75,23 @@ describe('WorkflowRunsRepository', () => {
     const dataId = await saveRecord();
     const run = newRun();
     const progress = { nextStep: 1, stepInFlight: null, checkpoint: { scope: {} }, steps: [], dataId };
-    await runs.insertRunning(run, 'me', progress, 10_000);
-    expect(await runs.checkpoint(run.id, 'me', progress, 10_000)).toEqual({ cancelRequested: false });
-    expect(await runs.checkpoint(run.id, 'someone else', progress, 10_000)).toBeNull();
+    await journal.insertRunning(run, 'me', progress, 10_000);
+    expect(await journal.checkpoint(run.id, 'me', progress, 10_000)).toEqual({ cancelRequested: false });
+    expect(await journal.checkpoint(run.id, 'someone else', progress, 10_000)).toBeNull();
 
     // An instance that lost the lease neither finishes the run nor appends to the record's log.
     expect(
-      await runs.finish(run.id, 'someone else', outcome(dataId), { runId: run.id, status: 'stale' }),
+      await journal.finish(run.id, 'someone else', outcome(dataId), { runId: run.id, status: 'stale' }),
     ).toBe(false);
-    expect(await runs.finish(run.id, 'me', outcome(dataId), { runId: run.id, status: 'success' })).toBe(true);
+    expect(await journal.finish(run.id, 'me', outcome(dataId), { runId: run.id, status: 'success' })).toBe(
+      true,
+    );
     // Finished: a second finish (a repeat after a crash, or a stale instance) is refused the same way.
-    expect(await runs.finish(run.id, 'me', outcome(dataId), { runId: run.id, status: 'again' })).toBe(false);
+    expect(await journal.finish(run.id, 'me', outcome(dataId), { runId: run.id, status: 'again' })).toBe(
+      false,
+    );
     expect(await logOf(dataId)).toEqual([{ runId: run.id, status: 'success' }]);
-    const stored = await runs.findById(run.id);
+    const stored = await history.findById(run.id);
     expect(stored).toMatchObject({
       status: 'success',
       dataId,
@@ -96,17 +106,17 @@ describe('WorkflowRunsRepository', () => {
   it('a run without a record touches no record; one written only at its end is stored finished', async () => {
     const dataId = await saveRecord();
     const run = newRun();
-    await runs.insertFinished(run, { ...outcome(null), status: 'failed' }, { runId: run.id });
-    expect(await runs.findById(run.id)).toMatchObject({ id: run.id, status: 'failed', dataId: null });
+    await journal.insertFinished(run, { ...outcome(null), status: 'failed' }, { runId: run.id });
+    expect(await history.findById(run.id)).toMatchObject({ id: run.id, status: 'failed', dataId: null });
     const withRecord = newRun();
-    await runs.insertFinished(withRecord, outcome(dataId), { runId: withRecord.id });
+    await journal.insertFinished(withRecord, outcome(dataId), { runId: withRecord.id });
     expect(await logOf(dataId)).toEqual([{ runId: withRecord.id }]);
   });
 
   it('an outbox claim whose lease ran out writes nothing: the newer claim decides the effect', async () => {
     const effects = t.app.get(WorkflowEffectsRepository);
     const run = newRun();
-    await runs.insertFinished(run, outcome(null), { runId: run.id }, [
+    await journal.insertFinished(run, outcome(null), { runId: run.id }, [
       { stepIndex: 0, effectIndex: 0, stepName: 'mail', kind: 'mail', payload: { to: 'a@example.com' } },
     ]);
     // A lease of 1 ms: due again at once, as if its sender hung past OUTBOX_LEASE_MS.
@@ -129,15 +139,15 @@ describe('WorkflowRunsRepository', () => {
     const effects = t.app.get(WorkflowEffectsRepository);
     const run = newRun();
     const progress = { nextStep: 0, stepInFlight: null, checkpoint: {}, steps: [], dataId: null };
-    await runs.insertRunning(run, 'instance-a', progress, 60_000);
+    await journal.insertRunning(run, 'instance-a', progress, 60_000);
     // The cancel lands after the driver last read the flag, before its pause.
-    expect(await runs.requestCancel(run.id)).toMatchObject({ status: 'running', cancelRequested: true });
+    expect(await journal.requestCancel(run.id)).toMatchObject({ status: 'running', cancelRequested: true });
     const mail = { stepIndex: 0, effectIndex: 0, stepName: 'approve', kind: 'mail', payload: {} };
-    expect(await runs.pause(run.id, 'instance-a', progress, new Date(Date.now() + 3_600_000), [mail])).toBe(
-      true,
-    );
+    expect(
+      await journal.pause(run.id, 'instance-a', progress, new Date(Date.now() + 3_600_000), [mail]),
+    ).toBe(true);
 
-    const stored = await runs.findById(run.id);
+    const stored = await history.findById(run.id);
     expect(stored).toMatchObject({ status: 'queued', cancelRequested: true, leaseOwner: null });
     expect(stored!.availableAt!.getTime()).toBeLessThanOrEqual(Date.now() + 1000);
     expect(await effects.ofRuns([run.id])).toEqual([]);
@@ -146,42 +156,46 @@ describe('WorkflowRunsRepository', () => {
   it('cancelling: a queued run that never started ends at once; a waiting one is queued flagged; a finished one is untouched', async () => {
     const progress = { nextStep: 0, stepInFlight: null, checkpoint: {}, steps: [], dataId: null };
     const queued = newRun();
-    await runs.enqueueWithinBound(queued, progress, 100);
-    expect(await runs.requestCancel(queued.id)).toMatchObject({
+    await queue.enqueueWithinBound(queued, progress, 100);
+    expect(await journal.requestCancel(queued.id)).toMatchObject({
       status: 'cancelled',
       cancelRequested: false,
       message: 'Workflow cancelled before it started',
     });
     const waiting = newRun();
-    await runs.insertRunning(waiting, 'instance-a', progress, 60_000);
-    await runs.pause(waiting.id, 'instance-a', progress, null, []);
-    expect(await runs.requestCancel(waiting.id)).toMatchObject({ status: 'queued', cancelRequested: true });
+    await journal.insertRunning(waiting, 'instance-a', progress, 60_000);
+    await journal.pause(waiting.id, 'instance-a', progress, null, []);
+    expect(await journal.requestCancel(waiting.id)).toMatchObject({
+      status: 'queued',
+      cancelRequested: true,
+    });
     const done = newRun();
-    await runs.insertFinished(done, outcome(null), { runId: done.id });
-    expect(await runs.requestCancel(done.id)).toMatchObject({ status: 'success', cancelRequested: false });
+    await journal.insertFinished(done, outcome(null), { runId: done.id });
+    expect(await journal.requestCancel(done.id)).toBeNull();
+    expect(await history.findById(done.id)).toMatchObject({ status: 'success', cancelRequested: false });
   });
 
   it('run retention deletes finished runs started more than WORKFLOW_RUN_RETENTION_DAYS and keeps the rest', async () => {
     const old = newRun();
     const recent = newRun();
-    await runs.insertFinished(old, outcome(null), { runId: old.id });
-    await runs.insertFinished(recent, outcome(null), { runId: recent.id });
+    await journal.insertFinished(old, outcome(null), { runId: old.id });
+    await journal.insertFinished(recent, outcome(null), { runId: recent.id });
     await t.database.client.db.execute(
       sql`update workflow_runs set started_at = now() - interval '31 days' where id = ${old.id}::uuid`,
     );
     expect(await t.app.get(WorkflowRunRetention).purge()).toBe(1);
-    expect(await runs.findById(old.id)).toBeNull();
-    expect(await runs.findById(recent.id)).toMatchObject({ status: 'success' });
+    expect(await history.findById(old.id)).toBeNull();
+    expect(await history.findById(recent.id)).toMatchObject({ status: 'success' });
   });
 
   it('the queue gauges count an approval whose timeout is up as due, and one still waiting as not', async () => {
     const progress = { nextStep: 0, stepInFlight: null, checkpoint: {}, steps: [], dataId: null };
     const timedOut = newRun();
     const waiting = newRun();
-    for (const run of [timedOut, waiting]) await runs.insertRunning(run, 'instance-a', progress, 60_000);
-    await runs.pause(timedOut.id, 'instance-a', progress, new Date(Date.now() - 5_000), []);
-    await runs.pause(waiting.id, 'instance-a', progress, new Date(Date.now() + 3_600_000), []);
-    const state = await runs.queueState();
+    for (const run of [timedOut, waiting]) await journal.insertRunning(run, 'instance-a', progress, 60_000);
+    await journal.pause(timedOut.id, 'instance-a', progress, new Date(Date.now() - 5_000), []);
+    await journal.pause(waiting.id, 'instance-a', progress, new Date(Date.now() + 3_600_000), []);
+    const state = await queue.queueState();
     expect(state).toMatchObject({ queued: 0, due: 1, running: 0 });
     expect(state.oldestDueSeconds).toBeGreaterThanOrEqual(4);
   });
@@ -198,14 +212,14 @@ describe('WorkflowRunsRepository', () => {
     // Ten dispatchers at once for one root event: three runs, whatever the interleaving.
     const root = randomUUID();
     const outcomes = await Promise.all(
-      Array.from({ length: 10 }, () => runs.enqueueTriggered(triggered(root), progress, bounds)),
+      Array.from({ length: 10 }, () => queue.enqueueTriggered(triggered(root), progress, bounds)),
     );
     expect(outcomes.filter((o) => o === 'queued')).toHaveLength(3);
     expect(outcomes.filter((o) => o === 'runs_per_event')).toHaveLength(7);
 
     // Other roots, the same user: two more fit under the user's five queued triggered runs.
     const others = await Promise.all(
-      Array.from({ length: 6 }, () => runs.enqueueTriggered(triggered(randomUUID()), progress, bounds)),
+      Array.from({ length: 6 }, () => queue.enqueueTriggered(triggered(randomUUID()), progress, bounds)),
     );
     expect(others.filter((o) => o === 'queued')).toHaveLength(2);
     expect(others.filter((o) => o === 'queued_per_user')).toHaveLength(4);
@@ -216,10 +230,10 @@ describe('WorkflowRunsRepository', () => {
         sql`select id from workflow_runs where trigger_root = ${root}::uuid limit 1`,
       ),
     ) as { id: string }[];
-    expect(await runs.enqueueTriggered({ ...triggered(root), id: storedId }, progress, bounds)).toBe(
+    expect(await queue.enqueueTriggered({ ...triggered(root), id: storedId }, progress, bounds)).toBe(
       'stored_already',
     );
     // The user's own queue is bounded apart: triggered runs take none of its room.
-    expect(await runs.enqueueWithinBound({ ...newRun(), userId }, progress, 1)).toBe(true);
+    expect(await queue.enqueueWithinBound({ ...newRun(), userId }, progress, 1)).toBe(true);
   });
 });

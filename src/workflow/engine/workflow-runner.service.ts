@@ -5,7 +5,8 @@ import { causeChain } from '../../common/errors/cause-chain';
 import { Translator } from '../../common/i18n/translator.service';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import type { QueuedRunDto, WorkflowResultDto } from '../dto/workflow-response.dto';
-import { WorkflowRunsRepository, type TriggeredEnqueue } from '../runs/workflow-runs.repository';
+import { RunJournalRepository } from './journal/run-journal.repository';
+import { RunQueueRepository, type TriggeredEnqueue } from './queue/run-queue.repository';
 import { WorkflowMetrics } from '../workflow-metrics';
 import { WorkflowsService } from '../definitions/workflows.service';
 import type { WorkflowRow } from '../definitions/workflows.repository';
@@ -48,7 +49,8 @@ export class WorkflowRunner {
     private readonly driver: RunDriver,
     private readonly workflows: WorkflowsService,
     private readonly definitions: CompiledDefinitions,
-    private readonly runs: WorkflowRunsRepository,
+    private readonly runs: RunJournalRepository,
+    private readonly queue: RunQueueRepository,
     private readonly translator: Translator,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(WORKFLOW_INSTANCE) private readonly instance: string,
@@ -83,7 +85,7 @@ export class WorkflowRunner {
   ): Promise<TriggeredEnqueue> {
     const launched = await this.launcher.launch(ctx, workflowId, body, 'async', triggered);
     const run = { ...launched.run, id: runId, triggerRoot: triggered.trigger.rootEventId };
-    const outcome = await this.runs.enqueueTriggered(run, this.queuedProgress(launched), {
+    const outcome = await this.queue.enqueueTriggered(run, this.queuedProgress(launched), {
       maxRunsPerEvent: this.config.workflowTriggerMaxRunsPerEvent,
       maxQueuedPerUser: this.config.workflowTriggerMaxQueuedPerUser,
     });
@@ -123,7 +125,7 @@ export class WorkflowRunner {
     const { run } = launched;
     const progress = this.queuedProgress(launched);
     const max = this.config.workflowMaxQueuedPerUser;
-    if (!(await this.runs.enqueueWithinBound(run, progress, max)))
+    if (!(await this.queue.enqueueWithinBound(run, progress, max)))
       throw new AppError('WORKFLOW_QUEUE_FULL', { details: { maxQueuedPerUser: max } });
     this.metrics.runStarted(launched.workflow.id, 'async');
     return { runId: run.id, status: 'queued' };
@@ -207,7 +209,7 @@ export class WorkflowRunner {
     const failure = toStepFailure(error, (appError) =>
       this.translator.translate(appError.messageKey, 'en', appError.params),
     );
-    await this.runs
+    await this.queue
       .noteDriveFailure(row.id, this.instance, `${failure.code}: ${failure.message}`)
       .catch(() => undefined);
   }
@@ -243,11 +245,12 @@ export class WorkflowRunner {
   private journal(
     runId: string,
     state: RunState,
-    stored: ConstructorParameters<typeof DatabaseRunJournal>[4],
+    stored: ConstructorParameters<typeof DatabaseRunJournal>[5],
   ) {
     return new DatabaseRunJournal(
       runId,
       this.runs,
+      this.queue,
       state,
       {
         owner: this.instance,

@@ -8,7 +8,8 @@ import type { WaitingAt } from '../engine/model/run-model';
 import { parseRunRequest, parseStepLogs } from '../engine/model/stored-state';
 import { toRunResponse } from '../workflow.mapper';
 import type { WorkflowRunRow } from '../engine/model/run-records';
-import { WorkflowRunsRepository } from './workflow-runs.repository';
+import { RunQueueRepository } from '../engine/queue/run-queue.repository';
+import { RunHistoryRepository } from './run-history.repository';
 
 export interface DecisionBody {
   approve: boolean;
@@ -25,7 +26,8 @@ export interface DecisionBody {
 @Injectable()
 export class RunDecisionsService {
   constructor(
-    private readonly runs: WorkflowRunsRepository,
+    private readonly runs: RunHistoryRepository,
+    private readonly queue: RunQueueRepository,
     private readonly effects: WorkflowEffectsRepository,
   ) {}
 
@@ -57,7 +59,7 @@ export class RunDecisionsService {
     const starter = parseRunRequest(run.request).actor;
     if (starter.userId === user.userId && !named && !allowSelfApproval)
       throw new AppError('WORKFLOW_SELF_APPROVAL_FORBIDDEN', { params: { step } });
-    const updated = await this.runs.signalWaiting(run.id, step, {
+    const updated = await this.queue.signalWaiting(run.id, step, {
       index: waiting.index,
       kind: 'decision',
       approve: body.approve,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { WorkflowEffectsRepository } from '../effects/workflow-effects.repository';
-import { WorkflowRunsRepository } from './workflow-runs.repository';
+import { RunHistoryRepository } from './run-history.repository';
 
 /**
  * What an erasure (the erasure module, admin-checked there) asks of workflow runs: which runs hold
@@ -10,7 +10,7 @@ import { WorkflowRunsRepository } from './workflow-runs.repository';
 @Injectable()
 export class RunErasure {
   constructor(
-    private readonly runs: WorkflowRunsRepository,
+    private readonly runs: RunHistoryRepository,
     private readonly effects: WorkflowEffectsRepository,
   ) {}
 

@@ -8,7 +8,9 @@ import { WorkflowMetrics } from '../workflow-metrics';
 import { toRunResponse } from '../workflow.mapper';
 import { WorkflowEffectsRepository } from '../effects/workflow-effects.repository';
 import type { WorkflowRunRow } from '../engine/model/run-records';
-import { WorkflowRunsRepository, type QueueState } from './workflow-runs.repository';
+import { RunJournalRepository } from '../engine/journal/run-journal.repository';
+import { RunQueueRepository, type QueueState } from '../engine/queue/run-queue.repository';
+import { RunHistoryRepository } from './run-history.repository';
 import { WorkflowsService } from '../definitions/workflows.service';
 
 export type OutboxState = 'pending' | 'sent' | 'failed';
@@ -20,7 +22,9 @@ export type OutboxState = 'pending' | 'sent' | 'failed';
 @Injectable()
 export class WorkflowRunsService {
   constructor(
-    private readonly runs: WorkflowRunsRepository,
+    private readonly runs: RunHistoryRepository,
+    private readonly journal: RunJournalRepository,
+    private readonly queue: RunQueueRepository,
     private readonly workflows: WorkflowsService,
     private readonly effects: WorkflowEffectsRepository,
     private readonly metrics: WorkflowMetrics,
@@ -77,7 +81,7 @@ export class WorkflowRunsService {
   async cancel(ctx: RequestContext, runId: string): Promise<WorkflowRunDto> {
     const run = await this.requireVisible(ctx, runId);
     if (!['queued', 'running', 'waiting'].includes(run.status)) throw new AppError('WORKFLOW_RUN_FINISHED');
-    const updated = await this.runs.requestCancel(run.id);
+    const updated = (await this.journal.requestCancel(run.id)) ?? (await this.runs.findById(run.id));
     // A queued run that never started ends here; any other ends in its drive, which counts it.
     if (run.status === 'queued' && updated?.status === 'cancelled')
       this.metrics.runFinished(run.workflowId, 'cancelled');
@@ -89,7 +93,7 @@ export class WorkflowRunsService {
    * operator's view of the whole instance group, never on a request's path).
    */
   queueState(): Promise<QueueState> {
-    return this.runs.queueState();
+    return this.queue.queueState();
   }
 
   /** The outbox's effects by state (`pending`, `sent`, `failed`), for the metrics scrape. */

@@ -11,7 +11,7 @@ import { parseRunRequest } from '../engine/model/stored-state';
 import { WorkflowQueueWorker } from '../engine/queue/workflow-queue.worker';
 import { WorkflowRunner } from '../engine/workflow-runner.service';
 import { WorkflowMetrics, type TriggerSkipReason } from '../workflow-metrics';
-import { WorkflowRunsRepository } from '../runs/workflow-runs.repository';
+import { RunHistoryRepository } from '../runs/run-history.repository';
 import { WorkflowsService } from '../definitions/workflows.service';
 import {
   originRunOf,
@@ -44,7 +44,7 @@ export class WorkflowTriggerConsumer implements Consumer {
 
   constructor(
     private readonly workflows: WorkflowsService,
-    private readonly runs: WorkflowRunsRepository,
+    private readonly runs: RunHistoryRepository,
     private readonly caller: RunCaller,
     private readonly runner: WorkflowRunner,
     private readonly queue: WorkflowQueueWorker,

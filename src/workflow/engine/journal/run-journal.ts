@@ -1,7 +1,8 @@
 import { AppError } from '../../../common/errors/app-error';
 import { isUniqueViolation } from '../../../database/unique-violation';
 import type { CommittedEffect } from '../../effects/workflow-effects.repository';
-import type { WorkflowRunsRepository } from '../../runs/workflow-runs.repository';
+import type { RunQueueRepository } from '../queue/run-queue.repository';
+import type { RunJournalRepository } from './run-journal.repository';
 import type { NewRun, RunFinish, RunProgress } from '../model/run-records';
 import { CarriedWrite } from '../../../database/carried-write';
 import type { WorkflowStepOptions } from '../../steps/workflow-step.decorator';
@@ -93,7 +94,8 @@ export class DatabaseRunJournal implements RunJournal {
 
   constructor(
     readonly runId: string,
-    private readonly runs: WorkflowRunsRepository,
+    private readonly runs: RunJournalRepository,
+    private readonly queue: RunQueueRepository,
     private readonly state: RunState,
     private readonly settings: JournalSettings,
     stored: { unwritten: NewRun } | { stepInFlight: number | null; cancelRequested: boolean },
@@ -103,7 +105,7 @@ export class DatabaseRunJournal implements RunJournal {
     this.cancelFlag = 'unwritten' in stored ? false : stored.cancelRequested;
     this.heartbeat = setInterval(() => {
       if (this.unwritten) return;
-      this.runs.extendLease(runId, settings.owner, settings.leaseMs).catch(() => undefined);
+      this.queue.extendLease(runId, settings.owner, settings.leaseMs).catch(() => undefined);
     }, heartbeatEveryMs(settings.leaseMs));
     this.heartbeat.unref();
   }
@@ -171,7 +173,7 @@ export class DatabaseRunJournal implements RunJournal {
   async requeue(nextStep: number, delayMs: number): Promise<void> {
     const progress = this.progress(nextStep, null);
     const kept = await this.retried(() =>
-      this.runs.requeue(this.runId, this.settings.owner, progress, delayMs),
+      this.queue.requeue(this.runId, this.settings.owner, progress, delayMs),
     );
     if (!kept) throw leaseLost();
     this.marked = null;
@@ -184,7 +186,7 @@ export class DatabaseRunJournal implements RunJournal {
     const kept = await this.retried(async (attempt) => {
       if (await this.runs.pause(this.runId, this.settings.owner, progress, at, effects)) return true;
       // A retry after a try whose commit was not acknowledged finds the run waiting as it wrote it.
-      return attempt > 1 && (await this.runs.findById(this.runId))?.status === 'waiting';
+      return attempt > 1 && (await this.runs.statusOf(this.runId)) === 'waiting';
     });
     if (!kept) throw leaseLost();
     this.marked = null;
@@ -211,7 +213,7 @@ export class DatabaseRunJournal implements RunJournal {
     const finished = await this.retried(async (attempt) => {
       if (await this.runs.finish(this.runId, this.settings.owner, outcome, logEntry, effects)) return true;
       // A retry after a try whose commit was not acknowledged finds the run finished as it wrote it.
-      return attempt > 1 && (await this.runs.findById(this.runId))?.status === outcome.status;
+      return attempt > 1 && (await this.runs.statusOf(this.runId)) === outcome.status;
     });
     if (!finished) throw leaseLost();
     this.marked = null;

@@ -11,7 +11,7 @@ import { APP_CONFIG, type AppConfig } from '../../../config/app-config';
 import { DatabaseClient } from '../../../database/database-client';
 import { DatabaseHealth } from '../../../database/database-health';
 import { isDatabaseUnavailable } from '../../../common/errors/database-unavailable';
-import { WorkflowRunsRepository } from '../../runs/workflow-runs.repository';
+import { RunQueueRepository } from './run-queue.repository';
 import { WORKFLOW_INSTANCE } from './workflow-instance';
 import { heartbeatEveryMs } from '../journal/run-journal';
 import { LONGEST_WAIT_MS } from '../driver/transient-retry';
@@ -34,7 +34,7 @@ export class WorkflowQueueWorker implements OnApplicationBootstrap, OnApplicatio
   private stopping = false;
 
   constructor(
-    private readonly runs: WorkflowRunsRepository,
+    private readonly runs: RunQueueRepository,
     private readonly runner: WorkflowRunner,
     private readonly database: DatabaseClient,
     private readonly databaseHealth: DatabaseHealth,

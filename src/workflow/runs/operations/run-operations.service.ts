@@ -10,7 +10,7 @@ import type {
   RunOperationDto,
 } from '../../dto/run-operation.dto';
 import { WORKFLOW_INSTANCE } from '../../engine/queue/workflow-instance';
-import { WorkflowRunsRepository, type RunFilter } from '../workflow-runs.repository';
+import { RunHistoryRepository, type RunFilter } from '../run-history.repository';
 import { WorkflowsService } from '../../definitions/workflows.service';
 import { RunOperationProcessor, type OperationRequest } from './run-operation.processor';
 import { RunOperationsRepository, type RunOperationRow } from './run-operations.repository';
@@ -32,7 +32,7 @@ const DEFAULT_STATUSES = {
 export class RunOperationsService {
   constructor(
     private readonly operations: RunOperationsRepository,
-    private readonly runs: WorkflowRunsRepository,
+    private readonly runs: RunHistoryRepository,
     private readonly workflows: WorkflowsService,
     private readonly processor: RunOperationProcessor,
     @Inject(APP_CONFIG) private readonly config: AppConfig,

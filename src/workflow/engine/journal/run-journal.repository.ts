@@ -1,0 +1,241 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { isUuid } from '../../../common/validation/is-uuid';
+import { appendToWorkflowLog } from '../../../data/record-workflow-log';
+import { DATABASE, type Database } from '../../../database/database.types';
+import { rowsOf } from '../../../database/raw-rows';
+import { workflowRuns } from '../../../database/schema';
+import { insertEffects, type CommittedEffect } from '../../effects/workflow-effects.repository';
+import type { NewRun, RunFinish, RunProgress, WorkflowRunRow } from '../model/run-records';
+import { cancelledRunEvent, finishedRunEvent, insertedRunEvent } from './run-end';
+
+const interval = (ms: number) => `${ms} milliseconds`;
+const placeholder = sql.placeholder;
+
+/**
+ * A run's first write: `running` under this instance's lease, with its progress so far. One text
+ * for both uses: run alone, or carried by another module's insert (database/carried-write), which
+ * cannot take a prepared statement.
+ */
+function runningInsert(run: NewRun, owner: string, progress: RunProgress, leaseMs: number): SQL {
+  return sql`insert into ${workflowRuns} (id, workflow_id, user_id, site_id, config_id, request, started_at,
+      definition, definition_version, rerun_of, next_step, step_in_flight, checkpoint, steps, data_id, status,
+      lease_owner, lease_until)
+    values (${run.id}::uuid, ${run.workflowId}::uuid, ${run.userId}::uuid, ${run.siteId}::uuid, ${run.configId}::uuid,
+      ${json(run.request)}, ${run.startedAt.toISOString()}::timestamptz, ${json(run.definition)},
+      ${run.definitionVersion}::int, ${run.rerunOf}::uuid, ${progress.nextStep}::int, ${progress.stepInFlight}::int,
+      ${json(progress.checkpoint)}, ${json(progress.steps)}, ${progress.dataId}::uuid, 'running',
+      ${owner}, now() + ${interval(leaseMs)}::interval)`;
+}
+
+/**
+ * A run written once, finished. Spelled out rather than built by the query builder, which took
+ * about 0.2 ms of CPU per run to build it (a workflow without any step with an effect ends here).
+ */
+function finishedInsert(run: NewRun, outcome: RunFinish, finishedAt: Date): SQL {
+  return sql`insert into ${workflowRuns} (id, workflow_id, user_id, site_id, config_id, request, started_at,
+      definition, definition_version, rerun_of, status, message, steps, data_id, duration_ms, checkpoint, finished_at)
+    values (${run.id}::uuid, ${run.workflowId}::uuid, ${run.userId}::uuid, ${run.siteId}::uuid, ${run.configId}::uuid,
+      ${json(run.request)}, ${run.startedAt.toISOString()}::timestamptz, ${json(run.definition)},
+      ${run.definitionVersion}::int, ${run.rerunOf}::uuid, ${outcome.status}, ${outcome.message},
+      ${json(outcome.steps)}, ${outcome.dataId}::uuid, ${outcome.durationMs}::int, ${json(outcome.checkpoint)},
+      ${finishedAt.toISOString()}::timestamptz)`;
+}
+
+/** A value as a jsonb parameter. */
+function json(value: unknown): SQL {
+  return sql`${JSON.stringify(value)}::jsonb`;
+}
+
+/**
+ * The journal's writes of a run (engine/ARCHITECTURE.md): its first write, its checkpoints, its
+ * pause, its end, and the cancel flag its drive reads. The cancellation read is a prepared
+ * statement, built once here; the checkpoint and the usual end are calls of functions whose plans
+ * PostgreSQL keeps (migrations 0016 and 0017); the first write is built per run, as it usually rides
+ * in another statement (see `insertRunningWrite`).
+ */
+@Injectable()
+export class RunJournalRepository {
+  private readonly cancelRequestedStatement;
+
+  constructor(@Inject(DATABASE) private readonly db: Database) {
+    this.cancelRequestedStatement = db
+      .select({ cancelRequested: workflowRuns.cancelRequested })
+      .from(workflowRuns)
+      .where(eq(workflowRuns.id, placeholder('id')))
+      .prepare('workflow_run_cancel_requested');
+  }
+
+  /**
+   * The first write of a run driven inside its request, made when its first step with an effect is
+   * about to start: the run, its progress so far and its lease in one statement.
+   */
+  async insertRunning(run: NewRun, owner: string, progress: RunProgress, leaseMs: number): Promise<void> {
+    await this.db.execute(runningInsert(run, owner, progress, leaseMs));
+  }
+
+  /**
+   * The same first write as a statement another module's insert carries (database/carried-write),
+   * so the run and that insert commit together.
+   */
+  insertRunningWrite(run: NewRun, owner: string, progress: RunProgress, leaseMs: number): SQL {
+    return runningInsert(run, owner, progress, leaseMs);
+  }
+
+  /**
+   * A run driven inside its request that ended before any step with an effect: written once,
+   * finished (with the entry of the record's workflow log, should a step have provided one, and its
+   * `workflow.run.finished` event).
+   */
+  async insertFinished(
+    run: NewRun,
+    outcome: RunFinish,
+    logEntry: Record<string, unknown>,
+    effects: CommittedEffect[] = [],
+  ): Promise<void> {
+    const finishedAt = new Date();
+    const written = [
+      ...(outcome.dataId
+        ? [sql`logged as (${appendToWorkflowLog(outcome.dataId, JSON.stringify(logEntry))})`]
+        : []),
+      ...(effects.length > 0 ? [sql`outboxed as (${insertEffects(sql`${run.id}::uuid`, effects)})`] : []),
+      sql`announced as (${insertedRunEvent(run, outcome, finishedAt)})`,
+    ];
+    await this.db.execute(
+      sql`with ${sql.join(written, sql`, `)} ${finishedInsert(run, outcome, finishedAt)}`,
+    );
+  }
+
+  /**
+   * Commits the run's progress and renews its lease; answers whether cancellation was requested
+   * meanwhile (so no separate read is needed), or null when the lease was lost.
+   */
+  async checkpoint(
+    id: string,
+    owner: string,
+    progress: RunProgress,
+    leaseMs: number,
+  ): Promise<{ cancelRequested: boolean } | null> {
+    // One call of a function whose plan PostgreSQL keeps (migration 0017).
+    const result = await this.db.execute(sql`select fdws_checkpoint_run(${id}::uuid, ${owner}::text,
+      ${progress.nextStep}::int, ${progress.stepInFlight}::int, ${JSON.stringify(progress.checkpoint)}::jsonb,
+      ${JSON.stringify(progress.steps)}::jsonb, ${progress.dataId}::uuid, ${interval(leaseMs)}::interval) as cancel_requested`);
+    const cancelRequested = rowsOf(result)[0]?.cancel_requested;
+    return typeof cancelRequested === 'boolean' ? { cancelRequested } : null;
+  }
+
+  /**
+   * Stores a run this instance holds as `waiting` (see RunJournal.pause) in one statement with the
+   * waiting step's effects; taken again by the queue at `until`, or at once after a decision.
+   */
+  async pause(
+    id: string,
+    owner: string,
+    progress: RunProgress,
+    until: Date | null,
+    effects: CommittedEffect[],
+  ): Promise<boolean> {
+    // A cancel that came after the run last read its flag: queued again at once (its driver then
+    // cancels it), and the waiting step's effects (its notify mail) are not stored.
+    const pausedId = sql`(select id from paused where status = 'waiting')`;
+    const outboxed = effects.length > 0 ? sql`, outboxed as (${insertEffects(pausedId, effects)})` : sql``;
+    const result = await this.db.execute(sql`
+      with paused as (
+        update ${workflowRuns}
+        set status = case when cancel_requested then 'queued' else 'waiting' end,
+          next_step = ${progress.nextStep}, step_in_flight = null,
+          checkpoint = ${JSON.stringify(progress.checkpoint)}::jsonb, steps = ${JSON.stringify(progress.steps)}::jsonb,
+          data_id = ${progress.dataId}::uuid, lease_owner = null, lease_until = null, claims = 0,
+          available_at = case when cancel_requested then now() else ${until?.toISOString() ?? null}::timestamptz end
+        where id = ${id}::uuid and lease_owner = ${owner} and status = 'running'
+        returning id, status
+      )${outboxed}
+      select count(*)::int as paused from paused`);
+    return Number(rowsOf(result)[0]?.paused) === 1;
+  }
+
+  /**
+   * Ends a run this instance holds (`owner`, still running), in one statement: the run's outcome,
+   * its entry in the workflow log of the record it saved, the effects it committed to (into the
+   * outbox) and its `workflow.run.finished` event. False, and nothing written, when the lease was lost: another instance drives the run.
+   * A finished run is never resumed: its checkpoint keeps only what a re-run reuses (see
+   * runEnding).
+   */
+  async finish(
+    id: string,
+    owner: string,
+    outcome: RunFinish,
+    logEntry: Record<string, unknown>,
+    effects: CommittedEffect[] = [],
+  ): Promise<boolean> {
+    if (effects.length === 0) {
+      // The usual end: one call of a function whose plans PostgreSQL keeps (migration 0016).
+      const result = await this.db.execute(sql`select fdws_finish_run(${id}::uuid, ${owner}::text,
+          ${outcome.status}::text, ${outcome.message}::text, ${JSON.stringify(outcome.steps)}::jsonb,
+          ${outcome.dataId}::uuid, ${outcome.durationMs}::int, ${JSON.stringify(outcome.checkpoint)}::jsonb,
+          ${JSON.stringify(logEntry)}::jsonb) as finished`);
+      return rowsOf(result)[0]?.finished === true;
+    }
+    const finishedId = sql`(select id from finished)`;
+    const logged = outcome.dataId
+      ? sql`, logged as (${appendToWorkflowLog(sql`(select ${outcome.dataId}::uuid from finished)`, JSON.stringify(logEntry))})`
+      : sql``;
+    const outboxed = effects.length > 0 ? sql`, outboxed as (${insertEffects(finishedId, effects)})` : sql``;
+    const result = await this.db.execute(sql`
+      with finished as (
+        update ${workflowRuns}
+        set status = ${outcome.status}, message = ${outcome.message}, steps = ${JSON.stringify(outcome.steps)}::jsonb,
+          data_id = ${outcome.dataId}::uuid, duration_ms = ${outcome.durationMs}, finished_at = now(),
+          checkpoint = ${JSON.stringify(outcome.checkpoint)}::jsonb, lease_owner = null, lease_until = null, step_in_flight = null
+        where id = ${id}::uuid and lease_owner = ${owner} and status = 'running'
+        returning *
+      )${logged}${outboxed}, announced as (${finishedRunEvent()})
+      select count(*)::int as finished from finished`);
+    return Number(rowsOf(result)[0]?.finished) === 1;
+  }
+
+  /**
+   * Marks a run for cancellation; a queued run is cancelled at once; a waiting one is queued, due
+   * now, so a worker ends it (compensating first when its strategy is rollback). Returns the run
+   * after the change, or null when it was not active (or does not exist).
+   */
+  async requestCancel(id: string): Promise<WorkflowRunRow | null> {
+    if (!isUuid(id)) return null;
+    // One update, so a run changing state meanwhile (pausing, being claimed) cannot fall between
+    // the cases: a queued run that never started ends here; a waiting one is queued to end in its
+    // drive (compensated there with rollback); a running one is flagged for its drive.
+    const neverStarted = sql`${workflowRuns.status} = 'queued' and ${workflowRuns.nextStep} = 0`;
+    const changed = await this.db.transaction(async (tx) => {
+      const [updated] = await tx
+        .update(workflowRuns)
+        .set({
+          status: sql`case when ${neverStarted} then 'cancelled' when ${workflowRuns.status} = 'waiting' then 'queued' else ${workflowRuns.status} end`,
+          finishedAt: sql`case when ${neverStarted} then now() else ${workflowRuns.finishedAt} end`,
+          message: sql`case when ${neverStarted} then 'Workflow cancelled before it started' else ${workflowRuns.message} end`,
+          cancelRequested: sql`not (${neverStarted})`,
+          availableAt: sql`case when ${workflowRuns.status} = 'waiting' then now() else ${workflowRuns.availableAt} end`,
+        })
+        .where(and(eq(workflowRuns.id, id), inArray(workflowRuns.status, ['queued', 'running', 'waiting'])))
+        .returning();
+      // A run that ends here ends like any other: with its `workflow.run.finished` event, in the same transaction.
+      if (updated?.status === 'cancelled') await tx.execute(cancelledRunEvent(updated.id));
+      return updated;
+    });
+    return changed ?? null;
+  }
+
+  /** The run's status as stored (a retried write checks whether its first try committed). */
+  async statusOf(id: string): Promise<string | null> {
+    const [row] = await this.db
+      .select({ status: workflowRuns.status })
+      .from(workflowRuns)
+      .where(eq(workflowRuns.id, id))
+      .limit(1);
+    return row?.status ?? null;
+  }
+
+  async isCancelRequested(id: string): Promise<boolean> {
+    const [row] = await this.cancelRequestedStatement.execute({ id });
+    return row?.cancelRequested ?? false;
+  }
+}
