@@ -46,6 +46,7 @@ import { RunDecisionsService } from './runs/run-decisions.service';
 import { RunErasure } from './runs/run-erasure.service';
 import { WorkflowRunsService } from './runs/workflow-runs.service';
 import { WorkflowsController } from './workflows.controller';
+import { WorkflowVersionsController } from './definitions/workflow-versions.controller';
 import { WorkflowsRepository } from './definitions/workflows.repository';
 import { WorkflowsService } from './definitions/workflows.service';
 
@@ -72,7 +73,7 @@ export const BUILT_IN_STEP_MODULES = [
     UsersModule,
     ...BUILT_IN_STEP_MODULES,
   ],
-  controllers: [WorkflowsController, RunOperationsController],
+  controllers: [WorkflowsController, RunOperationsController, WorkflowVersionsController],
   providers: [
     StepRegistry,
     CompiledDefinitions,

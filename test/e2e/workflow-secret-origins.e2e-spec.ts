@@ -66,17 +66,20 @@ describe('workflow secrets are bound to the origins they may be sent to', () => 
 
   /** A definition stored as it was before the binding existed (the save-time check never saw it). */
   async function storedUnchecked(steps: unknown[]): Promise<string> {
-    const row = await t.app.get(WorkflowsRepository).insert({
-      name: 'Saved earlier',
-      alias: null,
-      description: null,
-      type: 'custom',
-      config: { steps, retry: { enabled: true, maxAttempts: 3, backoff: 'fixed', delayMs: 0 } },
-      permissions: { roles: ['user'], users: [] },
-      tags: [],
-      siteId: null,
-      isActive: true,
-    });
+    const row = await t.app.get(WorkflowsRepository).insert(
+      {
+        name: 'Saved earlier',
+        alias: null,
+        description: null,
+        type: 'custom',
+        config: { steps, retry: { enabled: true, maxAttempts: 3, backoff: 'fixed', delayMs: 0 } },
+        permissions: { roles: ['user'], users: [] },
+        tags: [],
+        siteId: null,
+        isActive: true,
+      },
+      null,
+    );
     return row.id;
   }
 

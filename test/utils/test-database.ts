@@ -20,6 +20,7 @@ const TABLES = [
   'workflow_effects',
   'workflow_operations',
   'workflow_runs',
+  'workflow_versions',
   'workflows',
   'data_records',
   'record_history',

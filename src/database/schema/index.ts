@@ -15,3 +15,4 @@ export * from './erasures.table';
 export * from './form-config-versions.table';
 export * from './data-imports.table';
 export * from './attachments.table';
+export * from './workflow-versions.table';

@@ -1,13 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { and, asc, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { siteCondition, type SiteScope } from '../../common/context/site-scope';
 import { isUuid } from '../../common/validation/is-uuid';
 import { DATABASE, type Database } from '../../database/database.types';
-import { workflows } from '../../database/schema';
+import { workflows, workflowVersions } from '../../database/schema';
 
 export type WorkflowRow = typeof workflows.$inferSelect;
 export type NewWorkflow = typeof workflows.$inferInsert;
 export type WorkflowChanges = Partial<Omit<NewWorkflow, 'id' | 'createdAt' | 'version'>>;
+export type WorkflowVersionRow = typeof workflowVersions.$inferSelect;
 
 export interface WorkflowListFilter {
   type?: string;
@@ -67,33 +68,71 @@ export class WorkflowsRepository {
       .orderBy(asc(workflows.id));
   }
 
-  async insert(workflow: NewWorkflow): Promise<WorkflowRow> {
-    const [row] = await this.db.insert(workflows).values(workflow).returning();
-    return row;
+  /** Stores a new workflow and its version 1, made by `savedBy`, in one transaction. */
+  async insert(workflow: NewWorkflow, savedBy: string | null): Promise<WorkflowRow> {
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx.insert(workflows).values(workflow).returning();
+      await tx.insert(workflowVersions).values(versionOf(row, savedBy));
+      return row;
+    });
+  }
+
+  /** A workflow's kept versions, newest first. */
+  async versionsOf(workflowId: string): Promise<WorkflowVersionRow[]> {
+    return this.db
+      .select()
+      .from(workflowVersions)
+      .where(eq(workflowVersions.workflowId, workflowId))
+      .orderBy(desc(workflowVersions.version));
   }
 
   /**
-   * Updates the active workflow, raising its version; with `versions` (If-Match) only while it is
-   * at one of them, checked in the update itself. Null when there is no such row.
+   * Updates the active workflow, raising its version, and keeps the new version (made by
+   * `savedBy`) in the same transaction; with `versions` (If-Match) only while it is at one of them,
+   * checked in the update itself. Null when there is no such row.
    */
   async updateActive(
     id: string,
     changes: WorkflowChanges,
+    savedBy: string | null,
     versions: number[] | null = null,
   ): Promise<WorkflowRow | null> {
     if (!isUuid(id)) return null;
-    const [row] = await this.db
-      .update(workflows)
-      // Every update is a new version of the definition (a run keeps the one it ran with).
-      .set({ ...changes, version: sql`${workflows.version} + 1`, updatedAt: new Date() })
-      .where(
-        and(
-          eq(workflows.id, id),
-          eq(workflows.isActive, true),
-          versions === null ? undefined : inArray(workflows.version, versions),
-        ),
-      )
-      .returning();
-    return row ?? null;
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx
+        .update(workflows)
+        // Every update is a new version of the definition (a run keeps the one it ran with).
+        .set({ ...changes, version: sql`${workflows.version} + 1`, updatedAt: new Date() })
+        .where(
+          and(
+            eq(workflows.id, id),
+            eq(workflows.isActive, true),
+            versions === null ? undefined : inArray(workflows.version, versions),
+          ),
+        )
+        .returning();
+      if (row) await tx.insert(workflowVersions).values(versionOf(row, savedBy));
+      return row ?? null;
+    });
   }
+}
+
+/** The version a stored workflow row is at, as kept in workflow_versions. */
+function versionOf(row: WorkflowRow, savedBy: string | null): typeof workflowVersions.$inferInsert {
+  return {
+    workflowId: row.id,
+    version: row.version,
+    name: row.name,
+    alias: row.alias,
+    description: row.description,
+    type: row.type,
+    config: row.config,
+    permissions: row.permissions,
+    tags: row.tags,
+    siteId: row.siteId,
+    isActive: row.isActive,
+    authorId: row.authorId,
+    savedBy,
+    savedAt: row.updatedAt,
+  };
 }

@@ -12,12 +12,14 @@ import {
 } from '../../common/http/conditional-requests';
 import { SitesService } from '../../sites/sites.service';
 import type { WorkflowListDto, WorkflowResponseDto } from '../dto/workflow-response.dto';
+import type { WorkflowVersionDto, WorkflowVersionListDto } from '../dto/workflow-version.dto';
 import type {
   CreateWorkflowDto,
   ListWorkflowsQueryDto,
   UpdateWorkflowDto,
 } from '../dto/workflow-definition.dto';
 import { WorkflowDefinitionValidator } from './workflow-definition.validator';
+import { toVersionResponse, toVersionSummaries } from './workflow-version.mapper';
 import { toWorkflowResponse } from '../workflow.mapper';
 import { WorkflowsRepository, type WorkflowRow } from './workflows.repository';
 import { EventInterests } from '../../events/event-interests.service';
@@ -62,6 +64,23 @@ export class WorkflowsService {
     return toWorkflowResponse(row);
   }
 
+  /** The workflow's kept versions, newest first; readable by whoever may read the workflow (else 404). */
+  async versions(ctx: RequestContext, workflowId: string): Promise<WorkflowVersionListDto> {
+    await this.get(ctx, workflowId);
+    const rows = await this.workflows.versionsOf(workflowId);
+    return { data: toVersionSummaries(rows), totalCount: rows.length };
+  }
+
+  /** One kept version (404 `WORKFLOW_VERSION_NOT_FOUND` for anything but the number of a kept one). */
+  async version(ctx: RequestContext, workflowId: string, version: string): Promise<WorkflowVersionDto> {
+    await this.get(ctx, workflowId);
+    const kept = /^[1-9][0-9]{0,8}$/.test(version)
+      ? (await this.workflows.versionsOf(workflowId)).find((row) => row.version === Number(version))
+      : undefined;
+    if (!kept) throw new AppError('WORKFLOW_VERSION_NOT_FOUND', { params: { version } });
+    return toVersionResponse(kept);
+  }
+
   async create(ctx: RequestContext, body: CreateWorkflowDto): Promise<WorkflowResponseDto> {
     const author = requireUser(ctx);
     const siteId = await this.sites.siteOfNewDefinition(ctx, body.siteId);
@@ -69,18 +88,21 @@ export class WorkflowsService {
     assertRunAsAllowed(author, body.config as unknown as Record<string, unknown>);
     // Declared first: a change committed once the workflow is stored writes the event it waits for.
     await this.interests.declare(triggerInterests(body.config as unknown as Record<string, unknown>));
-    const row = await this.workflows.insert({
-      name: body.name,
-      alias: body.alias ?? null,
-      description: body.description ?? null,
-      type: body.type,
-      config: body.config as unknown as Record<string, unknown>,
-      permissions: { roles: body.permissions?.roles ?? [], users: body.permissions?.users ?? [] },
-      tags: body.tags ?? [],
-      siteId,
-      isActive: body.isActive ?? true,
-      authorId: author.userId,
-    });
+    const row = await this.workflows.insert(
+      {
+        name: body.name,
+        alias: body.alias ?? null,
+        description: body.description ?? null,
+        type: body.type,
+        config: body.config as unknown as Record<string, unknown>,
+        permissions: { roles: body.permissions?.roles ?? [], users: body.permissions?.users ?? [] },
+        tags: body.tags ?? [],
+        siteId,
+        isActive: body.isActive ?? true,
+        authorId: author.userId,
+      },
+      author.userId,
+    );
     return toWorkflowResponse(row);
   }
 
@@ -121,6 +143,7 @@ export class WorkflowsService {
         // Whoever saves the definition vouches for it: `runAs: "author"` runs as them from now on.
         authorId: body.config ? author.userId : undefined,
       },
+      author.userId,
       expectedVersions(ifMatch),
     );
     await this.forget(workflowId);
@@ -136,7 +159,12 @@ export class WorkflowsService {
   ): Promise<WorkflowResponseDto> {
     const current = await this.requireVisible(ctx, workflowId);
     await this.sites.requireDefinitionChange(ctx, current.siteId, undefined);
-    const row = await this.workflows.updateActive(workflowId, { isActive: false }, expectedVersions(ifMatch));
+    const row = await this.workflows.updateActive(
+      workflowId,
+      { isActive: false },
+      requireUser(ctx).userId,
+      expectedVersions(ifMatch),
+    );
     await this.forget(workflowId);
     if (!row) throw await this.missedWrite(workflowId);
     return toWorkflowResponse(row);
