@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMailTestingModule, type MailTestingModule } from '../../test/utils/mail-testing';
 import { startSmtpTestServer, type SmtpTestServer } from '../../test/utils/smtp-test-server';
-import { StepError } from '../workflow/steps/step-error';
+import { StepError } from '../workflow/sdk/step-error';
 import { AdminNotifier, type WorkflowFailure } from './admin-notifier.service';
 import { MailModule } from './mail.module';
 

@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
 import { IsIn, IsOptional, IsString, Length } from 'class-validator';
-import type { StepContext, StepOutcome, WorkflowStepHandler } from '../../src/workflow/steps/step-handler';
-import { StepError } from '../../src/workflow/steps/step-error';
-import { WorkflowStep } from '../../src/workflow/steps/workflow-step.decorator';
+import type { StepContext, StepOutcome, WorkflowStepHandler } from '../../src/workflow/sdk/step-handler';
+import { StepError } from '../../src/workflow/sdk/step-error';
+import { WorkflowStep } from '../../src/workflow/sdk/workflow-step.decorator';
 
 /** A third-party step type for the tests, registered exactly as README "Adding a step type" says. */
 export class EchoConfig {

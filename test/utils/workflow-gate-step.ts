@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { IsString, Length } from 'class-validator';
-import type { StepOutcome, WorkflowStepHandler } from '../../src/workflow/steps/step-handler';
-import { WorkflowStep } from '../../src/workflow/steps/workflow-step.decorator';
+import type { StepOutcome, WorkflowStepHandler } from '../../src/workflow/sdk/step-handler';
+import { WorkflowStep } from '../../src/workflow/sdk/workflow-step.decorator';
 
 export class GateConfig {
   @IsString() @Length(1, 50) gate: string;

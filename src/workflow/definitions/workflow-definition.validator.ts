@@ -9,7 +9,7 @@ import { StepRegistry } from '../engine/step-registry.service';
 import { envNamesIn, hasEnvPlaceholder, stringsOf, templateProblems } from '../engine/model/template';
 import type { WorkflowConfigDto } from '../dto/workflow-definition.dto';
 import { fixedOriginOf } from '../steps/api/url-template';
-import type { WorkflowStepOptions } from '../steps/workflow-step.decorator';
+import type { WorkflowStepOptions } from '../sdk/workflow-step.decorator';
 
 /** The role permission that lets a definition read `{{env.NAME}}` values at all (admins hold it). */
 export const SECRETS_PERMISSION = { resource: 'workflows', action: 'secrets' } as const;

@@ -10,7 +10,7 @@ import type { Locale } from '../../common/i18n/locale';
 import { FormAccessService } from '../../permissions/form-access.service';
 import { RolePermissions } from '../../roles/role-permissions.service';
 import { UsersService } from '../../users/users.service';
-import type { FormAccessNeed } from '../steps/step-handler';
+import type { FormAccessNeed } from '../sdk/step-handler';
 import { WorkflowsService } from '../definitions/workflows.service';
 
 /** Who started a run and through which host, as stored on the run. */

@@ -4,8 +4,8 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import type { FieldError } from '../../common/errors/app-error';
 import { flattenValidationErrors } from '../../common/http/validation.pipe';
-import type { WorkflowStepHandler } from '../steps/step-handler';
-import { WORKFLOW_STEP, type WorkflowStepOptions } from '../steps/workflow-step.decorator';
+import type { WorkflowStepHandler } from '../sdk/step-handler';
+import { WORKFLOW_STEP, type WorkflowStepOptions } from '../sdk/workflow-step.decorator';
 
 export interface RegisteredStep {
   options: WorkflowStepOptions;

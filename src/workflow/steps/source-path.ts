@@ -1,5 +1,5 @@
-import { StepError } from './step-error';
-import type { StepContext } from './step-handler';
+import { StepError } from '../sdk/step-error';
+import type { StepContext } from '../sdk/step-handler';
 
 /** The object a step works on: the context path in `source` (default `input`). */
 export function readSourceObject(context: StepContext, source: string | undefined): Record<string, unknown> {

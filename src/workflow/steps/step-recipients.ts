@@ -1,5 +1,5 @@
 import { parseRecipients } from '../../mail/recipients';
-import { StepError } from './step-error';
+import { StepError } from '../sdk/step-error';
 
 /** A step's rendered `to` as addresses, or the step fails (not retried) with `INVALID_RECIPIENT`. */
 export function stepRecipients(to: unknown): string[] {

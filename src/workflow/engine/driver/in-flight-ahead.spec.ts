@@ -1,4 +1,4 @@
-import type { WorkflowStepOptions } from '../../steps/workflow-step.decorator';
+import type { WorkflowStepOptions } from '../../sdk/workflow-step.decorator';
 import { stepInFlightAhead } from './in-flight-ahead';
 import type { StepDefinition, WorkflowDefinition } from '../model/run-model';
 import type { StepRegistry } from '../step-registry.service';

@@ -1,7 +1,7 @@
 import type { RequestContext } from '../../../common/context/request-context';
 import type { CompiledStep } from '../compiled-definitions';
 import type { RunJournal } from '../journal/run-journal';
-import type { StepWait } from '../../steps/step-handler';
+import type { StepWait } from '../../sdk/step-handler';
 import type { HeldEffect, RunRequest, StepLog, WorkflowDefinition } from '../model/run-model';
 import type { RunState } from '../model/run-state';
 import type { StepFailure, Translate } from './step-failure';

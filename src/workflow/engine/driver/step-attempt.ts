@@ -1,6 +1,6 @@
 import { AppError } from '../../../common/errors/app-error';
-import { StepError } from '../../steps/step-error';
-import type { StepContext, StepOutcome } from '../../steps/step-handler';
+import { StepError } from '../../sdk/step-error';
+import type { StepContext, StepOutcome } from '../../sdk/step-handler';
 import { storableFailure, unstorableReason } from '../model/storable-value';
 import type { RegisteredStep } from '../step-registry.service';
 import { engineFailure, isUnexpected, toStepFailure, type StepFailure, type Translate } from './step-failure';

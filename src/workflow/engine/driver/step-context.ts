@@ -1,8 +1,8 @@
 import type { CarriedWrite } from '../../../database/carried-write';
 import type { RequestContext } from '../../../common/context/request-context';
 import type { EffectSender } from '../../effects/effect-sender';
-import { StepError } from '../../steps/step-error';
-import type { EffectRequest, StepContext, StepEffects, StepSignal } from '../../steps/step-handler';
+import { StepError } from '../../sdk/step-error';
+import type { EffectRequest, StepContext, StepEffects, StepSignal } from '../../sdk/step-handler';
 import { parseContextPath, readSegments } from '../model/context-path';
 import type { HeldEffect } from '../model/run-model';
 import type { RunState } from '../model/run-state';

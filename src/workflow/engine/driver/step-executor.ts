@@ -3,7 +3,7 @@ import { plainToInstance } from 'class-transformer';
 import { AppError } from '../../../common/errors/app-error';
 import { causeChain } from '../../../common/errors/cause-chain';
 import { EffectRegistry } from '../../effects/effect-registry.service';
-import type { StepSignal } from '../../steps/step-handler';
+import type { StepSignal } from '../../sdk/step-handler';
 import { delayBeforeAttempt, retryPolicyOf } from './retry-policy';
 import type { AttemptLog, PendingRetry, StepDefinition } from '../model/run-model';
 import { RunCaller } from '../run-caller';

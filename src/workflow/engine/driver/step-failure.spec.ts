@@ -1,5 +1,5 @@
 import { AppError } from '../../../common/errors/app-error';
-import { StepError } from '../../steps/step-error';
+import { StepError } from '../../sdk/step-error';
 import { toStepFailure } from './step-failure';
 
 const translate = (error: AppError) => `message of ${error.code}`;

@@ -1,7 +1,7 @@
 import { AppError } from '../../../common/errors/app-error';
 import { isDatabaseError, isDatabaseUnavailable } from '../../../common/errors/database-unavailable';
 import type { ErrorCode } from '../../../common/errors/error-codes';
-import { StepError } from '../../steps/step-error';
+import { StepError } from '../../sdk/step-error';
 
 /** A failed attempt as the step log records it. */
 export interface StepFailure {

@@ -5,7 +5,7 @@ import type { RunQueueRepository } from '../queue/run-queue.repository';
 import type { RunJournalRepository } from './run-journal.repository';
 import type { NewRun, RunFinish, RunProgress } from '../model/run-records';
 import { CarriedWrite } from '../../../database/carried-write';
-import type { WorkflowStepOptions } from '../../steps/workflow-step.decorator';
+import type { WorkflowStepOptions } from '../../sdk/workflow-step.decorator';
 import { redact } from '../model/redaction';
 import type { AttemptOutcome } from '../driver/step-attempt';
 import type { RunState } from '../model/run-state';

@@ -1,7 +1,7 @@
 import type { AuthUser } from '../../../common/context/request-context';
 import type { EventType } from '../../../events/domain-event';
 import type { Locale } from '../../../common/i18n/locale';
-import type { StepSignal, StepWait } from '../../steps/step-handler';
+import type { StepSignal, StepWait } from '../../sdk/step-handler';
 import type { StepCondition } from './condition';
 import type { RetrySettings } from '../driver/retry-policy';
 import type { StepFailure } from '../driver/step-failure';

@@ -1,4 +1,4 @@
-import { PROTECTED_SCOPE_ENTRIES, type WorkflowScope } from '../../steps/step-handler';
+import { PROTECTED_SCOPE_ENTRIES, type WorkflowScope } from '../../sdk/step-handler';
 import type { HeldEffect, RunCheckpoint, RunRequest, StepLog } from './run-model';
 
 export type { AttemptLog, PendingRetry, RunCheckpoint, StepLog } from './run-model';

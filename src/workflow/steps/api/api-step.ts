@@ -2,9 +2,14 @@ import { Inject } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../../config/app-config';
 import { containsSecret, envSecrets, redact, redactedExcerpt } from '../../engine/model/redaction';
 import { SecretOrigins, type SecretOriginRefusal } from '../../engine/model/secret-origins';
-import { StepError } from '../step-error';
-import type { CompensationOutcome, StepContext, StepOutcome, WorkflowStepHandler } from '../step-handler';
-import { WorkflowStep } from '../workflow-step.decorator';
+import { StepError } from '../../sdk/step-error';
+import type {
+  CompensationOutcome,
+  StepContext,
+  StepOutcome,
+  WorkflowStepHandler,
+} from '../../sdk/step-handler';
+import { WorkflowStep } from '../../sdk/workflow-step.decorator';
 import { ApiStepConfig } from './api-step.config';
 import {
   OutboundErrorCode,

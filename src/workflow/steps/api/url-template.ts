@@ -1,6 +1,6 @@
 import { originOf as webOriginOf } from '../../engine/model/secret-origins';
 import { templateParts, type TemplatePart } from '../../engine/model/template';
-import { StepError } from '../step-error';
+import { StepError } from '../../sdk/step-error';
 import { OutboundErrorCode } from '../../../common/outbound-http';
 
 /**

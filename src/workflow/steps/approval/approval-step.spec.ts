@@ -1,9 +1,9 @@
 import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { createStepTestContext } from '../../testing/step-test-kit';
-import { StepError } from '../step-error';
-import type { StepSignal } from '../step-handler';
+import { createStepTestContext } from '../../sdk/step-test-kit';
+import { StepError } from '../../sdk/step-error';
+import type { StepSignal } from '../../sdk/step-handler';
 import { ApprovalStep } from './approval-step';
 import { ApprovalStepConfig } from './approval-step.config';
 

@@ -1,8 +1,8 @@
 import { headerText } from '../../../mail/mail-text';
-import { StepError } from '../step-error';
+import { StepError } from '../../sdk/step-error';
 import { stepRecipients } from '../step-recipients';
-import type { StepContext, StepOutcome, WorkflowStepHandler } from '../step-handler';
-import { WorkflowStep } from '../workflow-step.decorator';
+import type { StepContext, StepOutcome, WorkflowStepHandler } from '../../sdk/step-handler';
+import { WorkflowStep } from '../../sdk/workflow-step.decorator';
 import { ApprovalStepConfig, type ApprovalNotifyConfig } from './approval-step.config';
 
 export interface ApprovalResult {

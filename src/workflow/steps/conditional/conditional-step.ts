@@ -1,6 +1,6 @@
 import { conditionMet } from '../../engine/model/condition';
-import type { StepContext, StepOutcome, WorkflowStepHandler } from '../step-handler';
-import { WorkflowStep } from '../workflow-step.decorator';
+import type { StepContext, StepOutcome, WorkflowStepHandler } from '../../sdk/step-handler';
+import { WorkflowStep } from '../../sdk/workflow-step.decorator';
 import { ConditionalStepConfig } from './conditional-step.config';
 
 /** Evaluates a condition; later steps branch on `results.<name>.matched`. */

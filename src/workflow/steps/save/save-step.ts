@@ -6,9 +6,9 @@ import type {
   StepContext,
   StepOutcome,
   WorkflowStepHandler,
-} from '../step-handler';
+} from '../../sdk/step-handler';
 import { readSourceObject } from '../source-path';
-import { WorkflowStep } from '../workflow-step.decorator';
+import { WorkflowStep } from '../../sdk/workflow-step.decorator';
 import { SaveStepConfig } from './save-step.config';
 
 export interface SaveStepResult {

@@ -1,9 +1,9 @@
 import { isAllowedSegment } from '../../../common/validation/field-path';
 import { readSegments } from '../../engine/model/context-path';
 import { readSourceObject } from '../source-path';
-import { StepError } from '../step-error';
-import type { StepContext, StepOutcome, WorkflowStepHandler } from '../step-handler';
-import { WorkflowStep } from '../workflow-step.decorator';
+import { StepError } from '../../sdk/step-error';
+import type { StepContext, StepOutcome, WorkflowStepHandler } from '../../sdk/step-handler';
+import { WorkflowStep } from '../../sdk/workflow-step.decorator';
 import { TransformStepConfig } from './transform-step.config';
 
 /**

@@ -3,7 +3,7 @@ import type { EffectSender } from '../effects/effect-sender';
 import { mailPayloadProblem } from '../effects/mail-effect.sender';
 import { RunState } from '../engine/model/run-state';
 import { buildStepContext, EffectBuffer } from '../engine/driver/step-context';
-import type { EffectRequest, StepContext, StepSignal } from '../steps/step-handler';
+import type { EffectRequest, StepContext, StepSignal } from './step-handler';
 
 /** What a test sets up; everything has a default. */
 export interface StepTestOptions {
