@@ -17,6 +17,10 @@ const FEATURES = [
   'workflow',
   'ai',
   'webhooks',
+  'events',
+  'idempotency',
+  'mail',
+  'erasure',
 ];
 const up = (levels) => '\\.\\./'.repeat(levels);
 
@@ -64,6 +68,29 @@ const noOtherFeaturesRepository = [0, 1, 2].map((nesting) => ({
   },
 }));
 
+/**
+ * Step types import the engine only through the step SDK (src/workflow/sdk/index.ts), as a third
+ * party's would; their own folder, steps/ helpers and other features' services stay reachable. The
+ * `save` step alone may open the run's carried write (sdk/run-write-handle).
+ */
+const stepsOnTheSdk = (allowed) => ({
+  'no-restricted-imports': [
+    'error',
+    {
+      patterns: [
+        {
+          regex: `^\\.\\./\\.\\./(?!sdk$${allowed}|\\.\\.)`,
+          message: 'A step imports the workflow engine only from src/workflow/sdk (the step SDK index).',
+        },
+      ],
+    },
+  ],
+});
+const stepsImportTheSdk = [
+  { files: ['src/workflow/steps/*/**/*.ts'], rules: stepsOnTheSdk('') },
+  { files: ['src/workflow/steps/save/**/*.ts'], rules: stepsOnTheSdk('|sdk/run-write-handle$') },
+];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'src/database/migrations/**', '*.mjs', '*.js'] },
   js.configs.recommended,
@@ -88,4 +115,5 @@ export default tseslint.config(
   },
   ...infrastructureImportsNoFeature,
   ...noOtherFeaturesRepository,
+  ...stepsImportTheSdk,
 );

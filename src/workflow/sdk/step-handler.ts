@@ -1,6 +1,6 @@
-import type { CarriedWrite } from '../../database/carried-write';
 import type { RequestContext } from '../../common/context/request-context';
 import type { FormPermissionName } from '../../permissions/form-permission-names';
+import type { RunWriteHandle } from './run-write-handle';
 
 /** What templates and conditions read: `{{input.x}}`, `savedData._id`, `results.lookup.status`, ... */
 export interface WorkflowScope {
@@ -82,10 +82,11 @@ export interface StepContext {
   readonly resumedWith: StepSignal | null;
   /**
    * The run's first write, when the run is not stored yet and the step type declares
-   * `carriesRunWrite`: the step hands it to its insert (RecordsService.create's `carrying`), so the
-   * run is stored with the step's effect. Null otherwise.
+   * `carriesRunWrite`: an opaque handle that only the built-in `save` step opens, to hand the write
+   * to its insert (RecordsService.create's `carrying`), so the run is stored with the step's effect.
+   * Null otherwise.
    */
-  readonly carriedWrite: CarriedWrite | null;
+  readonly carriedWrite: RunWriteHandle | null;
 }
 
 /** What resumes a paused run at its step. */

@@ -1,4 +1,5 @@
 import type { CarriedWrite } from '../../../database/carried-write';
+import { runWriteHandle } from '../../sdk/run-write-handle';
 import type { RequestContext } from '../../../common/context/request-context';
 import type { EffectSender } from '../../effects/effect-sender';
 import { StepError } from '../../sdk/step-error';
@@ -71,7 +72,7 @@ export function buildStepContext(parts: StepContextParts): StepContext {
     },
     effects: parts.effects,
     resumedWith: parts.resumedWith ?? null,
-    carriedWrite: parts.carriedWrite ?? null,
+    carriedWrite: runWriteHandle(parts.carriedWrite ?? null),
     read: (path) => {
       const parsed = parseContextPath(path);
       if ('problem' in parsed || parsed.segments[0] === 'env') return undefined;

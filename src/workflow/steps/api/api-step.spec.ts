@@ -3,10 +3,13 @@ import { Test, type TestingModule } from '@nestjs/testing';
 import { startHttpServer, type HttpTestServer } from '../../../../test/utils/http-test-server';
 import { loadConfig } from '../../../config/app-config';
 import { AppConfigModule } from '../../../config/config.module';
-import { createStepTestContext } from '../../sdk/step-test-kit';
-import type { StepContext } from '../../sdk/step-handler';
-import { StepError } from '../../sdk/step-error';
-import { WORKFLOW_STEP, type WorkflowStepOptions } from '../../sdk/workflow-step.decorator';
+import {
+  createStepTestContext,
+  type StepContext,
+  StepError,
+  WORKFLOW_STEP,
+  type WorkflowStepOptions,
+} from '../../sdk';
 import { ApiStep } from './api-step';
 import { ApiStepConfig } from './api-step.config';
 import { ApiStepModule } from './api-step.module';

@@ -1,15 +1,19 @@
 import { Inject } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../../config/app-config';
-import { containsSecret, envSecrets, redact, redactedExcerpt } from '../../engine/model/redaction';
-import { SecretOrigins, type SecretOriginRefusal } from '../../engine/model/secret-origins';
-import { StepError } from '../../sdk/step-error';
-import type {
-  CompensationOutcome,
-  StepContext,
-  StepOutcome,
-  WorkflowStepHandler,
-} from '../../sdk/step-handler';
-import { WorkflowStep } from '../../sdk/workflow-step.decorator';
+import {
+  containsSecret,
+  envSecrets,
+  redact,
+  redactedExcerpt,
+  SecretOrigins,
+  type SecretOriginRefusal,
+  StepError,
+  type CompensationOutcome,
+  type StepContext,
+  type StepOutcome,
+  type WorkflowStepHandler,
+  WorkflowStep,
+} from '../../sdk';
 import { ApiStepConfig } from './api-step.config';
 import {
   OutboundErrorCode,

@@ -1,4 +1,4 @@
-import { StepError } from '../../sdk/step-error';
+import { StepError } from '../../sdk';
 import { fixedOriginOf, renderUrl, urlOriginProblem } from './url-template';
 
 describe('url templates of the api step', () => {

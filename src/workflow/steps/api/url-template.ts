@@ -1,6 +1,4 @@
-import { originOf as webOriginOf } from '../../engine/model/secret-origins';
-import { templateParts, type TemplatePart } from '../../engine/model/template';
-import { StepError } from '../../sdk/step-error';
+import { originOf as webOriginOf, templateParts, type TemplatePart, StepError } from '../../sdk';
 import { OutboundErrorCode } from '../../../common/outbound-http';
 
 /**

@@ -1,9 +1,7 @@
 import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { createStepTestContext } from '../../sdk/step-test-kit';
-import { StepError } from '../../sdk/step-error';
-import type { StepSignal } from '../../sdk/step-handler';
+import { createStepTestContext, StepError, type StepSignal } from '../../sdk';
 import { ApprovalStep } from './approval-step';
 import { ApprovalStepConfig } from './approval-step.config';
 

@@ -1,8 +1,12 @@
 import { headerText } from '../../../mail/mail-text';
-import { StepError } from '../../sdk/step-error';
+import {
+  StepError,
+  type StepContext,
+  type StepOutcome,
+  type WorkflowStepHandler,
+  WorkflowStep,
+} from '../../sdk';
 import { stepRecipients } from '../step-recipients';
-import type { StepContext, StepOutcome, WorkflowStepHandler } from '../../sdk/step-handler';
-import { WorkflowStep } from '../../sdk/workflow-step.decorator';
 import { ApprovalStepConfig, type ApprovalNotifyConfig } from './approval-step.config';
 
 export interface ApprovalResult {

@@ -5,7 +5,7 @@ import {
   type ValidationArguments,
   type ValidatorConstraintInterface,
 } from 'class-validator';
-import { conditionProblem } from '../../engine/model/condition';
+import { conditionProblem } from '../../sdk';
 
 @ValidatorConstraint({ name: 'condition' })
 class ConditionConstraint implements ValidatorConstraintInterface {

@@ -1,6 +1,10 @@
-import { conditionMet } from '../../engine/model/condition';
-import type { StepContext, StepOutcome, WorkflowStepHandler } from '../../sdk/step-handler';
-import { WorkflowStep } from '../../sdk/workflow-step.decorator';
+import {
+  conditionMet,
+  type StepContext,
+  type StepOutcome,
+  type WorkflowStepHandler,
+  WorkflowStep,
+} from '../../sdk';
 import { ConditionalStepConfig } from './conditional-step.config';
 
 /** Evaluates a condition; later steps branch on `results.<name>.matched`. */

@@ -1,5 +1,5 @@
 import { escapeHtml } from '../../../mail/mail-text';
-import type { WorkflowScope } from '../../sdk/step-handler';
+import type { WorkflowScope } from '../../sdk';
 
 type Entry = [key: string, value: string];
 

@@ -1,10 +1,14 @@
 import { readMailTemplate } from '../../../mail/mail-templates';
 import { headerText } from '../../../mail/mail-text';
-import { StepError } from '../../sdk/step-error';
+import {
+  StepError,
+  type StepContext,
+  type StepOutcome,
+  type WorkflowStepHandler,
+  WorkflowStep,
+} from '../../sdk';
 import { stepRecipients } from '../step-recipients';
 import type { OutgoingMail } from '../../../mail/mail.service';
-import type { StepContext, StepOutcome, WorkflowStepHandler } from '../../sdk/step-handler';
-import { WorkflowStep } from '../../sdk/workflow-step.decorator';
 import { fieldEntries, formatValue, htmlTable, plainText, submittedFields } from './notify-body';
 import { NotifyStepConfig, type NotifyEmailConfig } from './notify-step.config';
 

@@ -1,14 +1,15 @@
 import type { RequestContext } from '../../../common/context/request-context';
 import { RecordsService } from '../../../data/records.service';
-import type {
-  CompensationOutcome,
-  FormAccessNeed,
-  StepContext,
-  StepOutcome,
-  WorkflowStepHandler,
-} from '../../sdk/step-handler';
+import {
+  type CompensationOutcome,
+  type FormAccessNeed,
+  type StepContext,
+  type StepOutcome,
+  type WorkflowStepHandler,
+  WorkflowStep,
+} from '../../sdk';
+import { carriedWriteOf } from '../../sdk/run-write-handle';
 import { readSourceObject } from '../source-path';
-import { WorkflowStep } from '../../sdk/workflow-step.decorator';
 import { SaveStepConfig } from './save-step.config';
 
 export interface SaveStepResult {
@@ -44,7 +45,7 @@ export class SaveStep implements WorkflowStepHandler<SaveStepConfig, SaveStepRes
     const saved = await this.records.create(ctx, configId, data, {
       idempotencyKey: `run:${context.runId}:${context.step.name}`,
       // The run's first write, when it is not stored yet: it commits with the record.
-      carrying: context.carriedWrite,
+      carrying: carriedWriteOf(context.carriedWrite),
     });
     return {
       result: { dataId: saved.dataId, configId },

@@ -1,9 +1,13 @@
 import { isAllowedSegment } from '../../../common/validation/field-path';
-import { readSegments } from '../../engine/model/context-path';
+import {
+  readSegments,
+  StepError,
+  type StepContext,
+  type StepOutcome,
+  type WorkflowStepHandler,
+  WorkflowStep,
+} from '../../sdk';
 import { readSourceObject } from '../source-path';
-import { StepError } from '../../sdk/step-error';
-import type { StepContext, StepOutcome, WorkflowStepHandler } from '../../sdk/step-handler';
-import { WorkflowStep } from '../../sdk/workflow-step.decorator';
 import { TransformStepConfig } from './transform-step.config';
 
 /**

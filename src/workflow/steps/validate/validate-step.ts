@@ -2,9 +2,13 @@ import type { Locale } from '../../../common/i18n/locale';
 import { FormAccessService } from '../../../permissions/form-access.service';
 import { FormValidator } from '../../../validation/form-validator.service';
 import { readSourceObject } from '../source-path';
-import { StepError } from '../../sdk/step-error';
-import type { StepContext, StepOutcome, WorkflowStepHandler } from '../../sdk/step-handler';
-import { WorkflowStep } from '../../sdk/workflow-step.decorator';
+import {
+  StepError,
+  type StepContext,
+  type StepOutcome,
+  type WorkflowStepHandler,
+  WorkflowStep,
+} from '../../sdk';
 import { ValidateStepConfig } from './validate-step.config';
 
 export interface ValidateStepResult {
