@@ -4,9 +4,14 @@ import type { WorkflowEffectRow } from './effects/workflow-effects.repository';
 import type { WorkflowRunRow } from './engine/model/run-records';
 import type { WorkflowRow } from './definitions/workflows.repository';
 
-export function toWorkflowResponse(row: WorkflowRow): WorkflowResponseDto {
+/** The parts of a definition, as a workflow and each of its kept versions answer them. */
+export type DefinitionParts = Pick<
+  WorkflowResponseDto,
+  'name' | 'alias' | 'description' | 'type' | 'config' | 'permissions' | 'tags' | 'siteId' | 'isActive'
+>;
+
+export function definitionPartsOf(row: DefinitionParts): DefinitionParts {
   return {
-    id: row.id,
     name: row.name,
     alias: row.alias,
     description: row.description,
@@ -16,6 +21,13 @@ export function toWorkflowResponse(row: WorkflowRow): WorkflowResponseDto {
     tags: row.tags,
     siteId: row.siteId,
     isActive: row.isActive,
+  };
+}
+
+export function toWorkflowResponse(row: WorkflowRow): WorkflowResponseDto {
+  return {
+    id: row.id,
+    ...definitionPartsOf(row),
     version: row.version,
     authorId: row.authorId,
     createdAt: row.createdAt.toISOString(),

@@ -5,6 +5,7 @@ import {
   type WorkflowVersionDto,
   type WorkflowVersionSummaryDto,
 } from '../dto/workflow-version.dto';
+import { definitionPartsOf } from '../workflow.mapper';
 import type { WorkflowVersionRow } from './workflows.repository';
 
 /** Versions newest first, each with the parts that differ from the version before it. */
@@ -26,15 +27,7 @@ export function toVersionResponse(row: WorkflowVersionRow): WorkflowVersionDto {
     version: row.version,
     savedBy: row.savedBy,
     savedAt: row.savedAt.toISOString(),
-    name: row.name,
-    alias: row.alias,
-    description: row.description,
-    type: row.type,
-    config: row.config,
-    permissions: { roles: row.permissions.roles ?? [], users: row.permissions.users ?? [] },
-    tags: row.tags,
-    siteId: row.siteId,
-    isActive: row.isActive,
+    ...definitionPartsOf(row),
     authorId: row.authorId,
   };
 }

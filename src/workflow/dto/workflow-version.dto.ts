@@ -1,5 +1,5 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { WorkflowConfigDto, WorkflowPermissionsDto, WORKFLOW_TYPES } from './workflow-definition.dto';
+import { ApiProperty, PickType } from '@nestjs/swagger';
+import { WorkflowResponseDto } from './workflow-response.dto';
 
 /** The parts of a definition a version can change, as `changed` names them. */
 export const WORKFLOW_PARTS = [
@@ -41,19 +41,20 @@ export class WorkflowVersionListDto {
 }
 
 /** One kept version: the definition as it was saved. */
-export class WorkflowVersionDto {
+export class WorkflowVersionDto extends PickType(WorkflowResponseDto, [
+  'name',
+  'alias',
+  'description',
+  'type',
+  'config',
+  'permissions',
+  'tags',
+  'siteId',
+  'isActive',
+  'authorId',
+] as const) {
   @ApiProperty({ format: 'uuid' }) workflowId: string;
   @ApiProperty({ example: 1 }) version: number;
   @ApiProperty({ format: 'uuid', nullable: true, type: String }) savedBy: string | null;
   @ApiProperty({ format: 'date-time' }) savedAt: string;
-  @ApiProperty() name: string;
-  @ApiProperty({ nullable: true, type: String }) alias: string | null;
-  @ApiProperty({ nullable: true, type: String }) description: string | null;
-  @ApiProperty({ enum: WORKFLOW_TYPES }) type: string;
-  @ApiProperty({ type: WorkflowConfigDto }) config: Record<string, unknown>;
-  @ApiProperty({ type: WorkflowPermissionsDto }) permissions: { roles: string[]; users: string[] };
-  @ApiProperty({ type: [String] }) tags: string[];
-  @ApiProperty({ format: 'uuid', nullable: true, type: String }) siteId: string | null;
-  @ApiProperty() isActive: boolean;
-  @ApiProperty({ format: 'uuid', nullable: true, type: String }) authorId: string | null;
 }
