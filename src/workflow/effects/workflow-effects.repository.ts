@@ -30,10 +30,15 @@ export type ClaimedEffect = CommittedEffect & { runId: string; attempts: number;
 export function insertEffects(runId: SQL, effects: CommittedEffect[]): SQL {
   return sql`insert into ${workflowEffects} (run_id, step_index, effect_index, step_name, kind, payload)
     select ${runId}, e.step_index, e.effect_index, e.step_name, e.kind, e.payload
-    from jsonb_to_recordset(${JSON.stringify(effects.map(asRecord))}::jsonb)
+    from jsonb_to_recordset(${effectsJson(effects)}::jsonb)
       as e(step_index int, effect_index int, step_name text, kind text, payload jsonb)
     where ${runId} is not null
     on conflict do nothing`;
+}
+
+/** Effects as the JSON `jsonb_to_recordset` reads (here, and in the run's end, fdws_run_ended). */
+export function effectsJson(effects: CommittedEffect[]): string {
+  return JSON.stringify(effects.map(asRecord));
 }
 
 /** One effect under the column names `jsonb_to_recordset` reads. */

@@ -5,6 +5,7 @@ import { causeChain } from '../../common/errors/cause-chain';
 import { Translator } from '../../common/i18n/translator.service';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import type { QueuedRunDto, WorkflowResultDto } from '../dto/workflow-response.dto';
+import { workflowLogEntry } from './journal/run-end';
 import { RunJournalRepository } from './journal/run-journal.repository';
 import { RunQueueRepository, type TriggeredEnqueue } from './queue/run-queue.repository';
 import { WorkflowMetrics } from '../workflow-metrics';
@@ -236,7 +237,7 @@ export class WorkflowRunner {
         durationMs: Math.max(0, Date.now() - row.startedAt.getTime()),
         checkpoint: row.checkpoint ?? {},
       },
-      { runId: row.id, workflowId: row.workflowId, status: 'failed', at: new Date().toISOString() },
+      workflowLogEntry({ runId: row.id, workflowId: row.workflowId, status: 'failed' }),
     );
     if (finished) this.metrics.runFinished(row.workflowId, 'failed');
     else this.logger.warn(`workflow run ${row.id}: lost its lease while it was given up`);

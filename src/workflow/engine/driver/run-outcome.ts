@@ -5,6 +5,7 @@ import { redact } from '../model/redaction';
 import type { StepLog } from '../model/run-model';
 import type { RunSession } from './run-session';
 import type { StepFailure } from './step-failure';
+import { workflowLogEntry } from '../journal/run-end';
 
 export type FinalStatus = Exclude<RunStatus, 'running' | 'queued' | 'waiting'>;
 export type FailedStep = { name: string; failure: StepFailure } | null;
@@ -79,14 +80,13 @@ export function runEnding(
       secrets,
     ),
   };
-  const logEntry = {
+  const logEntry = workflowLogEntry({
     runId: journal.runId,
     workflowId: workflow.id,
     workflowName: workflow.name,
     status: reported,
-    at: new Date().toISOString(),
     steps: state.logs.map(({ name, type, status: stepStatus }) => ({ name, type, status: stepStatus })),
-  };
+  });
   const effects = state.checkpoint.effects.map((effect) => ({
     stepIndex: effect.index,
     effectIndex: effect.seq,

@@ -1,46 +1,40 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { appendEvents } from '../../../events/append-events';
 import { workflowRuns } from '../../../database/schema';
-import type { NewRun, RunFinish } from '../model/run-records';
 
 /**
- * The `workflow.run.finished` event of a run's final write, `{run: {id, workflowId, status, message,
- * configId, dataId, userId, startedAt, finishedAt, durationMs}}`, carried by the write itself so the
- * event exists exactly when the run ended. Two forms of one payload: `finishedRunEvent` reads the
- * CTE `finished` (an update of workflow_runs returning its row; migration 0016's
- * `fdws_run_finished_json`, which the end's function `fdws_finish_run` writes too), `insertedRunEvent` the values of a
- * run written finished in one insert, `cancelledRunEvent` the stored row of a run just ended by a
- * cancel before it started (in the cancel's transaction). A dry run writes none.
+ * A run's end has one home: the functions of migration 0024. `fdws_finish_run` (a stored run) and
+ * `fdws_insert_finished_run` (a run written once, finished) write the run's outcome and, in
+ * `fdws_run_ended`, the record's workflow-log entry (as built by `workflowLogEntry`), the held
+ * effects and the `workflow.run.finished` event, whose data is `fdws_run_finished_json` (migration
+ * 0016): `{run: {id, workflowId, status, message, configId, dataId, userId, startedAt, finishedAt,
+ * durationMs}}`. A dry run writes none.
  */
-export function finishedRunEvent(): SQL {
-  return eventsOfRuns(sql`finished`);
-}
 
-export function cancelledRunEvent(runId: string): SQL {
-  return eventsOfRuns(sql`${workflowRuns}`, sql`where r.id = ${runId}::uuid`);
-}
-
-/** The event of every run row in `runs` (a CTE or the table, filtered by `where` over `r`). */
-function eventsOfRuns(runs: SQL, where: SQL = sql``): SQL {
-  return appendEvents(sql`select 'workflow.run.finished', r.site_id, r.config_id, r.user_id, null::jsonb,
-      fdws_run_finished_json(row(r.*)::workflow_runs) from ${runs} r ${where}`);
-}
-
-export function insertedRunEvent(run: NewRun, outcome: RunFinish, finishedAt: Date): SQL {
-  const data = {
-    run: {
-      id: run.id,
-      workflowId: run.workflowId,
-      status: outcome.status,
-      message: outcome.message,
-      configId: run.configId,
-      dataId: outcome.dataId,
-      userId: run.userId,
-      startedAt: run.startedAt.toISOString(),
-      finishedAt: finishedAt.toISOString(),
-      durationMs: outcome.durationMs,
-    },
+/** The entry a run's end appends to the workflow log of the record it saved. */
+export function workflowLogEntry(entry: {
+  runId: string | null;
+  workflowId: string;
+  workflowName?: string;
+  status: string;
+  steps?: { name: string; type: string; status: string }[];
+}): Record<string, unknown> {
+  const { runId, workflowId, workflowName, status, steps } = entry;
+  return {
+    runId,
+    workflowId,
+    ...(workflowName === undefined ? {} : { workflowName }),
+    status,
+    at: new Date().toISOString(),
+    ...(steps === undefined ? {} : { steps }),
   };
-  return appendEvents(sql`select 'workflow.run.finished', ${run.siteId}::uuid, ${run.configId}::uuid,
-      ${run.userId}::uuid, null::jsonb, ${JSON.stringify(data)}::json`);
+}
+
+/**
+ * The event of a run just ended by a cancel before it started (in the cancel's transaction), from
+ * its stored row, with the same data as the functions write.
+ */
+export function cancelledRunEvent(runId: string): SQL {
+  return appendEvents(sql`select 'workflow.run.finished', r.site_id, r.config_id, r.user_id, null::jsonb,
+      fdws_run_finished_json(row(r.*)::workflow_runs) from ${workflowRuns} r where r.id = ${runId}::uuid`);
 }

@@ -1,13 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { isUuid } from '../../../common/validation/is-uuid';
-import { appendToWorkflowLog } from '../../../data/record-workflow-log';
 import { DATABASE, type Database } from '../../../database/database.types';
 import { rowsOf } from '../../../database/raw-rows';
 import { workflowRuns } from '../../../database/schema';
-import { insertEffects, type CommittedEffect } from '../../effects/workflow-effects.repository';
+import { effectsJson, insertEffects, type CommittedEffect } from '../../effects/workflow-effects.repository';
 import type { NewRun, RunFinish, RunProgress, WorkflowRunRow } from '../model/run-records';
-import { cancelledRunEvent, finishedRunEvent, insertedRunEvent } from './run-end';
+import { cancelledRunEvent } from './run-end';
 
 const interval = (ms: number) => `${ms} milliseconds`;
 const placeholder = sql.placeholder;
@@ -28,20 +27,6 @@ function runningInsert(run: NewRun, owner: string, progress: RunProgress, leaseM
       ${owner}, now() + ${interval(leaseMs)}::interval)`;
 }
 
-/**
- * A run written once, finished. Spelled out rather than built by the query builder, which took
- * about 0.2 ms of CPU per run to build it (a workflow without any step with an effect ends here).
- */
-function finishedInsert(run: NewRun, outcome: RunFinish, finishedAt: Date): SQL {
-  return sql`insert into ${workflowRuns} (id, workflow_id, user_id, site_id, config_id, request, started_at,
-      definition, definition_version, rerun_of, status, message, steps, data_id, duration_ms, checkpoint, finished_at)
-    values (${run.id}::uuid, ${run.workflowId}::uuid, ${run.userId}::uuid, ${run.siteId}::uuid, ${run.configId}::uuid,
-      ${json(run.request)}, ${run.startedAt.toISOString()}::timestamptz, ${json(run.definition)},
-      ${run.definitionVersion}::int, ${run.rerunOf}::uuid, ${outcome.status}, ${outcome.message},
-      ${json(outcome.steps)}, ${outcome.dataId}::uuid, ${outcome.durationMs}::int, ${json(outcome.checkpoint)},
-      ${finishedAt.toISOString()}::timestamptz)`;
-}
-
 /** A value as a jsonb parameter. */
 function json(value: unknown): SQL {
   return sql`${JSON.stringify(value)}::jsonb`;
@@ -50,8 +35,8 @@ function json(value: unknown): SQL {
 /**
  * The journal's writes of a run (engine/ARCHITECTURE.md): its first write, its checkpoints, its
  * pause, its end, and the cancel flag its drive reads. The cancellation read is a prepared
- * statement, built once here; the checkpoint and the usual end are calls of functions whose plans
- * PostgreSQL keeps (migrations 0016 and 0017); the first write is built per run, as it usually rides
+ * statement, built once here; the checkpoint and the end are calls of functions whose plans
+ * PostgreSQL keeps (migrations 0017 and 0024); the first write is built per run, as it usually rides
  * in another statement (see `insertRunningWrite`).
  */
 @Injectable()
@@ -84,8 +69,8 @@ export class RunJournalRepository {
 
   /**
    * A run driven inside its request that ended before any step with an effect: written once,
-   * finished (with the entry of the record's workflow log, should a step have provided one, and its
-   * `workflow.run.finished` event).
+   * finished, by the end's one home (`fdws_insert_finished_run`, migration 0024), which also writes
+   * the record's workflow-log entry, the held effects and the `workflow.run.finished` event.
    */
   async insertFinished(
     run: NewRun,
@@ -93,17 +78,12 @@ export class RunJournalRepository {
     logEntry: Record<string, unknown>,
     effects: CommittedEffect[] = [],
   ): Promise<void> {
-    const finishedAt = new Date();
-    const written = [
-      ...(outcome.dataId
-        ? [sql`logged as (${appendToWorkflowLog(outcome.dataId, JSON.stringify(logEntry))})`]
-        : []),
-      ...(effects.length > 0 ? [sql`outboxed as (${insertEffects(sql`${run.id}::uuid`, effects)})`] : []),
-      sql`announced as (${insertedRunEvent(run, outcome, finishedAt)})`,
-    ];
-    await this.db.execute(
-      sql`with ${sql.join(written, sql`, `)} ${finishedInsert(run, outcome, finishedAt)}`,
-    );
+    await this.db.execute(sql`select fdws_insert_finished_run(${run.id}::uuid, ${run.workflowId}::uuid,
+      ${run.userId}::uuid, ${run.siteId}::uuid, ${run.configId}::uuid, ${json(run.request)},
+      ${run.startedAt.toISOString()}::timestamptz, ${json(run.definition)}, ${run.definitionVersion}::int,
+      ${run.rerunOf}::uuid, ${outcome.status}::text, ${outcome.message}::text, ${json(outcome.steps)},
+      ${outcome.dataId}::uuid, ${outcome.durationMs}::int, ${json(outcome.checkpoint)},
+      ${new Date().toISOString()}::timestamptz, ${json(logEntry)}, ${effectsJson(effects)}::jsonb)`);
   }
 
   /**
@@ -155,11 +135,11 @@ export class RunJournalRepository {
   }
 
   /**
-   * Ends a run this instance holds (`owner`, still running), in one statement: the run's outcome,
-   * its entry in the workflow log of the record it saved, the effects it committed to (into the
-   * outbox) and its `workflow.run.finished` event. False, and nothing written, when the lease was lost: another instance drives the run.
-   * A finished run is never resumed: its checkpoint keeps only what a re-run reuses (see
-   * runEnding).
+   * Ends a run this instance holds (`owner`, still running), in one call of the end's one home
+   * (`fdws_finish_run`, migration 0024): the run's outcome, its entry in the workflow log of the
+   * record it saved, the effects it committed to (into the outbox) and its `workflow.run.finished`
+   * event. False, and nothing written, when the lease was lost: another instance drives the run.
+   * A finished run is never resumed: its checkpoint keeps only what a re-run reuses (see runEnding).
    */
   async finish(
     id: string,
@@ -168,30 +148,11 @@ export class RunJournalRepository {
     logEntry: Record<string, unknown>,
     effects: CommittedEffect[] = [],
   ): Promise<boolean> {
-    if (effects.length === 0) {
-      // The usual end: one call of a function whose plans PostgreSQL keeps (migration 0016).
-      const result = await this.db.execute(sql`select fdws_finish_run(${id}::uuid, ${owner}::text,
-          ${outcome.status}::text, ${outcome.message}::text, ${JSON.stringify(outcome.steps)}::jsonb,
-          ${outcome.dataId}::uuid, ${outcome.durationMs}::int, ${JSON.stringify(outcome.checkpoint)}::jsonb,
-          ${JSON.stringify(logEntry)}::jsonb) as finished`);
-      return rowsOf(result)[0]?.finished === true;
-    }
-    const finishedId = sql`(select id from finished)`;
-    const logged = outcome.dataId
-      ? sql`, logged as (${appendToWorkflowLog(sql`(select ${outcome.dataId}::uuid from finished)`, JSON.stringify(logEntry))})`
-      : sql``;
-    const outboxed = effects.length > 0 ? sql`, outboxed as (${insertEffects(finishedId, effects)})` : sql``;
-    const result = await this.db.execute(sql`
-      with finished as (
-        update ${workflowRuns}
-        set status = ${outcome.status}, message = ${outcome.message}, steps = ${JSON.stringify(outcome.steps)}::jsonb,
-          data_id = ${outcome.dataId}::uuid, duration_ms = ${outcome.durationMs}, finished_at = now(),
-          checkpoint = ${JSON.stringify(outcome.checkpoint)}::jsonb, lease_owner = null, lease_until = null, step_in_flight = null
-        where id = ${id}::uuid and lease_owner = ${owner} and status = 'running'
-        returning *
-      )${logged}${outboxed}, announced as (${finishedRunEvent()})
-      select count(*)::int as finished from finished`);
-    return Number(rowsOf(result)[0]?.finished) === 1;
+    const result = await this.db.execute(sql`select fdws_finish_run(${id}::uuid, ${owner}::text,
+        ${outcome.status}::text, ${outcome.message}::text, ${json(outcome.steps)}, ${outcome.dataId}::uuid,
+        ${outcome.durationMs}::int, ${json(outcome.checkpoint)}, ${json(logEntry)},
+        ${effectsJson(effects)}::jsonb) as finished`);
+    return rowsOf(result)[0]?.finished === true;
   }
 
   /**
