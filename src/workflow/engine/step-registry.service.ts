@@ -1,9 +1,7 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, Reflector } from '@nestjs/core';
-import { plainToInstance } from 'class-transformer';
-import { validateSync } from 'class-validator';
 import type { FieldError } from '../../common/errors/app-error';
-import { flattenValidationErrors } from '../../common/http/validation.pipe';
+import { stepConfigProblems } from './model/step-config';
 import type { WorkflowStepHandler } from '../sdk/step-handler';
 import { WORKFLOW_STEP, type WorkflowStepOptions } from '../sdk/workflow-step.decorator';
 
@@ -59,8 +57,6 @@ export class StepRegistry implements OnModuleInit {
   configProblems(type: string, config: unknown, prefix: string): FieldError[] {
     const step = this.steps.get(type);
     if (!step) return [{ field: prefix, rule: 'stepType', message: `unknown step type "${type}"` }];
-    const instance = plainToInstance(step.options.config, config ?? {});
-    const errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true });
-    return flattenValidationErrors(errors, prefix);
+    return stepConfigProblems(step.options.config, config, prefix);
   }
 }

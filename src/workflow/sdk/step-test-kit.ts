@@ -3,6 +3,10 @@ import type { EffectSender } from '../effects/effect-sender';
 import { mailPayloadProblem } from '../effects/mail-effect.sender';
 import { RunState } from '../engine/model/run-state';
 import { buildStepContext, EffectBuffer } from '../engine/driver/step-context';
+import { stepConfigProblems } from '../engine/model/step-config';
+import { renderDeep } from '../engine/model/template';
+import { plainToInstance } from 'class-transformer';
+import { StepError } from './step-error';
 import type { EffectRequest, StepContext, StepSignal } from './step-handler';
 
 /** What a test sets up; everything has a default. */
@@ -36,6 +40,16 @@ export interface StepTestContext extends StepContext {
   readonly enqueued: EffectRequest[];
   /** The run state behind the context (its scope is what `read` and `render` see). */
   readonly state: RunState;
+  /**
+   * A step's config as the engine hands it to `execute`: every string rendered against this
+   * context's scope (but the `rawFields`), then checked against the config class (an invalid one
+   * throws a `StepError` with code `INVALID_STEP_CONFIG` and `details.validationErrors`).
+   */
+  renderConfig<C extends object>(
+    configClass: new () => C,
+    config: Record<string, unknown>,
+    options?: { rawFields?: readonly string[] },
+  ): C;
 }
 
 /**
@@ -71,6 +85,20 @@ export function createStepTestContext(options: StepTestOptions = {}): StepTestCo
       requestId: 'step-test',
     });
   const env = options.env ?? {};
+  const templateEnv = { allowlist: new Set(Object.keys(env)), values: env };
+  const renderConfig = <C extends object>(
+    configClass: new () => C,
+    config: Record<string, unknown>,
+    render: { rawFields?: readonly string[] } = {},
+  ): C => {
+    const rendered = renderDeep(config, state.templateScope(), templateEnv, new Set(render.rawFields ?? []));
+    const validationErrors = stepConfigProblems(configClass, rendered, 'config');
+    if (validationErrors.length > 0)
+      throw StepError.fatal('INVALID_STEP_CONFIG', 'The rendered config is not valid', {
+        details: { validationErrors },
+      });
+    return plainToInstance(configClass, rendered);
+  };
   const context = buildStepContext({
     ctx,
     runId: 'run-1',
@@ -79,10 +107,10 @@ export function createStepTestContext(options: StepTestOptions = {}): StepTestCo
     step: options.step ?? { name: 'step', type: 'test', index: 0 },
     attempt: options.attempt ?? 1,
     state,
-    env: { allowlist: new Set(Object.keys(env)), values: env },
+    env: templateEnv,
     effects,
     signal: options.signal ?? new AbortController().signal,
     resumedWith: options.resumedWith ?? null,
   });
-  return Object.assign(context, { enqueued: effects.requested, state });
+  return Object.assign(context, { enqueued: effects.requested, state, renderConfig });
 }
