@@ -250,8 +250,13 @@ describe('erasure of a person and of a data subject', () => {
 
     // In the database: no table holds her SSN or her e-mail any more, the audit entry included.
     expect(await tablesHolding(SSN)).toEqual([]);
-    // Her address stays only where an admin wrote it: the mail workflow's definition (and its runs' copy of it).
-    expect(await tablesHolding(alice.user.email)).toEqual(['workflow_runs', 'workflows']);
+    // Her address stays only where an admin wrote it: the mail workflow's definition (its kept
+    // versions, and its runs' copy of it).
+    expect(await tablesHolding(alice.user.email)).toEqual([
+      'workflow_runs',
+      'workflow_versions',
+      'workflows',
+    ]);
     const [kept] = await query(
       sql`select count(*)::int as n from idempotency_keys where user_id = ${alice.user.id}::uuid`,
     );
