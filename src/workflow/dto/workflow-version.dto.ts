@@ -42,15 +42,7 @@ export class WorkflowVersionListDto {
 
 /** One kept version: the definition as it was saved. */
 export class WorkflowVersionDto extends PickType(WorkflowResponseDto, [
-  'name',
-  'alias',
-  'description',
-  'type',
-  'config',
-  'permissions',
-  'tags',
-  'siteId',
-  'isActive',
+  ...WORKFLOW_PARTS,
   'authorId',
 ] as const) {
   @ApiProperty({ format: 'uuid' }) workflowId: string;
