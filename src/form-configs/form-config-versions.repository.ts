@@ -3,7 +3,7 @@ import { and, count, desc, eq } from 'drizzle-orm';
 import { isUuid } from '../common/validation/is-uuid';
 import { DATABASE, type Database } from '../database/database.types';
 import { formConfigVersions } from '../database/schema';
-import type { ConfigRow } from './form-configs.repository';
+import type { ConfigRow } from './config-row';
 
 export type ConfigVersionRow = typeof formConfigVersions.$inferSelect;
 /** A version as the listing shows it: who, when, how, what changed; not the content. */

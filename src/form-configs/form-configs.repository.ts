@@ -6,7 +6,9 @@ import { DATABASE, type Database } from '../database/database.types';
 import { formConfigs, formConfigVersions } from '../database/schema';
 import { changedParts, versionRowOf, type VersionOrigin } from './form-config-versions.repository';
 
-export type ConfigRow = typeof formConfigs.$inferSelect;
+import type { ConfigRow } from './config-row';
+
+export type { ConfigRow };
 export type NewConfig = typeof formConfigs.$inferInsert;
 export type ConfigChanges = Partial<
   Omit<NewConfig, 'id' | 'createdAt' | 'isActive' | 'createdBy' | 'version'>
