@@ -25,9 +25,9 @@ import { VisibleRecords } from './visible-records.service';
 
 /**
  * Records. Other modules use `RecordsService` (the route operations, each checking its own form
- * permission) and `VisibleRecords` (access-checked selections read in batches or counted); the
- * workflow module runs `appendToWorkflowLog` (record-workflow-log.ts) inside the statement that
- * ends a run. Records deleted go to a trash (purged after RECORD_TRASH_DAYS by RecordTrashPurge);
+ * permission) and `VisibleRecords` (access-checked selections read in batches or counted); a
+ * run's entry in a record's workflow log is written by the run's end in SQL (migration 0024's
+ * `fdws_run_ended`). Records deleted go to a trash (purged after RECORD_TRASH_DAYS by RecordTrashPurge);
  * every change appends to the records' history (`history/`, table record_history) in the
  * statement that makes it. Attachment fields are linked through AttachmentsService in each write's
  * transaction; RecordAttachmentsController streams a record's files. `RecordErasure` serves the
