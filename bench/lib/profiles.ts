@@ -21,7 +21,7 @@ export const PROFILES: SettingsProfile[] = [
       REDIS_PREFIX: `bench${Date.now()}:`,
       LOG_LEVEL: 'warn',
       DATABASE_POOL_SIZE: '16',
-      // Production serves /metrics on a port of its own (a boot rule since issue 32): measured with it.
+      // Production serves /metrics on a port of its own (a boot rule of production): measured with it.
       METRICS_PORT: '3939',
     },
   },

@@ -6,7 +6,7 @@ export const EVENT_TYPES = [
   'record.updated',
   'record.deleted',
   'record.restored',
-  /** A record stored by a bulk import: only for subscriptions and triggers that name it (issue 37). */
+  /** A record stored by a bulk import: only for subscriptions and triggers that name it (README "Bulk import"). */
   'record.imported',
   'workflow.run.finished',
 ] as const;

@@ -2,7 +2,7 @@ import { adminToken, createUser, type TestUser } from '../factories/user.factory
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { createWorkflow, workflowBody } from '../utils/workflow-api';
 
-/** GET /api/workflow/:workflowId/versions and /versions/:version (issue 34, item 4). */
+/** GET /api/workflow/:workflowId/versions and /versions/:version (README "Versions and conditional requests"). */
 describe('workflow definition versions', () => {
   let t: TestApp;
   let admin: string;

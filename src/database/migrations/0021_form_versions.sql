@@ -1,4 +1,4 @@
--- Form versions (issue 34 item 3): every version of a configuration, immutable, written in the
+-- Form versions: every version of a configuration, immutable, written in the
 -- transaction of the change that makes it; each record's configVersion (the version it was last
 -- validated against) and each history entry's.
 CREATE TABLE "form_config_versions" (

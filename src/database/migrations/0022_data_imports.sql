@@ -1,4 +1,4 @@
--- Bulk imports (issue 37). An upload is parsed into data_import_rows while it arrives (the file is
+-- Bulk imports. An upload is parsed into data_import_rows while it arrives (the file is
 -- never kept whole, in memory or on disk: the staged rows are what survives a crash), then its valid
 -- rows move into data_records by statements that delete what they move, so a row is stored once even
 -- when an import is taken over by another instance. Refused rows stay for the report until the

@@ -28,7 +28,7 @@ SELECT "id", "version", "name", "alias", "description", "type", "config", "permi
   "is_active", "author_id", NULL, "updated_at"
 FROM "workflows";
 --> statement-breakpoint
--- A run's end in one home (issue 33): every final write of a run, whether the run was stored before
+-- A run's end in one home: every final write of a run, whether the run was stored before
 -- (fdws_finish_run) or is written once, finished (fdws_insert_finished_run), makes the same writes
 -- beside the run's row in fdws_run_ended: the record's workflow-log entry, the effects held until
 -- the end (into the outbox, `p_effects` as [{step_index, effect_index, step_name, kind, payload}]) and

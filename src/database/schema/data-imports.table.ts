@@ -16,7 +16,7 @@ import { formConfigs } from './form-configs.table';
 import { sites } from './sites.table';
 
 /**
- * Bulk imports of records (issue 37): one row per uploaded file. `status` goes `receiving` (the
+ * Bulk imports of records: one row per uploaded file. `status` goes `receiving` (the
  * upload is being parsed into data_import_rows) → `storing` (the valid rows move into data_records
  * under a lease) → `done`; or `refused` (all-or-nothing with refusals), `cancelled`, `failed`.
  */
