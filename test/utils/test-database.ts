@@ -92,8 +92,24 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     url,
     directUrl,
     truncate: async () => {
-      await client.db.execute(sql.raw(`truncate ${TABLES.join(', ')} restart identity cascade`));
+      // The app under test keeps working in the background (queued runs, the event dispatcher,
+      // imports, cleanups): a statement of theirs can hold one of these tables while the truncate
+      // holds another, and PostgreSQL ends one of the two as a deadlock. Emptying is then tried again.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await client.db.execute(sql.raw(`truncate ${TABLES.join(', ')} restart identity cascade`));
+          return;
+        } catch (error) {
+          if (attempt >= 5 || !isDeadlock(error)) throw error;
+        }
+      }
     },
     close: dispose,
   };
+}
+
+/** PostgreSQL's `deadlock_detected` (40P01), on the error or on the cause drizzle wraps it in. */
+function isDeadlock(error: unknown): boolean {
+  const codeOf = (value: unknown) => (value as { code?: unknown } | null)?.code;
+  return codeOf(error) === '40P01' || codeOf((error as { cause?: unknown } | null)?.cause) === '40P01';
 }
