@@ -4,6 +4,7 @@ import { RequestMethod } from '@nestjs/common';
 import { AUTH_DECISION } from '../../src/common/auth/auth-decision.decorators';
 import { adminToken, createUser, type TestUser } from '../factories/user.factory';
 import { createConfig } from '../factories/config.factory';
+import { useAppSuite } from '../utils/app-suite';
 import { createTestApp, type TestApp } from '../utils/test-app';
 
 const ZERO = '00000000-0000-4000-8000-000000000000';
@@ -13,16 +14,15 @@ describe('access control', () => {
   let admin: string;
   let user: TestUser;
   let manager: TestUser;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(() => t.close());
-  beforeEach(async () => {
-    await t.reset();
-    admin = await adminToken(t);
-    user = await createUser(t);
-    manager = await createUser(t, { role: 'manager' });
-  });
+  useAppSuite(
+    (suite) =>
+      ({
+        t,
+        admin,
+        users: [user, manager],
+      } = suite),
+    { users: [{}, { role: 'manager' }] },
+  );
 
   it('every registered route declares an auth decision (public or guarded)', () => {
     const scanner = new MetadataScanner();

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ConfigDraftProvider } from '../../src/ai/providers/config-draft-provider.decorator';
 import type { ConfigDraftGenerator, ConfigDraftResult } from '../../src/ai/providers/config-draft-provider';
 import { adminToken, createUser, type TestUser } from '../factories/user.factory';
+import { useAppSuite } from '../utils/app-suite';
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { bootError } from '../utils/workflow-test-app';
 
@@ -49,16 +50,15 @@ describe('POST /api/ai/configs/generate with the built-in infer provider', () =>
   let admin: string;
   let user: TestUser;
   let manager: TestUser;
-  beforeAll(async () => {
-    t = await createTestApp({ env: { BODY_LIMIT: '1048576' } });
-  });
-  afterAll(() => t.close());
-  beforeEach(async () => {
-    await t.reset();
-    admin = await adminToken(t);
-    user = await createUser(t);
-    manager = await createUser(t, { role: 'manager' });
-  });
+  useAppSuite(
+    (suite) =>
+      ({
+        t,
+        admin,
+        users: [user, manager],
+      } = suite),
+    { env: { BODY_LIMIT: '1048576' }, users: [{}, { role: 'manager' }] },
+  );
 
   const generate = (payload: unknown, token = admin, url = '/api/ai/configs/generate') =>
     t.request({ method: 'POST', url, token, payload: payload as object });

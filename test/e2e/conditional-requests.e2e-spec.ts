@@ -1,5 +1,6 @@
 import { adminToken, createUser, type TestUser } from '../factories/user.factory';
 import { createConfig } from '../factories/config.factory';
+import { useAppSuite } from '../utils/app-suite';
 import { createTestApp, type TestApp } from '../utils/test-app';
 
 /**
@@ -14,13 +15,8 @@ describe('versions and conditional requests', () => {
   let alice: TestUser;
   let configId: string;
 
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(() => t.close());
+  useAppSuite((suite) => ({ t, admin } = suite));
   beforeEach(async () => {
-    await t.reset();
-    admin = await adminToken(t);
     alice = await createUser(t, { email: 'alice@example.com' });
     configId = await createConfig(t, admin);
   });

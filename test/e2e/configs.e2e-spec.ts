@@ -1,20 +1,13 @@
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
+import { type TestUser } from '../factories/user.factory';
 import { createConfig, ORDER_FORM } from '../factories/config.factory';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { useAppSuite } from '../utils/app-suite';
+import type { TestApp } from '../utils/test-app';
 
 describe('configurations', () => {
   let t: TestApp;
   let admin: string;
   let user: TestUser;
-  beforeAll(async () => {
-    t = await createTestApp({ env: { CACHE_ENABLED: 'true' } });
-  });
-  afterAll(() => t.close());
-  beforeEach(async () => {
-    await t.reset();
-    admin = await adminToken(t);
-    user = await createUser(t);
-  });
+  useAppSuite((suite) => ({ t, admin, user } = suite), { env: { CACHE_ENABLED: 'true' }, users: 1 });
 
   it('create answers 201 with defaults filled in; both read paths return it', async () => {
     const response = await t.request({

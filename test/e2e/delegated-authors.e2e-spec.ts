@@ -1,9 +1,11 @@
 import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../src/database/raw-rows';
 import { createConfig } from '../factories/config.factory';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { createUser, type TestUser } from '../factories/user.factory';
+import { useAppSuite } from '../utils/app-suite';
+import type { TestApp } from '../utils/test-app';
 import { createWorkflow, workflowBody } from '../utils/workflow-api';
+import { createSite } from '../factories/site.factory';
 
 /**
  * A delegated author (a custom role granted configs and workflows writes) works in their own site
@@ -22,17 +24,6 @@ describe('delegated authors stay inside their site', () => {
   const onB = { host: 'beta.example.com' };
   const onNoSite = { host: 'elsewhere.example.com' };
   const forbidden = { success: false, code: 'SITE_FORBIDDEN', statusCode: 403, error: expect.any(String) };
-
-  const createSite = async (name: string, domain: string) => {
-    const response = await t.request({
-      method: 'POST',
-      url: '/api/sites',
-      token: admin,
-      payload: { name, domains: [domain] },
-    });
-    expect(response.statusCode).toBe(201);
-    return response.json().id as string;
-  };
   const send = (
     method: 'POST' | 'PUT' | 'DELETE',
     url: string,
@@ -43,15 +34,10 @@ describe('delegated authors stay inside their site', () => {
   const siteOf = async (url: string) =>
     (await t.request({ method: 'GET', url, token: admin })).json().siteId as string | null;
 
-  beforeAll(async () => {
-    t = await createTestApp({ env: { EVENTS_POLL_MS: '50', WORKFLOW_POLL_MS: '50' } });
-  });
-  afterAll(() => t.close());
+  useAppSuite((suite) => ({ t, admin } = suite), { env: { EVENTS_POLL_MS: '50', WORKFLOW_POLL_MS: '50' } });
   beforeEach(async () => {
-    await t.reset();
-    admin = await adminToken(t);
-    siteA = await createSite('Alpha', 'alpha.example.com');
-    siteB = await createSite('Beta', 'beta.example.com');
+    siteA = await createSite(t, admin, 'Alpha', 'alpha.example.com');
+    siteB = await createSite(t, admin, 'Beta', 'beta.example.com');
     const role = await t.request({
       method: 'POST',
       url: '/api/roles',

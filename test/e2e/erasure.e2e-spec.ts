@@ -6,18 +6,9 @@ import { adminToken, createUser, type TestUser } from '../factories/user.factory
 import { startSmtpTestServer, type SmtpTestServer } from '../utils/smtp-test-server';
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { createSteps, run } from '../utils/workflow-api';
+import { until } from '../utils/until';
 
 const SSN = '078-05-1120';
-
-async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /**
  * Erasure (README "Erasure"): a person's records purged past the trash, their history's values

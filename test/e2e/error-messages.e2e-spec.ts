@@ -1,17 +1,13 @@
-import { adminToken } from '../factories/user.factory';
 import { ORDER_FORM } from '../factories/config.factory';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { useAppSuite } from '../utils/app-suite';
+import type { TestApp } from '../utils/test-app';
 
 /** Refusals that say what to fix. */
 describe('error messages', () => {
   let t: TestApp;
   let admin: string;
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    admin = await adminToken(t);
-  });
-  afterAll(() => t.close());
+  useAppSuite((suite) => ({ t, admin } = suite), { seed: 'once' });
 
   it('a body without a required property says it is required, not that its value is malformed', async () => {
     const response = await t.request({ method: 'POST', url: '/auth/login', payload: { password: 'x' } });

@@ -2,10 +2,10 @@ import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../src/database/raw-rows';
 import { EventDispatcher } from '../../src/events/event-dispatcher.service';
 import { EventInterests } from '../../src/events/event-interests.service';
-import { createConfig } from '../factories/config.factory';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
-import { startHttpServer, type HttpTestServer } from '../utils/http-test-server';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { type TestUser } from '../factories/user.factory';
+import { type HttpTestServer } from '../utils/http-test-server';
+import { useAppSuite } from '../utils/app-suite';
+import type { TestApp } from '../utils/test-app';
 import { createSteps } from '../utils/workflow-api';
 
 const GRACE_MS = 300;
@@ -25,29 +25,27 @@ describe('event interests', () => {
   let configId: string;
   let otherConfigId: string;
 
-  beforeAll(async () => {
-    receiver = await startHttpServer();
-    t = await createTestApp({
+  useAppSuite(
+    (suite) =>
+      ({
+        t,
+        admin,
+        partner: receiver,
+        user: alice,
+        configIds: [configId, otherConfigId],
+      } = suite),
+    {
       env: {
         EVENTS_POLL_MS: '600000',
         EVENTS_INTEREST_GRACE_MS: String(GRACE_MS * 4),
         WEBHOOK_WORKERS: '0',
         WORKFLOW_WORKERS: '0',
-        WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${receiver.port}`,
       },
-    });
-  });
-  afterAll(async () => {
-    await t.close();
-    await receiver.close();
-  });
-  beforeEach(async () => {
-    await t.reset();
-    admin = await adminToken(t);
-    alice = await createUser(t);
-    configId = await createConfig(t, admin);
-    otherConfigId = await createConfig(t, admin);
-  });
+      partner: true,
+      users: 1,
+      forms: 2,
+    },
+  );
 
   const interests = async () =>
     (await t.app.get(EventInterests).list())

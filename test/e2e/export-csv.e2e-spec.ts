@@ -2,9 +2,9 @@ import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../src/database/raw-rows';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
-import { createConfig } from '../factories/config.factory';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { type TestUser } from '../factories/user.factory';
+import { useAppSuite } from '../utils/app-suite';
+import type { TestApp } from '../utils/test-app';
 
 /**
  * The CSV download on either database: on PostgreSQL the rows are written by the database (COPY), on
@@ -16,15 +16,9 @@ describe('CSV export', () => {
   let alice: TestUser;
   let configId: string;
 
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(() => t.close());
-  beforeEach(async () => {
-    await t.reset();
-    admin = await adminToken(t);
-    alice = await createUser(t);
-    configId = await createConfig(t, admin, { schema: null, validationRules: [], computedRules: [] });
+  useAppSuite((suite) => ({ t, admin, user: alice, configId } = suite), {
+    users: 1,
+    forms: [{ schema: null, validationRules: [], computedRules: [] }],
   });
 
   const submit = async (payload: object) => {

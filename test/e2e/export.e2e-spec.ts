@@ -3,8 +3,9 @@ import { parse } from 'csv-parse/sync';
 import { sql } from 'drizzle-orm';
 import { buildRequestContext } from '../../src/common/context/request-context';
 import { VisibleRecords } from '../../src/data/visible-records.service';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
+import { adminToken, type TestUser } from '../factories/user.factory';
 import { createConfig } from '../factories/config.factory';
+import { useAppSuite } from '../utils/app-suite';
 import { createTestApp, type TestApp } from '../utils/test-app';
 
 describe('export', () => {
@@ -13,20 +14,16 @@ describe('export', () => {
   let alice: TestUser;
   let configId: string;
 
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(() => t.close());
-  beforeEach(async () => {
-    await t.reset();
-    admin = await adminToken(t);
-    alice = await createUser(t);
-    configId = await createConfig(t, admin, {
-      title: 'Orders: "Q1"/2025 árvíz',
-      schema: null,
-      validationRules: [],
-      computedRules: [],
-    });
+  useAppSuite((suite) => ({ t, admin, user: alice, configId } = suite), {
+    users: 1,
+    forms: [
+      {
+        title: 'Orders: "Q1"/2025 árvíz',
+        schema: null,
+        validationRules: [],
+        computedRules: [],
+      },
+    ],
   });
 
   const submit = (payload: object) =>

@@ -1,7 +1,8 @@
 import { ORDER_FORM, createConfig } from '../factories/config.factory';
-import { adminToken, createUser } from '../factories/user.factory';
+import { createUser } from '../factories/user.factory';
 import { createClientWorkspace } from '../utils/generated-client';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { useAppSuite } from '../utils/app-suite';
+import type { TestApp } from '../utils/test-app';
 
 /** GET /api/configs/:configId/openapi.json: one form's record routes, typed by its own JSON Schema. */
 describe('the per-form OpenAPI document', () => {
@@ -9,12 +10,7 @@ describe('the per-form OpenAPI document', () => {
   let admin: string;
   let configId: string;
 
-  beforeAll(async () => {
-    t = await createTestApp();
-    admin = await adminToken(t);
-    configId = await createConfig(t, admin);
-  });
-  afterAll(() => t.close());
+  useAppSuite((suite) => ({ t, admin, configId } = suite), { forms: 1, seed: 'once' });
 
   const fetchDocument = (token?: string, id = configId) =>
     t.request({ method: 'GET', url: `/api/configs/${id}/openapi.json`, token });

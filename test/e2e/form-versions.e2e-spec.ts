@@ -1,9 +1,10 @@
 import { sql } from 'drizzle-orm';
 import ExcelJS from 'exceljs';
 import { rowsOf } from '../../src/database/raw-rows';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
+import { createUser, type TestUser } from '../factories/user.factory';
 import { createConfig } from '../factories/config.factory';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { useAppSuite } from '../utils/app-suite';
+import type { TestApp } from '../utils/test-app';
 
 /**
  * Form versions: every change of a configuration keeps the version it makes, immutable; each record
@@ -29,13 +30,8 @@ describe('form versions', () => {
     properties: { name: { type: 'string' }, email: { type: 'string' }, qty: { type: 'integer' } },
   };
 
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(() => t.close());
+  useAppSuite((suite) => ({ t, admin } = suite));
   beforeEach(async () => {
-    await t.reset();
-    admin = await adminToken(t);
     alice = await createUser(t, { email: 'alice@example.com' });
     configId = await createConfig(t, admin, {
       title: 'Sign-up',

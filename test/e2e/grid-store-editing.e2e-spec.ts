@@ -1,8 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../src/database/raw-rows';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
+import { createUser, type TestUser } from '../factories/user.factory';
 import { createConfig } from '../factories/config.factory';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { useAppSuite } from '../utils/app-suite';
+import type { TestApp } from '../utils/test-app';
 
 /**
  * docs/grid-protocol.md section 16: the requests a stock `devextreme-aspnet-data` store sends for a DataGrid
@@ -17,13 +18,8 @@ describe('editing through the grid-library store', () => {
   let manager: TestUser;
   let configId: string;
 
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(() => t.close());
+  useAppSuite((suite) => ({ t, admin } = suite));
   beforeEach(async () => {
-    await t.reset();
-    admin = await adminToken(t);
     alice = await createUser(t, { email: 'alice@example.com' });
     bob = await createUser(t, { email: 'bob@example.com' });
     manager = await createUser(t, { role: 'manager' });

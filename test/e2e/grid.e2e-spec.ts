@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { adminToken } from '../factories/user.factory';
 import { createConfig } from '../factories/config.factory';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { useAppSuite } from '../utils/app-suite';
+import type { TestApp } from '../utils/test-app';
 
 /** docs/grid-protocol.md, section by section, on data with nulls, missing fields, accents, case and both date forms. */
 const PEOPLE = [
@@ -21,10 +21,11 @@ describe('grid-library list protocol', () => {
   const ids: Record<string, string> = {};
   const created: Record<string, string> = {};
 
+  useAppSuite((suite) => ({ t, admin: token, configId } = suite), {
+    forms: [{ schema: null, validationRules: [], computedRules: [] }],
+    seed: 'once',
+  });
   beforeAll(async () => {
-    t = await createTestApp();
-    token = await adminToken(t);
-    configId = await createConfig(t, token, { schema: null, validationRules: [], computedRules: [] });
     for (const [index, person] of PEOPLE.entries()) {
       const result: any = await t.database.client.db.execute(
         sql`insert into data_records (config_id, data, created_at)
@@ -39,7 +40,6 @@ describe('grid-library list protocol', () => {
       sql`insert into data_records (config_id, data, is_active) values (${configId}::uuid, '{"name":"Ghost","city":"Paris"}', false)`,
     );
   });
-  afterAll(() => t.close());
 
   const grid = (params: Record<string, unknown>) => {
     const query = Object.entries(params)

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
+import { adminToken, type TestUser } from '../factories/user.factory';
 import { createConfig, ORDER_FORM } from '../factories/config.factory';
+import { useAppSuite } from '../utils/app-suite';
 import { createTestApp, type TestApp } from '../utils/test-app';
 
 /** `{"a":{"a":…1…}}` nested `depth` levels, as JSON text (JSON.stringify itself would overflow). */
@@ -20,13 +21,11 @@ describe('hostile bodies: nesting depth and malformed Unicode', () => {
   let admin: string;
   let alice: TestUser;
   let configId: string;
-  beforeAll(async () => {
-    t = await createTestApp();
-    admin = await adminToken(t);
-    alice = await createUser(t, { email: 'alice@example.com' });
-    configId = await createConfig(t, admin);
+  useAppSuite((suite) => ({ t, admin, user: alice, configId } = suite), {
+    users: [{ email: 'alice@example.com' }],
+    forms: 1,
+    seed: 'once',
   });
-  afterAll(() => t.close());
 
   const count = async (query: ReturnType<typeof sql>) =>
     ((await t.database.client.db.execute(query)) as any).rows[0].n as number;

@@ -4,22 +4,16 @@ import { rowsOf } from '../../src/database/raw-rows';
 import { IdempotencyRetention } from '../../src/idempotency/idempotency-retention';
 import { createConfig } from '../factories/config.factory';
 import { adminToken, createUser, type TestUser } from '../factories/user.factory';
+import { useAppSuite } from '../utils/app-suite';
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { activeRecords, createSteps } from '../utils/workflow-api';
+import { createSite } from '../factories/site.factory';
 
 describe('Idempotency-Key on record creation and workflow execution', () => {
   let t: TestApp;
   let admin: string;
   let user: TestUser;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(() => t.close());
-  beforeEach(async () => {
-    await t.reset();
-    admin = await adminToken(t);
-    user = await createUser(t);
-  });
+  useAppSuite((suite) => ({ t, admin, user } = suite), { users: 1 });
 
   const create = (configId: string, key: string, payload: Record<string, unknown>, token = user.token) =>
     t.request({
@@ -139,18 +133,8 @@ describe('Idempotency-Key on record creation and workflow execution', () => {
   });
 
   it("the key is scoped by the site: a global user's request through site B is not answered with site A's record", async () => {
-    const createSite = async (name: string, domain: string) => {
-      const response = await t.request({
-        method: 'POST',
-        url: '/api/sites',
-        token: admin,
-        payload: { name, domains: [domain] },
-      });
-      expect(response.statusCode).toBe(201);
-      return response.json().id as string;
-    };
-    const siteA = await createSite('Alpha', 'alpha.example.com');
-    const siteB = await createSite('Beta', 'beta.example.com');
+    const siteA = await createSite(t, admin, 'Alpha', 'alpha.example.com');
+    const siteB = await createSite(t, admin, 'Beta', 'beta.example.com');
     // A shared form (no site) and a user without a site: both sites are open to them.
     const configId = await createConfig(t, admin);
     const through = (host: string) =>

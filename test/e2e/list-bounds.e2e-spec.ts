@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { createConfig } from '../factories/config.factory';
-import { adminToken } from '../factories/user.factory';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { useAppSuite } from '../utils/app-suite';
+import type { TestApp } from '../utils/test-app';
 import { RecordsRepository } from '../../src/data/records.repository';
 import { parsePagingQuery } from '../../src/data/list-query.parser';
 
@@ -21,9 +21,11 @@ describe('list answers are bounded in rows and bytes', () => {
     details: { maxRows: 5, maxBytes: 2048 },
   };
 
+  useAppSuite((suite) => ({ t, admin } = suite), {
+    env: { LIST_MAX_ROWS: '5', LIST_MAX_BYTES: '2048' },
+    seed: 'once',
+  });
   beforeAll(async () => {
-    t = await createTestApp({ env: { LIST_MAX_ROWS: '5', LIST_MAX_BYTES: '2048' } });
-    admin = await adminToken(t);
     const free = { schema: null, validationRules: [], computedRules: [] };
     small = await createConfig(t, admin, free);
     big = await createConfig(t, admin, free);
@@ -36,7 +38,6 @@ describe('list answers are bounded in rows and bytes', () => {
     // Three records of about 1,000 bytes each: two pass LIST_MAX_BYTES, one does not.
     for (let i = 0; i < 3; i++) await insert(big, { n: i, text: 'x'.repeat(1000) }, i);
   });
-  afterAll(() => t.close());
 
   const get = (configId: string, query: string) =>
     t.request({ method: 'GET', url: `/api/data/${configId}?${query}`, token: admin });

@@ -3,6 +3,7 @@ import { adminToken } from '../factories/user.factory';
 import { createConfig } from '../factories/config.factory';
 import { ConfigValidationError, loadConfig } from '../../src/config/app-config';
 import { createTestApp, testEnv, type TestApp } from '../utils/test-app';
+import { useAppSuite } from '../utils/app-suite';
 import { createSteps, execute, run } from '../utils/workflow-api';
 
 /** The value of one sample line (`name{labels} value`) whose name and labels contain every part. */
@@ -127,10 +128,11 @@ describe('GET /metrics', () => {
 
 describe('GET /metrics with METRICS_TOKEN', () => {
   let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp({ env: { METRICS_TOKEN: 'scrape-secret-123' } });
+  useAppSuite((suite) => ({ t } = suite), {
+    env: { METRICS_TOKEN: 'scrape-secret-123' },
+    admin: false,
+    seed: 'once',
   });
-  afterAll(() => t.close());
 
   it('answers 401 without the bearer token or with a wrong one, 200 with it', async () => {
     const without = await t.request({ method: 'GET', url: '/metrics' });

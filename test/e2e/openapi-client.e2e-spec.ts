@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createClientWorkspace } from '../utils/generated-client';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { useAppSuite } from '../utils/app-suite';
+import type { TestApp } from '../utils/test-app';
 
 /**
  * An API consumer's first hour: types generated from /api-docs-json by openapi-typescript with its
@@ -104,10 +105,7 @@ export async function orderIntake(baseUrl: string): Promise<number> {
 describe('a client generated from /api-docs-json', () => {
   let t: TestApp;
 
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(() => t.close());
+  useAppSuite((suite) => ({ t } = suite), { admin: false, seed: 'once' });
 
   it('type-checks a strict openapi-fetch script with no cast and no any', async () => {
     const response = await t.request({ method: 'GET', url: '/api-docs-json' });

@@ -1,5 +1,6 @@
 import { adminToken } from '../factories/user.factory';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { useAppSuite } from '../utils/app-suite';
+import type { TestApp } from '../utils/test-app';
 
 /**
  * Swagger UI's "Try it out": every request body and query example of /api-docs-json, built the way
@@ -173,10 +174,7 @@ function bodyExample(document: Schema, media: Schema, ids: Record<string, string
 describe('the examples of /api-docs-json', () => {
   let t: TestApp;
 
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(() => t.close());
+  useAppSuite((suite) => ({ t } = suite), { admin: false, seed: 'once' });
 
   it('are accepted by the service, in the order a reader follows', async () => {
     const document = (await t.request({ method: 'GET', url: '/api-docs-json' })).json();

@@ -7,7 +7,8 @@ import { UsersRepository } from '../../src/users/users.repository';
 import { adminToken, createUser, type TestUser } from '../factories/user.factory';
 import { createConfig } from '../factories/config.factory';
 import { createWorkflow, workflowBody } from '../utils/workflow-api';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { useAppSuite } from '../utils/app-suite';
+import type { TestApp } from '../utils/test-app';
 
 /**
  * Every operation of the service's own OpenAPI document, called with requests generated from its
@@ -288,13 +289,12 @@ describe('OpenAPI fuzz: no 5xx, and a 4xx changes nothing', () => {
   let admin: string;
   let victim: TestUser;
 
+  useAppSuite((suite) => ({ t } = suite), { admin: false, seed: 'once' });
   beforeAll(async () => {
-    t = await createTestApp();
     await t.reset();
     admin = await adminToken(t);
     victim = await createUser(t, { email: 'victim@example.com' });
   });
-  afterAll(() => t.close());
 
   /** One text per table: every row, in id order, so any insert, update or delete shows. */
   const fingerprint = async () =>

@@ -1,13 +1,15 @@
+import { useAppSuite } from '../utils/app-suite';
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { adminToken, createUser } from '../factories/user.factory';
 import { databaseThatCanGoAway } from '../utils/database-outage';
 
 describe('platform: health, docs, error body, localization, headers', () => {
   let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp({ env: { CORS_ORIGINS: 'https://app.example.com' } });
+  useAppSuite((suite) => ({ t } = suite), {
+    env: { CORS_ORIGINS: 'https://app.example.com' },
+    admin: false,
+    seed: 'once',
   });
-  afterAll(() => t.close());
 
   it('GET /health answers 200 and /health/ready names the database', async () => {
     expect((await t.request({ method: 'GET', url: '/health' })).json()).toEqual({ status: 'ok' });

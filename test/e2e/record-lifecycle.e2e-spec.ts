@@ -2,9 +2,11 @@ import { sql } from 'drizzle-orm';
 import { RecordTrashPurge } from '../../src/data/record-trash-purge';
 import { rowsOf } from '../../src/database/raw-rows';
 import { createConfig } from '../factories/config.factory';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { createUser, type TestUser } from '../factories/user.factory';
+import { useAppSuite } from '../utils/app-suite';
+import type { TestApp } from '../utils/test-app';
 import { createSteps, run } from '../utils/workflow-api';
+import { createSite } from '../factories/site.factory';
 
 const ORDER = { name: 'Ann', qty: 2, price: 3 };
 const FORM = 'application/x-www-form-urlencoded';
@@ -22,18 +24,16 @@ describe('record lifecycle: trash, restore, purge and history', () => {
   let manager: TestUser;
   let configId: string;
 
-  beforeAll(async () => {
-    t = await createTestApp({ env: { RECORD_TRASH_DAYS: '7' } });
-  });
-  afterAll(() => t.close());
-  beforeEach(async () => {
-    await t.reset();
-    admin = await adminToken(t);
-    alice = await createUser(t);
-    bob = await createUser(t);
-    manager = await createUser(t, { role: 'manager' });
-    configId = await createConfig(t, admin);
-  });
+  useAppSuite(
+    (suite) =>
+      ({
+        t,
+        admin,
+        users: [alice, bob, manager],
+        configId,
+      } = suite),
+    { env: { RECORD_TRASH_DAYS: '7' }, users: [{}, {}, { role: 'manager' }], forms: 1 },
+  );
 
   const submit = async (user: TestUser, payload: object = ORDER, config = configId) => {
     const response = await t.request({
@@ -444,17 +444,8 @@ describe('record lifecycle: trash, restore, purge and history', () => {
     });
 
     it("a shared form's record: the trash and the history stay with the site it came through", async () => {
-      const createSite = async (name: string, domain: string) =>
-        (
-          await t.request({
-            method: 'POST',
-            url: '/api/sites',
-            token: admin,
-            payload: { name, domains: [domain] },
-          })
-        ).json().id as string;
-      const siteA = await createSite('Alpha', 'alpha.example.com');
-      const siteB = await createSite('Beta', 'beta.example.com');
+      const siteA = await createSite(t, admin, 'Alpha', 'alpha.example.com');
+      const siteB = await createSite(t, admin, 'Beta', 'beta.example.com');
       const userA = await createUser(t, { siteId: siteA });
       const managerA = await createUser(t, { role: 'manager', siteId: siteA });
       const managerB = await createUser(t, { role: 'manager', siteId: siteB });

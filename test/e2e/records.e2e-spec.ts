@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
+import { createUser, type TestUser } from '../factories/user.factory';
 import { createConfig, ORDER_FORM } from '../factories/config.factory';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { useAppSuite } from '../utils/app-suite';
+import type { TestApp } from '../utils/test-app';
 
 describe('records', () => {
   let t: TestApp;
@@ -10,13 +11,8 @@ describe('records', () => {
   let bob: TestUser;
   let manager: TestUser;
 
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(() => t.close());
+  useAppSuite((suite) => ({ t, admin } = suite));
   beforeEach(async () => {
-    await t.reset();
-    admin = await adminToken(t);
     alice = await createUser(t, { email: 'alice@example.com' });
     bob = await createUser(t, { email: 'bob@example.com' });
     manager = await createUser(t, { role: 'manager' });

@@ -1,12 +1,14 @@
 import { adminToken, createUser } from '../factories/user.factory';
+import { useAppSuite } from '../utils/app-suite';
 import { createTestApp, type TestApp } from '../utils/test-app';
 
 describe('REGISTRATION_ENABLED=false: only admins create users', () => {
   let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp({ env: { REGISTRATION_ENABLED: 'false' } });
+  useAppSuite((suite) => ({ t } = suite), {
+    env: { REGISTRATION_ENABLED: 'false' },
+    admin: false,
+    seed: 'once',
   });
-  afterAll(() => t.close());
   beforeEach(() => t.reset());
 
   it.each(['/auth/register', '/api/auth/register'])('%s answers 403 REGISTRATION_DISABLED', async (url) => {

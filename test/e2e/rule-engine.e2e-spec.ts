@@ -4,8 +4,9 @@ import { AppError } from '../../src/common/errors/app-error';
 import type { CreateConfigDto } from '../../src/form-configs/dto/form-config.dto';
 import { FormValidator } from '../../src/validation/form-validator.service';
 import { ORDER_FORM, createConfig } from '../factories/config.factory';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { type TestUser } from '../factories/user.factory';
+import { useAppSuite } from '../utils/app-suite';
+import type { TestApp } from '../utils/test-app';
 
 /** The attacks of the rule-engine review, through the service layer (no HTTP body pipeline) and through HTTP. */
 describe('rule engine hardening', () => {
@@ -13,14 +14,8 @@ describe('rule engine hardening', () => {
   let admin: string;
   let user: TestUser;
   let adminCtx: RequestContext;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(() => t.close());
+  useAppSuite((suite) => ({ t, admin, user } = suite), { users: 1 });
   beforeEach(async () => {
-    await t.reset();
-    admin = await adminToken(t);
-    user = await createUser(t);
     const me = (await t.request({ method: 'GET', url: '/auth/me', token: admin })).json();
     adminCtx = buildRequestContext({
       user: { userId: me.id, role: 'admin', email: me.email, siteId: null },

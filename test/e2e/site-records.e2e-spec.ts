@@ -2,10 +2,12 @@ import { sql } from 'drizzle-orm';
 import { buildRequestContext } from '../../src/common/context/request-context';
 import { RecordsService } from '../../src/data/records.service';
 import { rowsOf } from '../../src/database/raw-rows';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
+import { createUser, type TestUser } from '../factories/user.factory';
 import { createConfig } from '../factories/config.factory';
 import { createSteps, execute } from '../utils/workflow-api';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { useAppSuite } from '../utils/app-suite';
+import type { TestApp } from '../utils/test-app';
+import { createSite } from '../factories/site.factory';
 
 /**
  * A record of a shared form (no site) belongs to the site of the request it came
@@ -25,29 +27,13 @@ describe('records and runs of a shared form belong to the site they came through
   const onB = { host: 'beta.example.com' };
   const onNoSite = { host: 'elsewhere.example.com' };
   const SECRET = { name: 'Ann', ssn: '123-45-6789' };
-
-  const createSite = async (name: string, domain: string) => {
-    const response = await t.request({
-      method: 'POST',
-      url: '/api/sites',
-      token: admin,
-      payload: { name, domains: [domain] },
-    });
-    expect(response.statusCode).toBe(201);
-    return response.json().id as string;
-  };
   const get = (url: string, token: string, headers: Record<string, string> = {}) =>
     t.request({ method: 'GET', url, token, headers });
 
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(() => t.close());
+  useAppSuite((suite) => ({ t, admin } = suite));
   beforeEach(async () => {
-    await t.reset();
-    admin = await adminToken(t);
-    siteA = await createSite('Alpha', 'alpha.example.com');
-    siteB = await createSite('Beta', 'beta.example.com');
+    siteA = await createSite(t, admin, 'Alpha', 'alpha.example.com');
+    siteB = await createSite(t, admin, 'Beta', 'beta.example.com');
     userA = await createUser(t, { siteId: siteA });
     managerA = await createUser(t, { role: 'manager', siteId: siteA });
     managerB = await createUser(t, { role: 'manager', siteId: siteB });

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
-import { createConfig } from '../factories/config.factory';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { createUser, type TestUser } from '../factories/user.factory';
+import { useAppSuite } from '../utils/app-suite';
+import type { TestApp } from '../utils/test-app';
 
 /** Local midnight and Monday 00:00 of "now" in a zone, as instants (computed independently of the service). */
 function zoneBoundaries(timeZone: string) {
@@ -36,17 +36,16 @@ describe('statistics', () => {
   let alice: TestUser;
   let bob: TestUser;
   let configId: string;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(() => t.close());
-  beforeEach(async () => {
-    await t.reset();
-    admin = await adminToken(t);
-    alice = await createUser(t);
-    bob = await createUser(t);
-    configId = await createConfig(t, admin, { schema: null, validationRules: [], computedRules: [] });
-  });
+  useAppSuite(
+    (suite) =>
+      ({
+        t,
+        admin,
+        users: [alice, bob],
+        configId,
+      } = suite),
+    { users: 2, forms: [{ schema: null, validationRules: [], computedRules: [] }] },
+  );
 
   const insertAt = (userId: string, at: Date, active = true) =>
     t.database.client.db.execute(

@@ -5,16 +5,7 @@ import { startSmtpTestServer, type SmtpTestServer } from '../utils/smtp-test-ser
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { createTestDatabase } from '../utils/test-database';
 import { activeRecords, createSteps, run, workflowBody } from '../utils/workflow-api';
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what} did not happen: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+import { until } from '../utils/until';
 
 const settled = (r: any) => !['queued', 'running', 'waiting'].includes(r.status);
 

@@ -1,7 +1,7 @@
 import { createUser, type TestUser } from '../factories/user.factory';
 import { type HttpTestServer } from '../utils/http-test-server';
 import { type TestApp } from '../utils/test-app';
-import { useWorkflowSuite } from '../utils/workflow-suite';
+import { useAppSuite, WORKFLOW_SUITE } from '../utils/app-suite';
 import { activeRecords, createSteps, execute } from '../utils/workflow-api';
 
 /**
@@ -16,7 +16,7 @@ describe('workflow runs re-check their caller (active, role, site) before steps 
   let user: TestUser;
   let configId: string;
   let calls: number;
-  useWorkflowSuite((suite) => ({ t, receiver, admin, user, configId } = suite));
+  useAppSuite((suite) => ({ t, partner: receiver, admin, user, configId } = suite), WORKFLOW_SUITE);
   beforeEach(() => {
     calls = 0;
     // The first call fails (retryable), every later one succeeds.

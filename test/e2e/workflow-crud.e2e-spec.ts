@@ -1,7 +1,9 @@
 import { createConfig } from '../factories/config.factory';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { createUser, type TestUser } from '../factories/user.factory';
+import { useAppSuite } from '../utils/app-suite';
+import type { TestApp } from '../utils/test-app';
 import { createSteps, createWorkflow, execute, postWorkflow, workflowBody } from '../utils/workflow-api';
+import { createSite } from '../factories/site.factory';
 
 const ZERO = '00000000-0000-4000-8000-000000000000';
 
@@ -9,16 +11,9 @@ describe('workflow definitions: CRUD, access, validation and tenants', () => {
   let t: TestApp;
   let admin: string;
   let user: TestUser;
-  beforeAll(async () => {
-    t = await createTestApp({
-      env: { WORKFLOW_ENV_ALLOWLIST: 'API_TOKEN', WORKFLOW_ENV_ORIGINS: 'API_TOKEN=https://example.com' },
-    });
-  });
-  afterAll(() => t.close());
-  beforeEach(async () => {
-    await t.reset();
-    admin = await adminToken(t);
-    user = await createUser(t);
+  useAppSuite((suite) => ({ t, admin, user } = suite), {
+    env: { WORKFLOW_ENV_ALLOWLIST: 'API_TOKEN', WORKFLOW_ENV_ORIGINS: 'API_TOKEN=https://example.com' },
+    users: 1,
   });
 
   const list = async (token: string, query = '', headers?: Record<string, string>) => {
@@ -332,18 +327,8 @@ describe('workflow definitions: CRUD, access, validation and tenants', () => {
   });
 
   it('a workflow of a site is a 404 to a user of another site and visible on its own host', async () => {
-    const createSite = async (name: string, domain: string) => {
-      const response = await t.request({
-        method: 'POST',
-        url: '/api/sites',
-        token: admin,
-        payload: { name, domains: [domain] },
-      });
-      expect(response.statusCode).toBe(201);
-      return response.json().id as string;
-    };
-    const beta = await createSite('Beta', 'beta.example.com');
-    const gamma = await createSite('Gamma', 'gamma.example.com');
+    const beta = await createSite(t, admin, 'Beta', 'beta.example.com');
+    const gamma = await createSite(t, admin, 'Gamma', 'gamma.example.com');
     const onBeta = { host: 'beta.example.com' };
     const onGamma = { host: 'gamma.example.com' };
     const betaUser = await createUser(t, { siteId: beta });

@@ -1,6 +1,6 @@
-import { createConfig } from '../factories/config.factory';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { type TestUser } from '../factories/user.factory';
+import { useAppSuite } from '../utils/app-suite';
+import type { TestApp } from '../utils/test-app';
 import { EchoStepModule, ShadowSaveStepModule } from '../utils/workflow-echo-step';
 import { createSteps, postWorkflow, run, workflowBody } from '../utils/workflow-api';
 import { bootError } from '../utils/workflow-test-app';
@@ -10,15 +10,10 @@ describe('a custom step type registered from a module of its own', () => {
   let admin: string;
   let user: TestUser;
   let configId: string;
-  beforeAll(async () => {
-    t = await createTestApp({ modules: [EchoStepModule] });
-  });
-  afterAll(() => t.close());
-  beforeEach(async () => {
-    await t.reset();
-    admin = await adminToken(t);
-    user = await createUser(t);
-    configId = await createConfig(t, admin);
+  useAppSuite((suite) => ({ t, admin, user, configId } = suite), {
+    modules: [EchoStepModule],
+    users: 1,
+    forms: 1,
   });
 
   it('runs like a built-in step: rendered config, result under its name, readable by later steps', async () => {

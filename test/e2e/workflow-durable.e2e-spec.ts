@@ -1,6 +1,7 @@
 import { createConfig } from '../factories/config.factory';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
-import { startHttpServer, type HttpTestServer } from '../utils/http-test-server';
+import { type TestUser } from '../factories/user.factory';
+import { type HttpTestServer } from '../utils/http-test-server';
+import { useAppSuite } from '../utils/app-suite';
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { activeRecords, createSteps, execute } from '../utils/workflow-api';
 import { GateStep, GateStepModule } from '../utils/workflow-gate-step';
@@ -28,22 +29,11 @@ describe('durable workflow runs: asynchronous execution, cancellation, dry run, 
   let t: TestApp;
   let admin: string;
   let user: TestUser;
-  beforeAll(async () => {
-    receiver = await startHttpServer();
-    t = await createTestApp({
-      env: { WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${receiver.port}`, WORKFLOW_POLL_MS: '100' },
-      modules: [GateStepModule],
-    });
-  });
-  afterAll(async () => {
-    await t.close();
-    await receiver.close();
-  });
-  beforeEach(async () => {
-    await t.reset();
-    receiver.reset();
-    admin = await adminToken(t);
-    user = await createUser(t);
+  useAppSuite((suite) => ({ t, admin, partner: receiver, user } = suite), {
+    env: { WORKFLOW_POLL_MS: '100' },
+    modules: [GateStepModule],
+    partner: true,
+    users: 1,
   });
 
   it('Prefer: respond-async answers 202 with Location; the queue runs it to success', async () => {

@@ -1,6 +1,6 @@
-import { createConfig } from '../factories/config.factory';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { type TestUser } from '../factories/user.factory';
+import { useAppSuite } from '../utils/app-suite';
+import type { TestApp } from '../utils/test-app';
 import { createSteps, run } from '../utils/workflow-api';
 
 const ZERO = '00000000-0000-4000-8000-000000000000';
@@ -12,16 +12,17 @@ describe('workflow run history: paged, newest first, each user sees their own ru
   let other: TestUser;
   let configId: string;
   let workflowId: string;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(() => t.close());
+  useAppSuite(
+    (suite) =>
+      ({
+        t,
+        admin,
+        users: [user, other],
+        configId,
+      } = suite),
+    { users: 2, forms: 1 },
+  );
   beforeEach(async () => {
-    await t.reset();
-    admin = await adminToken(t);
-    user = await createUser(t);
-    other = await createUser(t);
-    configId = await createConfig(t, admin);
     workflowId = await createSteps(t, admin, [
       { name: 'store', type: 'save', config: {} },
       { name: 'shape', type: 'transform', config: { mapping: { who: 'name' } } },

@@ -1,27 +1,16 @@
 import { createConfig } from '../factories/config.factory';
-import { adminToken } from '../factories/user.factory';
-import { answerAfter, startHttpServer, type HttpTestServer } from '../utils/http-test-server';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { answerAfter, type HttpTestServer } from '../utils/http-test-server';
+import { useAppSuite } from '../utils/app-suite';
+import type { TestApp } from '../utils/test-app';
 import { createSteps, execute, run } from '../utils/workflow-api';
 
 describe('workflow limits: step timeout, run timeout, concurrency, step count', () => {
   let receiver: HttpTestServer;
   let t: TestApp;
   let admin: string;
-  beforeAll(async () => {
-    receiver = await startHttpServer();
-    t = await createTestApp({
-      env: { WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${receiver.port}`, WORKFLOW_POLL_MS: '50' },
-    });
-  });
-  afterAll(async () => {
-    await t.close();
-    await receiver.close();
-  });
-  beforeEach(async () => {
-    await t.reset();
-    receiver.reset();
-    admin = await adminToken(t);
+  useAppSuite((suite) => ({ t, admin, partner: receiver } = suite), {
+    env: { WORKFLOW_POLL_MS: '50' },
+    partner: true,
   });
 
   it("a step's timeoutMs ends a slow attempt with TIMEOUT", async () => {

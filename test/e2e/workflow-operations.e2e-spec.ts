@@ -6,20 +6,11 @@ import { RunJournalRepository } from '../../src/workflow/engine/journal/run-jour
 import { type TestUser } from '../factories/user.factory';
 import { type HttpTestServer } from '../utils/http-test-server';
 import { type TestApp } from '../utils/test-app';
-import { useWorkflowSuite } from '../utils/workflow-suite';
+import { useAppSuite, WORKFLOW_SUITE } from '../utils/app-suite';
 import { activeRecords, createSteps, execute, run } from '../utils/workflow-api';
 import { GateStep, GateStepModule } from '../utils/workflow-gate-step';
 import { sql } from 'drizzle-orm';
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what} did not happen: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+import { until } from '../utils/until';
 
 describe('bulk operations on runs: cancel and re-run by filter, progress, bounds', () => {
   let receiver: HttpTestServer;
@@ -27,7 +18,8 @@ describe('bulk operations on runs: cancel and re-run by filter, progress, bounds
   let admin: string;
   let user: TestUser;
   let configId: string;
-  useWorkflowSuite((suite) => ({ t, receiver, admin, user, configId } = suite), {
+  useAppSuite((suite) => ({ t, partner: receiver, admin, user, configId } = suite), {
+    ...WORKFLOW_SUITE,
     modules: [GateStepModule],
   });
 

@@ -1,40 +1,21 @@
 import { createConfig } from '../factories/config.factory';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
-import { startSmtpTestServer, type SmtpTestServer } from '../utils/smtp-test-server';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { type TestUser } from '../factories/user.factory';
+import { type SmtpTestServer } from '../utils/smtp-test-server';
+import { useAppSuite } from '../utils/app-suite';
+import type { TestApp } from '../utils/test-app';
 import { createSteps, run } from '../utils/workflow-api';
-
-async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+import { until } from '../utils/until';
 
 describe('workflow outbox: mail survives an SMTP outage and is sent exactly once', () => {
   let smtp: SmtpTestServer;
   let t: TestApp;
   let admin: string;
   let user: TestUser;
-  beforeAll(async () => {
-    smtp = await startSmtpTestServer();
-    t = await createTestApp({
-      env: {
-        SMTP_URL: smtp.url,
-        MAIL_FROM: 'forms@example.com',
-        OUTBOX_POLL_MS: '100',
-        OUTBOX_RETRY_BASE_MS: '100',
-      },
-    });
-    admin = await adminToken(t);
-    user = await createUser(t);
-  });
-  afterAll(async () => {
-    await t.close();
-    await smtp.close();
+  useAppSuite((suite) => ({ t, smtp, admin, user } = suite), {
+    smtp: true,
+    env: { OUTBOX_POLL_MS: '100', OUTBOX_RETRY_BASE_MS: '100' },
+    users: 1,
+    seed: 'once',
   });
 
   const runOf = async (runId: string) =>

@@ -1,7 +1,7 @@
-import { createConfig } from '../factories/config.factory';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
-import { startSmtpTestServer, type SmtpTestServer } from '../utils/smtp-test-server';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { type TestUser } from '../factories/user.factory';
+import type { SmtpTestServer } from '../utils/smtp-test-server';
+import { useAppSuite } from '../utils/app-suite';
+import type { TestApp } from '../utils/test-app';
 import { activeRecords, createSteps, run } from '../utils/workflow-api';
 
 const ORDER = { name: 'Ann', qty: 2, price: 3 };
@@ -14,38 +14,37 @@ describe('workflow run outcomes: conditions, onError, rollback, held mail and fa
   let user: TestUser;
   let configId: string;
   let strictId: string;
-  beforeAll(async () => {
-    smtp = await startSmtpTestServer({ rejectRecipients: ['bounce@example.com'] });
-    t = await createTestApp({
+  useAppSuite(
+    (suite) =>
+      ({
+        t,
+        smtp,
+        admin,
+        user,
+        configIds: [configId, strictId],
+      } = suite),
+    {
+      smtp: { rejectRecipients: ['bounce@example.com'] },
       env: {
-        SMTP_URL: smtp.url,
         ADMIN_NOTIFY_EMAIL: ADMIN_NOTIFY,
-        MAIL_FROM: 'forms@example.com',
         // A run's mail is sent by the run itself, right after its final commit, before it answers:
         // that is what these tests read. The outbox poll (which sends what a run left behind) could
         // claim the mail first and send it after the answer, so it is kept out of their way.
         OUTBOX_POLL_MS: '600000',
       },
-    });
-  });
-  afterAll(async () => {
-    await t.close();
-    await smtp.close();
-  });
-  beforeEach(async () => {
-    await t.reset();
-    smtp.messages.length = 0;
-    admin = await adminToken(t);
-    user = await createUser(t);
-    configId = await createConfig(t, admin);
-    // A form the order never satisfies: validating against it is a dependable step failure.
-    strictId = await createConfig(t, admin, {
-      title: 'Strict',
-      schema: { type: 'object', required: ['zip'], properties: { zip: { type: 'string' } } },
-      validationRules: [],
-      computedRules: [],
-    });
-  });
+      users: 1,
+      forms: [
+        {},
+        // A form the order never satisfies: validating against it is a dependable step failure.
+        {
+          title: 'Strict',
+          schema: { type: 'object', required: ['zip'], properties: { zip: { type: 'string' } } },
+          validationRules: [],
+          computedRules: [],
+        },
+      ],
+    },
+  );
 
   const save = { name: 'store', type: 'save', config: {} };
   const shape = { name: 'shape', type: 'transform', config: { mapping: { who: 'name' } } };

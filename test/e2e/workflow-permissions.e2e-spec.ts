@@ -1,6 +1,7 @@
 import { createConfig } from '../factories/config.factory';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { createUser, type TestUser } from '../factories/user.factory';
+import { useAppSuite } from '../utils/app-suite';
+import type { TestApp } from '../utils/test-app';
 import {
   activeRecords,
   createSteps,
@@ -20,16 +21,7 @@ describe('workflow execution permissions: who may run, and steps hold the caller
   let admin: string;
   let user: TestUser;
   let configId: string;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(() => t.close());
-  beforeEach(async () => {
-    await t.reset();
-    admin = await adminToken(t);
-    user = await createUser(t);
-    configId = await createConfig(t, admin);
-  });
+  useAppSuite((suite) => ({ t, admin, user, configId } = suite), { users: 1, forms: 1 });
 
   const history = async (workflowId: string) =>
     (await t.request({ method: 'GET', url: `/api/workflow/${workflowId}/runs`, token: admin })).json();

@@ -1,6 +1,6 @@
-import { createConfig } from '../factories/config.factory';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { type TestUser } from '../factories/user.factory';
+import { useAppSuite } from '../utils/app-suite';
+import type { TestApp } from '../utils/test-app';
 import { createSteps, execute } from '../utils/workflow-api';
 import { GateStep, GateStepModule } from '../utils/workflow-gate-step';
 
@@ -23,19 +23,22 @@ describe('workflow queue: per-user bound and fair claims', () => {
   let configId: string;
   let workflowId: string;
   const opened = new Set<string>();
-  beforeAll(async () => {
-    t = await createTestApp({
+  useAppSuite(
+    (suite) =>
+      ({
+        t,
+        admin,
+        users: [alice, bob],
+        configId,
+      } = suite),
+    {
       env: { WORKFLOW_POLL_MS: '50', WORKFLOW_WORKERS: '2', WORKFLOW_MAX_QUEUED_PER_USER: '5' },
       modules: [GateStepModule],
-    });
-  });
-  afterAll(() => t.close());
+      users: 2,
+      forms: 1,
+    },
+  );
   beforeEach(async () => {
-    await t.reset();
-    admin = await adminToken(t);
-    alice = await createUser(t);
-    bob = await createUser(t);
-    configId = await createConfig(t, admin);
     workflowId = await createSteps(t, admin, [
       { name: 'wait', type: 'gate', config: { gate: '{{input.gate}}' } },
     ]);

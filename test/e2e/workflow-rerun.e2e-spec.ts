@@ -1,7 +1,7 @@
 import { createUser, type TestUser } from '../factories/user.factory';
 import { type HttpTestServer } from '../utils/http-test-server';
 import { type TestApp } from '../utils/test-app';
-import { useWorkflowSuite } from '../utils/workflow-suite';
+import { useAppSuite, WORKFLOW_SUITE } from '../utils/app-suite';
 import { activeRecords, createSteps, execute, run } from '../utils/workflow-api';
 import { GateStep, GateStepModule } from '../utils/workflow-gate-step';
 
@@ -21,7 +21,8 @@ describe('re-running a finished run (POST /api/workflow/runs/:runId/rerun)', () 
   let admin: string;
   let user: TestUser;
   let configId: string;
-  useWorkflowSuite((suite) => ({ t, receiver, admin, user, configId } = suite), {
+  useAppSuite((suite) => ({ t, partner: receiver, admin, user, configId } = suite), {
+    ...WORKFLOW_SUITE,
     modules: [GateStepModule],
   });
 

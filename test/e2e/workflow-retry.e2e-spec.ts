@@ -1,7 +1,7 @@
-import { createConfig } from '../factories/config.factory';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
-import { startHttpServer, type HttpTestServer } from '../utils/http-test-server';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { type TestUser } from '../factories/user.factory';
+import { type HttpTestServer } from '../utils/http-test-server';
+import { useAppSuite } from '../utils/app-suite';
+import type { TestApp } from '../utils/test-app';
 import { createSteps, recordClock, run } from '../utils/workflow-api';
 
 const ORDER = { name: 'Ann', qty: 2 };
@@ -13,21 +13,13 @@ describe('workflow retries: backoff timing through an injected clock, against a 
   let user: TestUser;
   let configId: string;
   let clock: ReturnType<typeof recordClock>;
-  beforeAll(async () => {
-    server = await startHttpServer();
-    t = await createTestApp({ env: { WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${server.port}` } });
+  useAppSuite((suite) => ({ t, partner: server, admin, user, configId } = suite), {
+    partner: true,
+    users: 1,
+    forms: 1,
   });
-  afterAll(async () => {
-    await t.close();
-    await server.close();
-  });
-  beforeEach(async () => {
-    await t.reset();
-    server.reset();
+  beforeEach(() => {
     clock = recordClock(t);
-    admin = await adminToken(t);
-    user = await createUser(t);
-    configId = await createConfig(t, admin);
   });
   afterEach(() => clock.restore());
 

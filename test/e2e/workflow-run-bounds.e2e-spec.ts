@@ -1,7 +1,7 @@
 import { type TestUser } from '../factories/user.factory';
 import { type HttpTestServer } from '../utils/http-test-server';
 import { type TestApp } from '../utils/test-app';
-import { useWorkflowSuite } from '../utils/workflow-suite';
+import { useAppSuite, WORKFLOW_SUITE } from '../utils/app-suite';
 import { createSteps, execute, run } from '../utils/workflow-api';
 
 const ORDER = { name: 'Ann', qty: 2 };
@@ -17,7 +17,7 @@ describe('workflow runs: hostile partner answers and the run deadline', () => {
   let admin: string;
   let user: TestUser;
   let configId: string;
-  useWorkflowSuite((suite) => ({ t, receiver, admin, user, configId } = suite));
+  useAppSuite((suite) => ({ t, partner: receiver, admin, user, configId } = suite), WORKFLOW_SUITE);
 
   const answerJson = (body: string, status = 200) =>
     receiver.handle((_req, res) => {

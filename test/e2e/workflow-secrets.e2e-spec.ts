@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { createConfig } from '../factories/config.factory';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
+import { type TestUser } from '../factories/user.factory';
 import { startHttpServer, type HttpTestServer } from '../utils/http-test-server';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { useAppSuite } from '../utils/app-suite';
+import type { TestApp } from '../utils/test-app';
 import { createSteps, postWorkflow, run, workflowBody } from '../utils/workflow-api';
 
 /**
@@ -23,33 +23,29 @@ describe('workflow api step: env secrets stay in, URL templates cannot re-target
   const saved = { API_TOKEN: process.env.API_TOKEN, PARTNER_BASE: process.env.PARTNER_BASE };
   beforeAll(async () => {
     process.env.API_TOKEN = secret;
-    partner = await startHttpServer();
     other = await startHttpServer();
-    process.env.PARTNER_BASE = partner.url('');
-    t = await createTestApp({
-      env: {
-        WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${partner.port},127.0.0.1:${other.port}`,
-        WORKFLOW_ENV_ALLOWLIST: 'API_TOKEN,PARTNER_BASE',
-        WORKFLOW_ENV_ORIGINS: `API_TOKEN=${partner.url('')},PARTNER_BASE=${partner.url('')}`,
-      },
-    });
   });
   afterAll(async () => {
-    await t.close();
-    await Promise.all([partner.close(), other.close()]);
+    await other.close();
     for (const [name, value] of Object.entries(saved)) {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
     }
   });
-  beforeEach(async () => {
-    await t.reset();
-    partner.reset();
-    other.reset();
-    admin = await adminToken(t);
-    user = await createUser(t);
-    configId = await createConfig(t, admin);
+  useAppSuite((suite) => ({ t, partner, admin, user, configId } = suite), {
+    partner: true,
+    env: ({ partner }) => {
+      process.env.PARTNER_BASE = partner.url('');
+      return {
+        WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${partner.port},127.0.0.1:${other.port}`,
+        WORKFLOW_ENV_ALLOWLIST: 'API_TOKEN,PARTNER_BASE',
+        WORKFLOW_ENV_ORIGINS: `API_TOKEN=${partner.url('')},PARTNER_BASE=${partner.url('')}`,
+      };
+    },
+    users: 1,
+    forms: 1,
   });
+  beforeEach(() => other.reset());
 
   /** The run as its caller got it and as it is stored, as text. */
   async function answerAndRecord(body: { runId: string }): Promise<string> {

@@ -2,22 +2,15 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StepRegistry } from '../../src/workflow/engine/step-registry.service';
 import { createConfig } from '../factories/config.factory';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { type TestUser } from '../factories/user.factory';
+import { useAppSuite } from '../utils/app-suite';
+import type { TestApp } from '../utils/test-app';
 
 describe('workflow smoke', () => {
   let t: TestApp;
   let admin: string;
   let user: TestUser;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(() => t.close());
-  beforeEach(async () => {
-    await t.reset();
-    admin = await adminToken(t);
-    user = await createUser(t);
-  });
+  useAppSuite((suite) => ({ t, admin, user } = suite), { users: 1 });
 
   it('validate -> save -> transform runs and is recorded', async () => {
     const configId = await createConfig(t, admin);

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { createConfig } from '../factories/config.factory';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
-import { startHttpServer, type HttpTestServer } from '../utils/http-test-server';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { type TestUser } from '../factories/user.factory';
+import { type HttpTestServer } from '../utils/http-test-server';
+import { useAppSuite } from '../utils/app-suite';
+import type { TestApp } from '../utils/test-app';
 import { createSteps, run } from '../utils/workflow-api';
 
 describe('workflow templates and secrets: typed values, text, missing paths, env values redacted', () => {
@@ -13,29 +13,21 @@ describe('workflow templates and secrets: typed values, text, missing paths, env
   let configId: string;
   const secret = `tok-${randomBytes(12).toString('hex')}`;
   const previousToken = process.env.API_TOKEN;
-  beforeAll(async () => {
+  beforeAll(() => {
     process.env.API_TOKEN = secret;
-    server = await startHttpServer();
-    t = await createTestApp({
-      env: {
-        WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${server.port}`,
-        WORKFLOW_ENV_ALLOWLIST: 'API_TOKEN',
-        WORKFLOW_ENV_ORIGINS: `API_TOKEN=${server.url('')}`,
-      },
-    });
   });
-  afterAll(async () => {
-    await t.close();
-    await server.close();
+  afterAll(() => {
     if (previousToken === undefined) delete process.env.API_TOKEN;
     else process.env.API_TOKEN = previousToken;
   });
-  beforeEach(async () => {
-    await t.reset();
-    server.reset();
-    admin = await adminToken(t);
-    user = await createUser(t);
-    configId = await createConfig(t, admin);
+  useAppSuite((suite) => ({ t, partner: server, admin, user, configId } = suite), {
+    partner: true,
+    env: ({ partner }) => ({
+      WORKFLOW_ENV_ALLOWLIST: 'API_TOKEN',
+      WORKFLOW_ENV_ORIGINS: `API_TOKEN=${partner.url('')}`,
+    }),
+    users: 1,
+    forms: 1,
   });
 
   const post = (name: string, payload: unknown, extra: Record<string, unknown> = {}) => ({

@@ -5,8 +5,10 @@ import type { DomainEvent } from '../../src/events/domain-event';
 import { WorkflowTriggerConsumer } from '../../src/workflow/triggers/workflow-trigger.consumer';
 import { createConfig } from '../factories/config.factory';
 import { adminToken, createUser, type TestUser } from '../factories/user.factory';
+import { useAppSuite } from '../utils/app-suite';
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { activeRecords, createSteps } from '../utils/workflow-api';
+import { createSite } from '../factories/site.factory';
 
 /**
  * Event-triggered workflows: a definition's `triggers` queue one run per matching event, as the
@@ -20,19 +22,20 @@ describe('event-triggered workflows', () => {
   let formA: string;
   let formB: string;
 
-  beforeAll(async () => {
-    t = await createTestApp({
+  useAppSuite(
+    (suite) =>
+      ({
+        t,
+        admin,
+        user: alice,
+        configIds: [formA, formB],
+      } = suite),
+    {
       env: { EVENTS_POLL_MS: '50', WORKFLOW_POLL_MS: '50', WORKFLOW_TRIGGER_MAX_RUNS_PER_EVENT: '5' },
-    });
-  });
-  afterAll(() => t.close());
-  beforeEach(async () => {
-    await t.reset();
-    admin = await adminToken(t);
-    alice = await createUser(t);
-    formA = await createConfig(t, admin, { title: 'Orders' });
-    formB = await createConfig(t, admin, { title: 'Copies' });
-  });
+      users: 1,
+      forms: [{ title: 'Orders' }, { title: 'Copies' }],
+    },
+  );
 
   const submit = async (configId: string, payload: object, token = alice.token) => {
     const response = await t.request({ method: 'POST', url: `/api/data/${configId}`, token, payload });
@@ -50,16 +53,6 @@ describe('event-triggered workflows', () => {
   };
   const postAs = (token: string, payload: Record<string, unknown>) =>
     t.request({ method: 'POST', url: '/api/workflow', token, payload });
-  const createSite = async (name: string, domain: string) => {
-    const response = await t.request({
-      method: 'POST',
-      url: '/api/sites',
-      token: admin,
-      payload: { name, domains: [domain] },
-    });
-    expect(response.statusCode).toBe(201);
-    return response.json().id as string;
-  };
   /** How many triggers were skipped for `reason` so far (the Prometheus counter). */
   const skipped = async (reason: string) => {
     const text = (await t.request({ method: 'GET', url: '/metrics' })).body;
@@ -381,7 +374,7 @@ describe('event-triggered workflows', () => {
   });
 
   it('lets only an admin name another user to run as (403 WORKFLOW_RUN_AS_FORBIDDEN); anyone may name themselves', async () => {
-    const site = await createSite('Delegated', 'delegated.example.com');
+    const site = await createSite(t, admin, 'Delegated', 'delegated.example.com');
     const onSite = { host: 'delegated.example.com' };
     const role = await t.request({
       method: 'POST',
@@ -441,8 +434,8 @@ describe('event-triggered workflows', () => {
   });
 
   it("triggers a workflow of a site only by its own site's events; a shared one runs only where its run-as user may work", async () => {
-    const alpha = await createSite('Alpha', 'alpha.example.com');
-    const beta = await createSite('Beta', 'beta.example.com');
+    const alpha = await createSite(t, admin, 'Alpha', 'alpha.example.com');
+    const beta = await createSite(t, admin, 'Beta', 'beta.example.com');
     const alphaUser = await createUser(t, { siteId: alpha });
     const betaUser = await createUser(t, { siteId: beta });
     const siteWorkflow = await createSteps(

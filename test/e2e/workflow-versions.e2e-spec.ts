@@ -1,5 +1,6 @@
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { createUser, type TestUser } from '../factories/user.factory';
+import { useAppSuite } from '../utils/app-suite';
+import type { TestApp } from '../utils/test-app';
 import { createWorkflow, workflowBody } from '../utils/workflow-api';
 
 /** GET /api/workflow/:workflowId/versions and /versions/:version (README "Versions and conditional requests"). */
@@ -8,13 +9,8 @@ describe('workflow definition versions', () => {
   let admin: string;
   let adminId: string;
   let user: TestUser;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(() => t.close());
+  useAppSuite((suite) => ({ t, admin } = suite));
   beforeEach(async () => {
-    await t.reset();
-    admin = await adminToken(t);
     adminId = (await t.request({ method: 'GET', url: '/api/auth/me', token: admin })).json().id;
     user = await createUser(t);
   });

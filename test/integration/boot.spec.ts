@@ -1,24 +1,34 @@
-import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { DatabaseClient } from '../../src/database/database-client';
 import { createApp } from '../../src/bootstrap';
 import { loadConfig } from '../../src/config/app-config';
 import { testEnv } from '../utils/test-app';
 import { embeddedOnly } from '../utils/configurations';
+import { runServiceToExit, startServiceProcess } from '../utils/service-process';
 
-const root = resolve(__dirname, '../..');
+/** Only what a test names: none of the test defaults (admin, secret, limits) a started service gets. */
+const ONLY = {
+  NODE_ENV: undefined,
+  LOG_LEVEL: undefined,
+  JWT_SECRET: undefined,
+  ADMIN_EMAIL: undefined,
+  ADMIN_PASSWORD: undefined,
+  THROTTLE_LIMIT: undefined,
+  THROTTLE_AUTH_LIMIT: undefined,
+  HOST: undefined,
+};
 
 embeddedOnly('boot', () => {
-  it('stops the process with every configuration problem listed, as one JSON line', () => {
-    const result = spawnSync(process.execPath, ['-r', '@swc-node/register', 'src/main.ts'], {
-      cwd: root,
-      env: { PATH: process.env.PATH, NODE_ENV: 'production', PORT: 'x', CACHE_ENABLED: 'maybe' },
-      encoding: 'utf8',
-      timeout: 60_000,
+  it('stops the process with every configuration problem listed, as one JSON line', async () => {
+    const result = await runServiceToExit({
+      ...ONLY,
+      NODE_ENV: 'production',
+      PORT: 'x',
+      CACHE_ENABLED: 'maybe',
     });
-    expect(result.status).toBe(1);
+    expect(result.code).toBe(1);
     expect(result.stderr).toBe('');
     const lines = result.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
@@ -35,16 +45,11 @@ embeddedOnly('boot', () => {
     );
   }, 60_000);
 
-  it('reads the env file (.env, or the one ENV_FILE names); a variable of the real environment wins', () => {
+  it('reads the env file (.env, or the one ENV_FILE names); a variable of the real environment wins', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'fdws-env-file-')), 'service.env');
     writeFileSync(file, 'PORT=not-a-port\nTHROTTLE_LIMIT=also-bad\nNODE_ENV=production\n');
-    const result = spawnSync(process.execPath, ['-r', '@swc-node/register', 'src/main.ts'], {
-      cwd: root,
-      env: { PATH: process.env.PATH, NODE_ENV: 'test', ENV_FILE: file },
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-    expect(result.status).toBe(1);
+    const result = await runServiceToExit({ ...ONLY, PORT: undefined, NODE_ENV: 'test', ENV_FILE: file });
+    expect(result.code).toBe(1);
     const line = JSON.parse(result.stdout.trim().split('\n').pop()!);
     // From the file: PORT and THROTTLE_LIMIT; NODE_ENV=test from the environment wins (no JWT_SECRET problem).
     expect(line.problems).toEqual([
@@ -53,19 +58,13 @@ embeddedOnly('boot', () => {
     ]);
   }, 60_000);
 
-  it('a database it cannot reach stops the boot with one JSON error line and nothing on stderr', () => {
-    const result = spawnSync(process.execPath, ['-r', '@swc-node/register', 'src/main.ts'], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH,
-        PORT: '0',
-        DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere',
-        JWT_SECRET: 'boot-log-secret-0123456789abcdef',
-      },
-      encoding: 'utf8',
-      timeout: 60_000,
+  it('a database it cannot reach stops the boot with one JSON error line and nothing on stderr', async () => {
+    const result = await runServiceToExit({
+      ...ONLY,
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere',
+      JWT_SECRET: 'boot-log-secret-0123456789abcdef',
     });
-    expect(result.status).toBe(1);
+    expect(result.code).toBe(1);
     expect(result.stderr).toBe('');
     const lines = result.stdout
       .trim()
@@ -78,31 +77,20 @@ embeddedOnly('boot', () => {
   }, 60_000);
 
   it('boots to "Listening" without an error line in its log', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'fdws-boot-log-'));
-    const child = spawn(process.execPath, ['-r', '@swc-node/register', 'src/main.ts'], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH,
-        PORT: '0',
-        DATA_DIR: dataDir,
-        JWT_SECRET: 'boot-log-secret-0123456789abcdef',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const service = await startServiceProcess({
+      ...ONLY,
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'fdws-boot-log-')),
+      JWT_SECRET: 'boot-log-secret-0123456789abcdef',
     });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     try {
-      const deadline = Date.now() + 90_000;
-      while (!output.includes('Listening on') && child.exitCode === null && Date.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      expect(output).toContain('Listening on');
       // pino levels: 50 error, 60 fatal; Nest's own console format says ERROR.
-      const errorLines = output.split('\n').filter((line) => /"level":(50|60)\b|\bERROR\b/.test(line));
+      const errorLines = service
+        .output()
+        .split('\n')
+        .filter((line) => /"level":(50|60)\b|\bERROR\b/.test(line));
       expect(errorLines).toEqual([]);
     } finally {
-      child.kill('SIGTERM');
-      await new Promise((resolve) => child.once('exit', resolve));
+      await service.stop();
     }
   }, 120_000);
 

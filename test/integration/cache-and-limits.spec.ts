@@ -3,16 +3,14 @@ import Redis from 'ioredis';
 import { sql } from 'drizzle-orm';
 import { AppCache } from '../../src/common/cache/app-cache.service';
 import { ChangeNotifications, LISTENER_NAME } from '../../src/database/change-notifications';
+import { useAppSuite } from '../utils/app-suite';
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { createTestDatabase } from '../utils/test-database';
 import { onPostgres } from '../utils/configurations';
 
 describe('AppCache', () => {
   let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp({ env: { CACHE_ENABLED: 'true' } });
-  });
-  afterAll(() => t.close());
+  useAppSuite((suite) => ({ t } = suite), { env: { CACHE_ENABLED: 'true' }, admin: false, seed: 'once' });
 
   it('loads once, serves from the cache until deleted, and caches null too', async () => {
     const cache = t.app.get(AppCache);

@@ -3,7 +3,8 @@ import { AppError } from '../../src/common/errors/app-error';
 import { RecordsService } from '../../src/data/records.service';
 import { createConfig } from '../factories/config.factory';
 import { adminToken, createUser, type TestUser } from '../factories/user.factory';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { useAppSuite } from '../utils/app-suite';
+import type { TestApp } from '../utils/test-app';
 
 /**
  * The key a workflow's save step stores its record under (`run:<runId>:<step>`): a step run again
@@ -19,11 +20,10 @@ describe('record creation with an idempotency key', () => {
     const { id, role, email, siteId } = alice.user;
     return buildRequestContext({ user: { userId: id, role, email, siteId }, siteId: null });
   };
+  useAppSuite((suite) => ({ t } = suite), { admin: false, seed: 'once' });
   beforeAll(async () => {
-    t = await createTestApp();
     records = t.app.get(RecordsService);
   });
-  afterAll(() => t.close());
   beforeEach(async () => {
     await t.reset();
     admin = await adminToken(t);

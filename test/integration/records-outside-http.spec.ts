@@ -8,7 +8,8 @@ import { AppError } from '../../src/common/errors/app-error';
 import { RecordsService } from '../../src/data/records.service';
 import { adminToken, createUser, type TestUser } from '../factories/user.factory';
 import { createConfig } from '../factories/config.factory';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { useAppSuite } from '../utils/app-suite';
+import type { TestApp } from '../utils/test-app';
 
 const ZERO = '00000000-0000-4000-8000-000000000000';
 
@@ -48,11 +49,10 @@ describe('the record service outside HTTP', () => {
   let bob: TestUser;
   let manager: TestUser;
   let configId: string;
+  useAppSuite((suite) => ({ t } = suite), { admin: false, seed: 'once' });
   beforeAll(async () => {
-    t = await createTestApp();
     records = t.app.get(RecordsService);
   });
-  afterAll(() => t.close());
   beforeEach(async () => {
     await t.reset();
     admin = await adminToken(t);

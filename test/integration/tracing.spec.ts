@@ -1,54 +1,24 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { ORDER_FORM } from '../factories/config.factory';
 import { startHttpServer, type HttpTestServer } from '../utils/http-test-server';
 import { OtlpReceiver, type ReceivedSpan } from '../utils/otlp-receiver';
 import { workflowBody } from '../utils/workflow-api';
+import { startServiceProcess, type ServiceProcess } from '../utils/service-process';
 
-const root = resolve(__dirname, '../..');
-
-/** Starts the real service (src/main.ts) exporting traces to `endpoint`; resolves with its base URL. */
-async function startService(
-  env: Record<string, string>,
-): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const child = spawn(process.execPath, ['-r', '@swc-node/register', 'src/main.ts'], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'fdws-tracing-')),
-      JWT_SECRET: 'tracing-secret-0123456789abcdef',
-      OTEL_BSP_SCHEDULE_DELAY: '100',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+/** The real service exporting traces as `env` says; the test admin is the seeded admin. */
+function startService(env: Record<string, string>): Promise<ServiceProcess> {
+  return startServiceProcess({
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'fdws-tracing-')),
+    OTEL_BSP_SCHEDULE_DELAY: '100',
+    ...env,
   });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    const match = /Listening on (http:\/\/[\d.]+:\d+)/.exec(output);
-    if (match) return { child, url: match[1], output: () => output };
-    if (child.exitCode !== null || Date.now() > deadline)
-      throw new Error(`service did not start:\n${output}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  child.kill('SIGTERM');
-  await new Promise((r) => child.once('exit', r));
 }
 
 describe('tracing (OTLP/HTTP to a real receiver)', () => {
   const receiver = new OtlpReceiver();
-  let service: Awaited<ReturnType<typeof startService>>;
+  let service: ServiceProcess;
   let hook: HttpTestServer;
 
   beforeAll(async () => {
@@ -62,7 +32,7 @@ describe('tracing (OTLP/HTTP to a real receiver)', () => {
     });
   }, 120_000);
   afterAll(async () => {
-    await stop(service.child);
+    await service.stop();
     await receiver.stop();
     await hook.close();
   });
@@ -271,7 +241,7 @@ describe('tracing off (no OTLP endpoint)', () => {
       expect(response.status).toBe(200);
       expect(service.output()).not.toContain('Tracing on');
     } finally {
-      await stop(service.child);
+      await service.stop();
     }
   }, 120_000);
 });

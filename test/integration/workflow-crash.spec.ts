@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { startHttpServer, type HttpTestServer } from '../utils/http-test-server';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database';
 import { startServiceProcess, type ServiceProcess } from '../utils/service-process';
+import { until } from '../utils/until';
 
 const ADMIN = { email: 'crash-admin@example.com', password: 'crash-admin-password' };
 
@@ -44,16 +45,6 @@ async function call(
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: response.status, body: await response.json() };
-}
-
-async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 describe('durable workflow runs survive kill -9', () => {

@@ -12,6 +12,7 @@ import { startHttpServer, type HttpTestServer } from '../utils/http-test-server'
 import { startSmtpTestServer, type SmtpTestServer } from '../utils/smtp-test-server';
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { createSteps, execute } from '../utils/workflow-api';
+import { until } from '../utils/until';
 
 /** A repository method as the crash injection wraps it. */
 type Write = (...args: unknown[]) => Promise<unknown>;
@@ -28,16 +29,6 @@ const SHAPE = { name: 'shape', type: 'transform', config: { mapping: { who: 'nam
 
 /** The process "dies" here: nothing after it in this drive (or this delivery) happens. */
 class Crash extends Error {}
-
-async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 /**
  * Crash injection on the real repositories (PGlite, or PostgreSQL with TEST_DATABASE_URL): every

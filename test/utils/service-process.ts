@@ -11,11 +11,16 @@ export interface ServiceProcess {
   url: string;
   /** Everything the process wrote to stdout and stderr so far. */
   output(): string;
+  /** What it wrote to stdout alone, and to stderr alone. */
+  stdout(): string;
+  stderr(): string;
   /** Resolves with the exit code (or signal) once the process ends. */
   exited: Promise<number | string>;
   get alive(): boolean;
   /** Kills the process (SIGKILL) and waits for its end. */
   kill(): Promise<void>;
+  /** Asks the process to stop (SIGTERM) and waits for its end. */
+  stop(): Promise<void>;
 }
 
 /**
@@ -44,8 +49,16 @@ export async function spawnServiceProcess(env: Record<string, string | undefined
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+    stdout += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+    stderr += chunk.toString();
+  });
   const exited = new Promise<number | string>((done) =>
     child.on('exit', (code, signal) => done(code ?? signal ?? 'unknown')),
   );
@@ -53,6 +66,8 @@ export async function spawnServiceProcess(env: Record<string, string | undefined
     child,
     url: `http://127.0.0.1:${port}`,
     output: () => output,
+    stdout: () => stdout,
+    stderr: () => stderr,
     exited,
     get alive() {
       return child.exitCode === null && child.signalCode === null;
@@ -61,13 +76,17 @@ export async function spawnServiceProcess(env: Record<string, string | undefined
       if (service.alive) child.kill('SIGKILL');
       await exited;
     },
+    async stop() {
+      if (service.alive) child.kill('SIGTERM');
+      await exited;
+    },
   };
   return service;
 }
 
-/** Resolves once the service logs that it listens; fails with its output if it exits first (or takes a minute). */
+/** Resolves once the service logs that it listens; fails with its output if it exits first (or takes 90 s). */
 export async function listening(service: ServiceProcess): Promise<void> {
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 90_000;
   while (!service.output().includes('Listening on http://')) {
     if (!service.alive || Date.now() > deadline) {
       if (service.alive) service.child.kill('SIGKILL');
@@ -75,6 +94,17 @@ export async function listening(service: ServiceProcess): Promise<void> {
     }
     await new Promise((done) => setTimeout(done, 100));
   }
+}
+
+/** Runs the service until it ends by itself (a refused start): its exit code and what it wrote. */
+export async function runServiceToExit(
+  env: Record<string, string | undefined>,
+): Promise<{ code: number | string; stdout: string; stderr: string }> {
+  const service = await spawnServiceProcess(env);
+  const timeout = setTimeout(() => service.child.kill('SIGKILL'), 60_000);
+  const code = await service.exited;
+  clearTimeout(timeout);
+  return { code, stdout: service.stdout(), stderr: service.stderr() };
 }
 
 /** {@link spawnServiceProcess}, then {@link listening}. */
