@@ -60,6 +60,8 @@ export interface AppConfig {
   workflowRunRetentionDays: number;
   /** Days a deleted record stays restorable in the trash before it is purged. */
   recordTrashDays: number;
+  /** Days a draft may stay unchanged before it goes to the trash (README "Drafts"). */
+  draftRetentionDays: number;
   /** Attachments (README "Attachments"): largest file, most bytes and files per record, uploads per user per minute. */
   attachmentMaxBytes: number;
   attachmentMaxRecordBytes: number;

@@ -154,6 +154,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     workflowWorkers: int('WORKFLOW_WORKERS', 4, 0, 100),
     workflowRunRetentionDays: int('WORKFLOW_RUN_RETENTION_DAYS', 30, 1, 3650),
     recordTrashDays: int('RECORD_TRASH_DAYS', 30, 1, 3650),
+    draftRetentionDays: int('DRAFT_RETENTION_DAYS', 90, 1, 36500),
     attachmentMaxBytes: int('ATTACHMENT_MAX_BYTES', 104_857_600, 1, 1_099_511_627_776),
     attachmentMaxRecordBytes: int('ATTACHMENT_MAX_RECORD_BYTES', 268_435_456, 1, 1_099_511_627_776),
     attachmentMaxFilesPerRecord: int('ATTACHMENT_MAX_FILES_PER_RECORD', 20, 1, 10_000),

@@ -18,6 +18,10 @@ import { RecordCursorRepository } from './record-cursor.repository';
 import { RecordListService } from './record-list.service';
 import { RecordStatsRepository } from './record-stats.repository';
 import { RecordTrashPurge } from './record-trash-purge';
+import { RecordDraftRetention } from './record-draft-retention';
+import { RecordDraftsRepository } from './record-drafts.repository';
+import { RecordDraftsService } from './record-drafts.service';
+import { RecordDraftsController } from './record-drafts.controller';
 import { RecordsController } from './records.controller';
 import { RecordsRepository } from './records.repository';
 import { RecordsService } from './records.service';
@@ -28,6 +32,7 @@ import { VisibleRecords } from './visible-records.service';
  * permission) and `VisibleRecords` (access-checked selections read in batches or counted); a
  * run's entry in a record's workflow log is written by the run's end in SQL (migration 0024's
  * `fdws_run_ended`). Records deleted go to a trash (purged after RECORD_TRASH_DAYS by RecordTrashPurge);
+ * drafts (RecordDraftsService) go there after DRAFT_RETENTION_DAYS untouched (RecordDraftRetention);
  * every change appends to the records' history (`history/`, table record_history) in the
  * statement that makes it. Attachment fields are linked through AttachmentsService in each write's
  * transaction; RecordAttachmentsController streams a record's files. `RecordErasure` serves the
@@ -35,7 +40,12 @@ import { VisibleRecords } from './visible-records.service';
  */
 @Module({
   imports: [IdempotencyModule, PermissionsModule, ValidationModule, AttachmentsModule],
-  controllers: [RecordsController, RecordHistoryController, RecordAttachmentsController],
+  controllers: [
+    RecordsController,
+    RecordDraftsController,
+    RecordHistoryController,
+    RecordAttachmentsController,
+  ],
   providers: [
     RecordsService,
     RecordsRepository,
@@ -48,6 +58,9 @@ import { VisibleRecords } from './visible-records.service';
     RecordHistoryService,
     RecordHistoryRepository,
     RecordTrashPurge,
+    RecordDraftsService,
+    RecordDraftsRepository,
+    RecordDraftRetention,
     RecordErasure,
     RecordImports,
     RecordBulkRepository,

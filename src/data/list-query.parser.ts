@@ -61,6 +61,22 @@ export function parseDeletedFlag(query: RawQuery): boolean {
   });
 }
 
+/** Submitted records (the default) or drafts (README "Drafts"). */
+export type RecordStatus = 'submitted' | 'draft';
+
+/**
+ * `status=draft` reads drafts instead of submitted records (list, grid, export, statistics);
+ * absent, empty or `submitted` the submitted ones; anything else is a 422.
+ */
+export function parseStatusFilter(query: RawQuery): RecordStatus {
+  const raw = lastValue(query.status);
+  if (raw === undefined || raw === '' || raw === 'submitted') return 'submitted';
+  if (raw === 'draft') return 'draft';
+  throw new AppError('VALIDATION_FAILED', {
+    validationErrors: [{ field: 'status', rule: 'isIn', message: 'status must be submitted or draft' }],
+  });
+}
+
 /**
  * `configVersion=n`: only records last validated against version n of their configuration; absent
  * or empty, every version; anything but an integer from 1 is a 422.

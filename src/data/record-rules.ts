@@ -1,8 +1,9 @@
 import { type AuthUser, type RequestContext } from '../common/context/request-context';
+import type { ConfigRow } from '../form-configs/form-configs.repository';
 import { AppError } from '../common/errors/app-error';
 import type { ValidationOutcome } from '../validation/form-definition';
 import { type RecordRow } from './record.mapper';
-import { type RecordScope } from './record-selection';
+import { hiddenDraft, type RecordScope } from './record-selection';
 import { type ChangeAuthor } from './records.repository';
 
 /*
@@ -20,6 +21,19 @@ export function authorOf(ctx: RequestContext): ChangeAuthor {
 /** Someone else's record is a 404 to a user who may see only their own: its existence is not revealed. */
 export function assertReadable(scope: RecordScope, record: Pick<RecordRow, 'userId'>): void {
   if (scope.ownerId !== null && record.userId !== scope.ownerId) throw new AppError('RECORD_NOT_FOUND');
+}
+
+/**
+ * A record the caller may see: as assertReadable, and someone else's draft is a 404 even to a holder
+ * of viewAllResults (only its owner and admins see a draft).
+ */
+export function assertVisible(
+  ctx: RequestContext,
+  scope: RecordScope,
+  record: Pick<RecordRow, 'userId' | 'isDraft'>,
+) {
+  assertReadable(scope, record);
+  if (hiddenDraft(ctx, record)) throw new AppError('RECORD_NOT_FOUND');
 }
 
 /** Only the owner changes a record, and only when the form allows it; admins always may. */
@@ -49,4 +63,25 @@ export function requireObject(body: unknown): SubmittedData {
     });
   }
   return body as SubmittedData;
+}
+
+/** Computed values as stored: only when the form keeps them and there are some (else SQL NULL). */
+export function storedComputedResults(config: ConfigRow, computed: Record<string, unknown>) {
+  return config.preferences.storeComputedResults && Object.keys(computed).length > 0 ? computed : null;
+}
+
+/**
+ * 400 DATA_SAVE_LIMIT_REACHED of a create or a draft's submit. With a single allowed submission that
+ * may be edited, the client loads and edits the earlier one (`existingDataId`).
+ */
+export function saveLimitReached(config: ConfigRow, existingId: string | null): AppError {
+  const limit = config.preferences.saveLimit ?? null;
+  return new AppError('DATA_SAVE_LIMIT_REACHED', {
+    messageKey: 'data.saveLimitReached',
+    params: { limit },
+    details:
+      limit === 1 && config.preferences.allowEdit && existingId
+        ? { limit, existingDataId: existingId }
+        : { limit },
+  });
 }

@@ -12,7 +12,9 @@ import {
   parseConfigVersionFilter,
   parseDeletedFlag,
   parsePagingQuery,
+  parseStatusFilter,
   type EqualityFilter,
+  type RecordStatus,
 } from './list-query.parser';
 
 /**
@@ -28,6 +30,11 @@ export interface RecordScope {
    * trash (`deleted`), or either (`any`, a record's history).
    */
   state?: 'active' | 'deleted' | 'any';
+  /**
+   * Submitted records (the default for active ones: all that lists, exports, statistics and the
+   * save limit count), drafts, or either (a single record, the trash, a record's history).
+   */
+  status?: RecordStatus | 'any';
 }
 
 /**
@@ -79,15 +86,51 @@ export function trashScope(ctx: RequestContext, access: FormAccess): RecordScope
   };
 }
 
-/** The scope of the list route: the trash with `deleted=true` (see trashScope), else recordScope's reads. */
+/**
+ * The drafts of a configuration a caller may read (README "Drafts"): an admin's are everyone's,
+ * anyone else's only their own (viewAllResults does not show other people's drafts).
+ */
+export function draftScope(ctx: RequestContext, access: FormAccess): RecordScope {
+  const user = requireUser(ctx);
+  return {
+    configId: access.config.id,
+    site: ownSiteScopeOf(ctx),
+    ownerId: user.role === 'admin' ? null : user.userId,
+    status: 'draft',
+  };
+}
+
+/** Reads of submitted records (recordScope's), or with `draft` the caller's drafts (draftScope). */
+export function readScope(ctx: RequestContext, access: FormAccess, status: RecordStatus): RecordScope {
+  return status === 'draft'
+    ? draftScope(ctx, access)
+    : recordScope(ctx, access, { owners: 'ownUnlessViewAll' });
+}
+
+/**
+ * The scope of the list route: the trash with `deleted=true` (see trashScope; drafts in it too
+ * unless `status` names one kind), else the submitted records or, with `status=draft`, the drafts.
+ */
 export function listScope(
   ctx: RequestContext,
   access: FormAccess,
   query: Record<string, unknown>,
 ): RecordScope {
-  return parseDeletedFlag(query)
-    ? trashScope(ctx, access)
-    : recordScope(ctx, access, { owners: 'ownUnlessViewAll' });
+  const status = parseStatusFilter(query);
+  if (parseDeletedFlag(query)) {
+    const explicit = query.status !== undefined && query.status !== '';
+    return { ...trashScope(ctx, access), status: explicit ? status : 'any' };
+  }
+  return readScope(ctx, access, status);
+}
+
+/** The scope with drafts and submitted records alike (a single record's lookup). */
+export const anyStatus = (scope: RecordScope): RecordScope => ({ ...scope, status: 'any' });
+
+/** Whether a draft is hidden from the caller: only its owner and admins see one. */
+export function hiddenDraft(ctx: RequestContext, record: { isDraft: boolean; userId: string | null }) {
+  const user = requireUser(ctx);
+  return record.isDraft && user.role !== 'admin' && record.userId !== user.userId;
 }
 
 /**
@@ -123,15 +166,29 @@ export interface RecordSelection {
   readonly filters: RecordFilters;
 }
 
-/** The records of the scope (active ones unless it says otherwise) as a WHERE condition. */
+/**
+ * The records of the scope (active submitted ones unless it says otherwise) as a WHERE condition.
+ * The trash and `any` state take drafts too unless the scope names a status.
+ */
 export function scopeCondition(scope: RecordScope): SQL {
   const state = scope.state ?? 'active';
+  const status = scope.status ?? (state === 'active' ? 'submitted' : 'any');
   return and(
     eq(dataRecords.configId, scope.configId),
     state === 'any' ? undefined : eq(dataRecords.isActive, state === 'active'),
+    draftCondition(status),
     siteCondition(dataRecords.siteId, scope.site),
     scope.ownerId ? eq(dataRecords.userId, scope.ownerId) : undefined,
   )!;
+}
+
+/**
+ * Drafts or submitted records, written as the partial indexes' predicates are (`not is_draft`), so
+ * the planner matches them whatever the driver binds.
+ */
+export function draftCondition(status: RecordStatus | 'any'): SQL | undefined {
+  if (status === 'any') return undefined;
+  return status === 'draft' ? sql`${dataRecords.isDraft}` : sql`not ${dataRecords.isDraft}`;
 }
 
 /** The paging form's equality filters as WHERE conditions. */

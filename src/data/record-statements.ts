@@ -26,7 +26,8 @@ export type NewRecord = Pick<
 export const RECORD_COLUMNS = sql.raw(
   'data_records.id, data_records.config_id, data_records.user_id, data_records.site_id, data_records.data, ' +
     'data_records.data_keys, data_records.computed_results, data_records.is_active, data_records.created_at, ' +
-    'data_records.updated_at, data_records.deleted_at, data_records.version, data_records.config_version',
+    'data_records.updated_at, data_records.deleted_at, data_records.version, data_records.config_version, ' +
+    'data_records.is_draft',
 );
 
 /**
@@ -129,6 +130,8 @@ export async function activeRecordIds(
         eq(dataRecords.configId, owner.configId),
         eq(dataRecords.userId, owner.userId),
         eq(dataRecords.isActive, true),
+        // Drafts do not count against the save limit (README "Drafts").
+        sql`not ${dataRecords.isDraft}`,
         sameSite(dataRecords.siteId, owner.siteId),
       ),
     )
@@ -167,9 +170,9 @@ export function atVersion(versions: number[] | null): SQL {
 }
 
 /**
- * Replaces the data of `row` (locked by the caller) with an `updated` entry of the fields that
- * changed and the version raised by one; the update also requires the version read, so it cannot
- * apply to any other.
+ * Replaces the data of `row` (locked by the caller) with an `updated` entry (`draft_saved` for a
+ * draft) of the fields that changed and the version raised by one; the update also requires the
+ * version read, so it cannot apply to any other.
  */
 export function replaceDataStatement(row: RecordRow, write: RecordWrite, author: ChangeAuthor): SQL {
   const before = sql`before as (select id, data from data_records where id = ${row.id}::uuid),`;
@@ -181,7 +184,7 @@ export function replaceDataStatement(row: RecordRow, write: RecordWrite, author:
         updated_at = ${new Date().toISOString()}::timestamptz, version = data_records.version + 1
       from before where data_records.id = before.id and data_records.version = ${row.version}
       returning data_records.*`,
-    entryOf('updated', author),
+    entryOf(row.isDraft ? 'draft_saved' : 'updated', author),
     fieldDiff(sql`before.data`, sql`changed.data`),
     { before, join: sql`join before on before.id = changed.id` },
   );

@@ -56,6 +56,8 @@ export function toRecordResponse(
     data: orderedData(row, options.schemaOrder),
     ...(row.computedResults ? { computedResults: row.computedResults } : {}),
     isActive: row.isActive,
+    // Only a draft says so: a submitted record's answer is as it always was.
+    ...(row.isDraft ? { status: 'draft' as const } : {}),
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
     ...(row.deletedAt ? { deletedAt: row.deletedAt.toISOString() } : {}),
@@ -69,7 +71,8 @@ export function toRecordResponse(
 export const RAW_RECORD_COLUMNS = `data_records.id, data_records.config_id as "configId", data_records.user_id as "userId",
    data_records.site_id as "siteId", data_records.data, data_records.data_keys as "dataKeys", data_records.computed_results as "computedResults",
    data_records.is_active as "isActive", data_records.created_at as "createdAt", data_records.updated_at as "updatedAt",
-   data_records.deleted_at as "deletedAt", data_records.version, data_records.config_version as "configVersion"`;
+   data_records.deleted_at as "deletedAt", data_records.version, data_records.config_version as "configVersion",
+   data_records.is_draft as "isDraft"`;
 
 /**
  * What export cells are made of: the id, the creation time, the configuration version and the
@@ -85,6 +88,7 @@ export const RAW_VALUES_COLUMNS = `data_records.id, data_records.created_at as "
 // PGlite may give strings), so both are accepted.
 const date = (value: unknown) => (value instanceof Date ? value : new Date(String(value)));
 const json = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value);
+const booleanOf = (value: unknown) => value === true || value === 't' || value === 'true';
 
 /** A row of a raw query (cursor, grid) as a typed record. */
 export function fromRawRecord(raw: Record<string, unknown>): ListedRecordRow {
@@ -96,7 +100,8 @@ export function fromRawRecord(raw: Record<string, unknown>): ListedRecordRow {
     data: json(raw.data) as Record<string, unknown>,
     dataKeys: textArray(raw.dataKeys),
     computedResults: (json(raw.computedResults) as Record<string, unknown> | null) ?? null,
-    isActive: raw.isActive === true || raw.isActive === 't' || raw.isActive === 'true',
+    isActive: booleanOf(raw.isActive),
+    isDraft: booleanOf(raw.isDraft),
     createdAt: date(raw.createdAt),
     updatedAt: date(raw.updatedAt),
     deletedAt: raw.deletedAt === null || raw.deletedAt === undefined ? null : date(raw.deletedAt),

@@ -43,6 +43,9 @@ import type { RequestContext } from '../common/context/request-context';
 import { GridGroupDto, GridPageDto, RecordDto, RecordPageDto, SavedRecordDto } from './dto/record.dto';
 import { storeValuesToFields } from './record-changes';
 import { RecordListService } from './record-list.service';
+import { RecordDraftsService } from './record-drafts.service';
+import { parseStatusFilter } from './list-query.parser';
+import { STATUS_QUERY } from './dto/status-query';
 import { RecordsService } from './records.service';
 
 const SUBMISSION_EXAMPLE = { name: 'Jane Doe', email: 'jane@example.com', qty: 3, price: 9.5 };
@@ -80,6 +83,7 @@ export class RecordsController {
   constructor(
     private readonly records: RecordsService,
     private readonly lists: RecordListService,
+    private readonly drafts: RecordDraftsService,
     private readonly idempotent: IdempotentRequests,
     private readonly conditional: ConditionalRequests,
   ) {}
@@ -107,8 +111,10 @@ export class RecordsController {
       'Users holding only viewOwnResults see their own records. ' +
       '`deleted=true` lists the trash instead (either form): records deleted less than RECORD_TRASH_DAYS ago, ' +
       'restorable with POST /api/data/:configId/:dataId/restore; admins see all of them, an owner holding ' +
-      'deleteOwnResults on a form allowing deletion their own, anyone else gets a 403.',
+      'deleteOwnResults on a form allowing deletion their own, anyone else gets a 403. ' +
+      "`status=draft` lists drafts instead (either form): the caller's own, an admin's everyone's.",
   })
+  @ApiQuery(STATUS_QUERY)
   @ApiQuery({
     name: 'deleted',
     required: false,
@@ -173,6 +179,17 @@ export class RecordsController {
   @ApiIdempotencyKey()
   @ApiOperation({
     summary: 'Submit a record: validated, save limit enforced, computed results stored when enabled',
+    description:
+      'With `status=draft` the body is saved as a draft instead (README "Drafts"): its types and unknown fields ' +
+      'are checked, not its required fields, rules or computed values; it counts against no save limit and is ' +
+      'seen by its owner and admins only, until `POST /api/data/:configId/:dataId/submit`.',
+  })
+  @ApiQuery({
+    name: 'status',
+    required: false,
+    enum: ['submitted', 'draft'],
+    example: 'draft',
+    description: '`draft`: save as a draft; `submitted` (default): a submission',
   })
   @ApiQuery({
     name: 'locale',
@@ -199,8 +216,11 @@ export class RecordsController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<SavedRecordDto> {
+    const draft = parseStatusFilter(request.query as Record<string, unknown>) === 'draft';
     const saved = await this.idempotent.answer(request, reply, () =>
-      this.records.create(ctx, configId, submittedFields(body)),
+      draft
+        ? this.drafts.save(ctx, configId, submittedFields(body))
+        : this.records.create(ctx, configId, submittedFields(body)),
     );
     return this.saved(reply, saved);
   }

@@ -26,7 +26,7 @@ import {
   type ListedRecordRow,
   type RecordRow,
 } from './record.mapper';
-import { listScope, recordScope, type RecordScope } from './record-selection';
+import { anyStatus, hiddenDraft, listScope, recordScope, type RecordScope } from './record-selection';
 import { RecordsRepository, type RecordWrite } from './records.repository';
 import { RecordHistoryRepository } from './history/record-history.repository';
 import { AttachmentsService } from '../attachments/attachments.service';
@@ -35,10 +35,12 @@ export type { SubmittedData } from './record-rules';
 
 import {
   authorOf,
-  assertReadable,
+  assertVisible,
   assertOwnerMayChange,
   validationFailed,
   requireObject,
+  saveLimitReached,
+  storedComputedResults,
 } from './record-rules';
 
 @Injectable()
@@ -89,7 +91,7 @@ export class RecordsService {
         data,
         // jsonb keeps its own key order: the submitted order is stored beside it.
         dataKeys: Object.keys(data),
-        computedResults: this.storedComputedResults(config, computedResults),
+        computedResults: storedComputedResults(config, computedResults),
         idempotencyKey: options.idempotencyKey ?? null,
       },
       saveLimit,
@@ -100,17 +102,7 @@ export class RecordsService {
     // A replayed workflow step (its process died after the insert) gets the record it saved.
     if ('existing' in outcome) return this.savedResponse(config, outcome.existing, computedResults);
     if ('inserted' in outcome) this.events.dispatchSoon();
-    if ('limitReached' in outcome) {
-      throw new AppError('DATA_SAVE_LIMIT_REACHED', {
-        messageKey: 'data.saveLimitReached',
-        params: { limit: saveLimit },
-        // With a single allowed submission that may be edited, the client loads and edits the earlier one.
-        details:
-          saveLimit === 1 && config.preferences.allowEdit && outcome.existingId
-            ? { limit: saveLimit, existingDataId: outcome.existingId }
-            : { limit: saveLimit },
-      });
-    }
+    if ('limitReached' in outcome) throw saveLimitReached(config, outcome.existingId);
     return this.withAttachments(config, this.savedResponse(config, outcome.inserted, computedResults));
   }
 
@@ -165,13 +157,14 @@ export class RecordsService {
     const access = await this.access.require(ctx, configId, 'editOwnResults');
     const { config } = access;
     const submitted = requireObject(body);
-    const scope = recordScope(ctx, access, { owners: 'ownUnlessViewAll' });
+    const scope = anyStatus(recordScope(ctx, access, { owners: 'ownUnlessViewAll' }));
     let computedResults: Record<string, unknown> = {};
     // Runs on the locked row: whatever it decides is based on the version it writes over.
     const decide = (record: RecordRow): RecordWrite | 'stale' => {
-      assertReadable(scope, record);
+      assertVisible(ctx, scope, record);
+      // A draft is not a submission yet: the form's allowEdit does not hold it back (its owner's).
       assertOwnerMayChange(requireUser(ctx), record, {
-        allowed: config.preferences.allowEdit,
+        allowed: record.isDraft || config.preferences.allowEdit,
         refusal: 'data.editNotAllowed',
       });
       if (!ifMatchAllows(ifMatch, record.version)) return 'stale';
@@ -179,10 +172,16 @@ export class RecordsService {
         mode === 'replace'
           ? submitted
           : mergeFields(orderedData(record, schemaOrderOf(config.schema)), submitted);
+      if (record.isDraft) {
+        // A draft stays one: its types are checked, its required fields and rules wait for its submit.
+        const check = this.validator.validateDraft(config, data, ctx.locale);
+        if (!check.valid) throw validationFailed(check);
+        return { data, computedResults: null, configVersion: config.version };
+      }
       computedResults = this.validateOrThrow(ctx, config, data);
       return {
         data,
-        computedResults: this.storedComputedResults(config, computedResults),
+        computedResults: storedComputedResults(config, computedResults),
         configVersion: config.version,
       };
     };
@@ -205,11 +204,12 @@ export class RecordsService {
     ifMatch: IfMatch = NO_PRECONDITION,
   ): Promise<RecordDto> {
     const access = await this.access.require(ctx, configId, 'deleteOwnResults');
-    const scope = recordScope(ctx, access, { owners: 'any' });
+    const scope = anyStatus(recordScope(ctx, access, { owners: 'any' }));
     const record = await this.records.findInScope(dataId, scope);
-    if (!record) throw new AppError('RECORD_NOT_FOUND');
+    if (!record || hiddenDraft(ctx, record)) throw new AppError('RECORD_NOT_FOUND');
+    // Discarding a draft is its owner's whatever allowDelete says: no submission is deleted.
     assertOwnerMayChange(requireUser(ctx), record, {
-      allowed: access.config.preferences.allowDelete,
+      allowed: record.isDraft || access.config.preferences.allowDelete,
       refusal: 'data.deleteNotAllowed',
     });
     if (!ifMatchAllows(ifMatch, record.version)) throw await this.staleRecord(record, ifMatch);
@@ -253,13 +253,14 @@ export class RecordsService {
     const access = await this.access.require(ctx, configId, 'deleteOwnResults');
     const scope: RecordScope = { ...recordScope(ctx, access, { owners: 'any' }), state: 'deleted' };
     const record = await this.records.findInScope(dataId, scope);
-    if (!record) throw new AppError('RECORD_NOT_FOUND');
+    if (!record || hiddenDraft(ctx, record)) throw new AppError('RECORD_NOT_FOUND');
     assertOwnerMayChange(requireUser(ctx), record, {
-      allowed: access.config.preferences.allowDelete,
+      allowed: record.isDraft || access.config.preferences.allowDelete,
       refusal: 'data.deleteNotAllowed',
     });
     if (!ifMatchAllows(ifMatch, record.version)) throw await this.staleRecord(record, ifMatch);
-    const saveLimit = access.config.preferences.saveLimit ?? null;
+    // A draft comes back a draft, which counts against no limit.
+    const saveLimit = record.isDraft ? null : (access.config.preferences.saveLimit ?? null);
     const outcome = await this.records.restoreWithinLimit(
       record,
       saveLimit,
@@ -294,15 +295,15 @@ export class RecordsService {
   }
 
   private async requireReadable(ctx: RequestContext, access: FormAccess, dataId: string): Promise<RecordRow> {
-    const scope = recordScope(ctx, access, { owners: 'ownUnlessViewAll' });
+    const scope = anyStatus(recordScope(ctx, access, { owners: 'ownUnlessViewAll' }));
     const record = await this.records.findInScope(dataId, scope);
     if (!record) throw new AppError('RECORD_NOT_FOUND');
-    assertReadable(scope, record);
+    assertVisible(ctx, scope, record);
     return record;
   }
 
   /** 412 for a record not at the If-Match version: its version and the fields changed since. */
-  private async staleRecord(record: Pick<RecordRow, 'id' | 'version'>, ifMatch: IfMatch): Promise<AppError> {
+  async staleRecord(record: Pick<RecordRow, 'id' | 'version'>, ifMatch: IfMatch): Promise<AppError> {
     const since = Math.max(0, ...(expectedVersions(ifMatch) ?? []).filter((v) => v < record.version));
     const changedFields =
       since > 0 ? await this.history.fieldsChangedInLatest(record.id, record.version - since) : null;
@@ -324,14 +325,15 @@ export class RecordsService {
     return result.computedResults;
   }
 
-  private storedComputedResults(config: ConfigRow, computed: Record<string, unknown>) {
-    return config.preferences.storeComputedResults && Object.keys(computed).length > 0 ? computed : null;
-  }
-
   /** `{attachments}` of a record of a form with attachment fields (README "Attachments"), else nothing. */
   private async attachmentsOf(config: ConfigRow, recordId: string) {
     const attachments = await this.attachments.ofRecord(config, recordId);
     return attachments ? { attachments } : {};
+  }
+
+  /** The answer of a write: the record as saved, its computed values and its attachments. */
+  answerSaved(config: ConfigRow, row: ListedRecordRow, computed: Record<string, unknown>) {
+    return this.withAttachments(config, this.savedResponse(config, row, computed));
   }
 
   private async withAttachments(config: ConfigRow, saved: SavedRecordDto): Promise<SavedRecordDto> {

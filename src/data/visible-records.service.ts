@@ -10,11 +10,11 @@ import {
 } from './record-csv.repository';
 import { RecordCursorRepository, type OnBatch, type OnRecordBatch } from './record-cursor.repository';
 import type { RecordValues } from './record.mapper';
-import { parseConfigVersionFilter } from './list-query.parser';
+import { parseConfigVersionFilter, parseStatusFilter } from './list-query.parser';
 import {
   NO_FILTERS,
   parseRecordFilters,
-  recordScope,
+  readScope,
   type RecordFilters,
   type RecordSelection,
 } from './record-selection';
@@ -37,19 +37,18 @@ export class VisibleRecords {
   /**
    * Checks `permission` on the configuration (404 CONFIG_NOT_FOUND, then 403 FORBIDDEN) and selects
    * the caller's visible records of it: everyone's with viewAllResults (or as admin), else their own.
+   * With `status=draft` in `query`, drafts instead: the caller's own, an admin's everyone's (README
+   * "Drafts"); a bad `status` is a 422, after the access checks.
    */
   async select(
     ctx: RequestContext,
     configId: string,
     permission: FormPermissionName,
     filters: RecordFilters = NO_FILTERS,
+    query: Record<string, unknown> = {},
   ): Promise<RecordSelection> {
     const access = await this.access.require(ctx, configId, permission);
-    return {
-      config: access.config,
-      scope: recordScope(ctx, access, { owners: 'ownUnlessViewAll' }),
-      filters,
-    };
+    return { config: access.config, scope: readScope(ctx, access, parseStatusFilter(query)), filters };
   }
 
   /**

@@ -8,6 +8,11 @@ export const EVENT_TYPES = [
   'record.restored',
   /** A record stored by a bulk import: only for subscriptions and triggers that name it (README "Bulk import"). */
   'record.imported',
+  /**
+   * A draft saved (created or changed; README "Drafts"): only for subscriptions and triggers that
+   * name it. Its submit is a `record.created`.
+   */
+  'record.draft_saved',
   'workflow.run.finished',
 ] as const;
 

@@ -1,4 +1,5 @@
 import { Controller, Get, Param, Query, Res } from '@nestjs/common';
+import { STATUS_QUERY } from '../data/dto/status-query';
 import { ApiOperation, ApiProduces, ApiQuery, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { RecordDto } from '../data/dto/record.dto';
 import type { FastifyReply } from 'fastify';
@@ -31,6 +32,7 @@ export class ExportController {
     description: 'default json; zip: records.json and every attached file (README "Attachments")',
   })
   @ApiQuery({ name: 'filters', required: false, type: String, example: '{"city":"Paris"}' })
+  @ApiQuery(STATUS_QUERY)
   @ApiQuery({ name: 'filter', required: false, type: String, example: '["data.age",">=",18]' })
   @ApiQuery({
     name: 'configVersion',

@@ -55,7 +55,7 @@ export class ExportService {
     query: Record<string, unknown>,
   ): Promise<ExportDownload> {
     // Access first (404/403), as through the route; then the query's own 422/400s.
-    const visible = await this.records.select(ctx, configId, 'exportResults');
+    const visible = await this.records.select(ctx, configId, 'exportResults', undefined, query);
     const format = parseFormat(query.format);
     const columns = parseColumns(query.columns);
     const cells: CellOptions = {

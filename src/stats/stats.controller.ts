@@ -3,6 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger'
 import { FormPermission } from '../permissions/form-permission.decorator';
 import { Ctx } from '../common/context/ctx.decorator';
 import type { RequestContext } from '../common/context/request-context';
+import { STATUS_QUERY } from '../data/dto/status-query';
 import { StatsDto } from './dto/stats.dto';
 import { StatsService } from './stats.service';
 
@@ -28,6 +29,7 @@ export class StatsController {
     example: 2,
     description: 'Only records last validated against this version of the form',
   })
+  @ApiQuery(STATUS_QUERY)
   @ApiOkResponse({ type: StatsDto })
   get(
     @Ctx() ctx: RequestContext,

@@ -19,9 +19,9 @@ export class StatsService {
   async forConfig(
     ctx: RequestContext,
     configId: string,
-    query: { tz?: unknown; configVersion?: unknown },
+    query: { tz?: unknown; configVersion?: unknown; status?: unknown },
   ): Promise<StatsDto> {
-    const visible = await this.records.select(ctx, configId, 'viewStats');
+    const visible = await this.records.select(ctx, configId, 'viewStats', undefined, query);
     const selection = { ...visible, filters: this.records.versionFilter(query) };
     const tz = typeof query.tz === 'string' ? query.tz : undefined;
     const timeZone = tz === undefined || tz === '' ? this.config.timezone : tz;

@@ -7,6 +7,7 @@ import type { ValidationRuleDefinition } from '../database/schema/form-configs.t
 import type { FieldResult, FormDefinition, ValidationOutcome } from './form-definition';
 import { attachmentDeclarationProblems } from './attachment-fields';
 import { compileSchema, schemaDefinitionErrors, schemaErrors } from './json-schema';
+import { draftSchemaOf } from './draft-schema';
 import {
   evaluateLogic,
   LogicBudget,
@@ -34,6 +35,8 @@ const CACHE_SIZE = 500;
 @Injectable()
 export class FormValidator {
   private readonly compiled = new Map<string, CompiledForm>();
+  /** The draft schemas (draftSchemaOf), compiled once per configuration version like the full ones. */
+  private readonly compiledDrafts = new Map<string, ValidateFunction | null>();
 
   constructor(private readonly translator: Translator) {}
 
@@ -103,13 +106,37 @@ export class FormValidator {
     return { valid: validationErrors.length === 0, validationErrors, fieldResults, computedResults };
   }
 
+  /**
+   * A draft's check (README "Drafts"): the schema without what demands presence (draftSchemaOf),
+   * every error collected; no validation rule and no computed value is run.
+   */
+  validateDraft(
+    definition: FormDefinition,
+    data: Record<string, unknown>,
+    locale: Locale,
+  ): ValidationOutcome {
+    const key = cacheKeyOf(definition);
+    let schema = key ? this.compiledDrafts.get(key) : undefined;
+    if (schema === undefined) {
+      schema = definition.schema ? compileSchema(draftSchemaOf(definition.schema)) : null;
+      if (key) remember(this.compiledDrafts, key, schema);
+    } else touch(this.compiledDrafts, key!, schema);
+    const validationErrors = schema && !schema(data) ? schemaErrors(schema, locale) : [];
+    const fieldResults: Record<string, FieldResult> = {};
+    for (const field of this.compile(definition).fields) fieldResults[field] = { valid: true, errors: [] };
+    for (const error of validationErrors) {
+      const result = (fieldResults[error.field] ??= { valid: true, errors: [] });
+      result.valid = false;
+      result.errors.push(error.message);
+    }
+    return { valid: validationErrors.length === 0, validationErrors, fieldResults, computedResults: {} };
+  }
+
   private compile(definition: FormDefinition): CompiledForm {
-    const key = definition.id ? `${definition.id}:${definition.updatedAt?.getTime() ?? 0}` : null;
+    const key = cacheKeyOf(definition);
     const cached = key ? this.compiled.get(key) : undefined;
     if (cached) {
-      // Refresh the entry's position so the map evicts the least recently used form.
-      this.compiled.delete(key!);
-      this.compiled.set(key!, cached);
+      touch(this.compiled, key!, cached);
       return cached;
     }
     const schemaFields = Object.keys(
@@ -125,12 +152,25 @@ export class FormValidator {
       })),
       fields: [...new Set([...schemaFields, ...rules.map((rule) => rule.field ?? rule.name)])],
     };
-    if (key) {
-      this.compiled.set(key, form);
-      if (this.compiled.size > CACHE_SIZE) this.compiled.delete(this.compiled.keys().next().value!);
-    }
+    if (key) remember(this.compiled, key, form);
     return form;
   }
+}
+
+/** A stored configuration's cache key: its id at its last change; none for one not stored. */
+function cacheKeyOf(definition: FormDefinition): string | null {
+  return definition.id ? `${definition.id}:${definition.updatedAt?.getTime() ?? 0}` : null;
+}
+
+/** Refreshes an entry's position so the map evicts the least recently used form. */
+function touch<T>(cache: Map<string, T>, key: string, value: T): void {
+  cache.delete(key);
+  cache.set(key, value);
+}
+
+function remember<T>(cache: Map<string, T>, key: string, value: T): void {
+  cache.set(key, value);
+  if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
 }
 
 /**

@@ -18,7 +18,9 @@ export interface AuthUser {
 export type ChangeOrigin =
   | { kind: 'route'; route: string }
   | { kind: 'workflow'; runId: string; step: string }
-  | { kind: 'import'; importId: string };
+  | { kind: 'import'; importId: string }
+  /** The move of a draft untouched for DRAFT_RETENTION_DAYS to the trash (README "Drafts"). */
+  | { kind: 'retention'; days: number };
 
 /**
  * Passed first to every service call: who, for which tenant, in which language. It carries no

@@ -16,6 +16,13 @@ export class RecordDto {
     unknown
   >;
   @ApiProperty() isActive: boolean;
+  @ApiPropertyOptional({
+    enum: ['draft'],
+    description:
+      'Present on drafts only (README "Drafts"): saved without its required fields, rules and computed values, ' +
+      'seen by its owner and admins; `POST /api/data/:configId/:dataId/submit` submits it. A submitted record has no `status`',
+  })
+  status?: 'draft';
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time' }) updatedAt: string;
   @ApiPropertyOptional({

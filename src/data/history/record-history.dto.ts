@@ -13,13 +13,18 @@ export class RecordHistoryEntryDto {
   @ApiProperty({ example: 42, description: 'Increases with every entry written' }) id: number;
   @ApiProperty({ format: 'uuid' }) recordId: string;
   @ApiProperty({ format: 'uuid' }) configId: string;
-  @ApiProperty({ enum: ['created', 'updated', 'deleted', 'restored'], example: 'updated' })
+  @ApiProperty({
+    enum: ['created', 'updated', 'deleted', 'restored', 'draft_saved', 'submitted'],
+    example: 'updated',
+  })
   action: HistoryAction;
   @ApiProperty({ format: 'uuid', nullable: true, type: String, description: 'Who made the change' })
   userId: string | null;
   @ApiProperty({
     nullable: true,
-    description: 'The route (method and pattern) or the workflow run and step the change came through',
+    description:
+      'The route (method and pattern) or the workflow run and step the change came through; `retention` for a ' +
+      'draft moved to the trash after DRAFT_RETENTION_DAYS untouched',
     oneOf: [
       {
         type: 'object',
@@ -34,6 +39,11 @@ export class RecordHistoryEntryDto {
           runId: { type: 'string', format: 'uuid' },
           step: { type: 'string' },
         },
+      },
+      {
+        type: 'object',
+        required: ['kind', 'days'],
+        properties: { kind: { type: 'string', enum: ['retention'] }, days: { type: 'integer' } },
       },
     ],
     example: { kind: 'route', route: 'PATCH /api/data/:configId/:dataId' },

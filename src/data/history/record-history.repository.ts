@@ -4,7 +4,11 @@ import type { ChangeOrigin } from '../../common/context/request-context';
 import { DATABASE, type Database } from '../../database/database.types';
 import { recordHistory } from '../../database/schema';
 
-export type HistoryAction = 'created' | 'updated' | 'deleted' | 'restored';
+/**
+ * `draft_saved`: a draft was created or changed; `submitted`: a draft became a submitted record
+ * (README "Drafts").
+ */
+export type HistoryAction = 'created' | 'updated' | 'deleted' | 'restored' | 'draft_saved' | 'submitted';
 
 /** Who made a change and through what; the change itself is computed in the statement. */
 export interface HistoryEntry {

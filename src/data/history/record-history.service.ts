@@ -5,7 +5,7 @@ import { isUuid } from '../../common/validation/is-uuid';
 import { FormAccessService, type FormAccess } from '../../permissions/form-access.service';
 import { parsePageQuery } from '../list-query.parser';
 import type { RecordRow } from '../record.mapper';
-import { mayOpenTrash, recordScope, trashScope } from '../record-selection';
+import { hiddenDraft, mayOpenTrash, recordScope, trashScope } from '../record-selection';
 import { RecordsRepository } from '../records.repository';
 import type { RecordHistoryEntryDto, RecordHistoryPageDto } from './record-history.dto';
 import { RecordHistoryRepository, type HistoryAction, type HistoryRow } from './record-history.repository';
@@ -52,6 +52,8 @@ export class RecordHistoryService {
   }
 
   private mayRead(ctx: RequestContext, access: FormAccess, record: RecordRow): boolean {
+    // A draft's history is its owner's and the admins', as the draft is.
+    if (hiddenDraft(ctx, record)) return false;
     const owner = record.isActive
       ? recordScope(ctx, access, { owners: 'ownUnlessViewAll' }).ownerId
       : mayOpenTrash(ctx, access)

@@ -47,16 +47,30 @@ export const dataRecords = pgTable(
      * benches); records stored before form versions got their configuration's version then.
      */
     configVersion: integer('config_version').notNull().default(1),
+    /**
+     * A draft (README "Drafts"): saved with its types checked but not its required fields, rules or
+     * computed values; seen only by its owner and admins, and counted nowhere (save limit, lists,
+     * export, statistics) until it is submitted. `is_active` stays the trash flag for drafts too.
+     */
+    isDraft: boolean('is_draft').notNull().default(false),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (table) => [
+    // Submitted records only: lists, counts and the save limit read them without visiting drafts.
     index('data_records_config_created_idx')
       .on(table.configId, table.createdAt.desc())
-      .where(sql`${table.isActive}`),
+      .where(sql`${table.isActive} and not ${table.isDraft}`),
     index('data_records_config_user_idx')
       .on(table.configId, table.userId)
-      .where(sql`${table.isActive}`),
+      .where(sql`${table.isActive} and not ${table.isDraft}`),
+    // Drafts: listed per configuration and owner, moved to the trash by age.
+    index('data_records_drafts_idx')
+      .on(table.configId, table.userId)
+      .where(sql`${table.isActive} and ${table.isDraft}`),
+    index('data_records_draft_age_idx')
+      .on(table.updatedAt)
+      .where(sql`${table.isActive} and ${table.isDraft}`),
     // The trash: listed per configuration, purged by age; only inactive rows are indexed.
     index('data_records_trash_idx')
       .on(table.configId, table.deletedAt)

@@ -54,6 +54,15 @@ export const EVENT_EXAMPLES: Record<EventType, object> = {
       historyId: 45,
     },
   },
+  'record.draft_saved': {
+    type: 'record.draft_saved',
+    timestamp: '2026-11-24T09:30:00.000Z',
+    data: {
+      record: { ...RECORD, data: { name: 'Jane' }, status: 'draft', updatedAt: '2026-11-24T09:30:00.000Z' },
+      changes: { name: { after: 'Jane' } },
+      historyId: 40,
+    },
+  },
   'workflow.run.finished': {
     type: 'workflow.run.finished',
     timestamp: '2026-11-24T10:00:01.000Z',
