@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { sql } from 'drizzle-orm';
 import ExcelJS from 'exceljs';
 import { RecordDraftRetention } from '../../src/data/record-draft-retention';
@@ -472,6 +474,17 @@ describe('drafts', () => {
       expect(restored.statusCode).toBe(200);
       expect(restored.json()).toMatchObject({ status: 'draft', isActive: true });
     });
+  });
+
+  it("the README's draft examples are part of docs/examples.sh (which the README examples test runs)", () => {
+    const readme = readFileSync(resolve(__dirname, '../../README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('### Drafts'));
+    const block = section.slice(
+      section.indexOf('```bash\n') + 8,
+      section.indexOf('```\n', section.indexOf('```bash')),
+    );
+    expect(block).toContain('/submit');
+    expect(readFileSync(resolve(__dirname, '../../docs/examples.sh'), 'utf8')).toContain(block);
   });
 
   describe('events', () => {

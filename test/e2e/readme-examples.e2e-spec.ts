@@ -41,6 +41,7 @@ describe('the README examples', () => {
     );
 
     expect(stdout).toContain('"code":"DATA_VALIDATION_FAILED"');
+    expect(stdout).toContain('"code":"DRAFT_INCOMPLETE"');
     expect(stdout).toContain('"status":"success"');
     expect(stdout).toContain('name,qty,city');
     expect(stdout).toContain(

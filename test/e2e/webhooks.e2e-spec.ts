@@ -231,6 +231,7 @@ describe('webhooks', () => {
       'record.deleted',
       'record.restored',
       'record.imported',
+      'record.draft_saved',
       'workflow.run.finished',
     ]);
     for (const [type, callback] of Object.entries<any>(callbacks)) {
