@@ -66,7 +66,8 @@ export function formOpenApiDocument(
       description:
         `The record routes of the form "${config.title}" (${config.id}) at its version ${config.version}; ` +
         '`FormData` is its JSON Schema as stored. A submission is validated against the current version. ' +
-        'The whole API, with the grid-library list form, export and statistics, is described at /api-docs-json.',
+        'The whole API, with the grid-library list form, export, statistics and drafts (records saved before they ' +
+        'are complete, whose `data` need not meet FormData until submitted), is described at /api-docs-json.',
     },
     security: [{ bearer: [] }],
     paths: {
