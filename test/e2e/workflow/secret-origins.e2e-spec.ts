@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { createConfig } from '../factories/config.factory';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
-import { WorkflowsRepository } from '../../src/workflow/definitions/workflows.repository';
-import { startHttpServer, type HttpTestServer } from '../utils/http-test-server';
-import { createTestApp, type TestApp } from '../utils/test-app';
-import { createSteps, postWorkflow, run, workflowBody } from '../utils/workflow-api';
+import { createConfig } from '../../factories/config.factory';
+import { adminToken, createUser, type TestUser } from '../../factories/user.factory';
+import { WorkflowsRepository } from '../../../src/workflow/definitions/workflows.repository';
+import { startHttpServer, type HttpTestServer } from '../../utils/http-test-server';
+import { createTestApp, type TestApp } from '../../utils/test-app';
+import { createSteps, postWorkflow, run, workflowBody } from '../../utils/workflow-api';
 
 /**
  * Each allow-listed env value goes only to the origins WORKFLOW_ENV_ORIGINS binds it to. `crm` and

@@ -1,8 +1,8 @@
-import { type TestUser } from '../factories/user.factory';
-import { useAppSuite } from '../utils/app-suite';
-import type { TestApp } from '../utils/test-app';
-import { createSteps, execute } from '../utils/workflow-api';
-import { GateStep, GateStepModule } from '../utils/workflow-gate-step';
+import { type TestUser } from '../../factories/user.factory';
+import { useAppSuite } from '../../utils/app-suite';
+import type { TestApp } from '../../utils/test-app';
+import { createSteps, execute } from '../../utils/workflow-api';
+import { GateStep, GateStepModule } from '../../utils/workflow-gate-step';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { type TestUser } from '../factories/user.factory';
-import { type HttpTestServer } from '../utils/http-test-server';
-import { useAppSuite } from '../utils/app-suite';
-import type { TestApp } from '../utils/test-app';
-import { createSteps, run } from '../utils/workflow-api';
+import { type TestUser } from '../../factories/user.factory';
+import { type HttpTestServer } from '../../utils/http-test-server';
+import { useAppSuite } from '../../utils/app-suite';
+import type { TestApp } from '../../utils/test-app';
+import { createSteps, run } from '../../utils/workflow-api';
 
 describe('workflow templates and secrets: typed values, text, missing paths, env values redacted', () => {
   let server: HttpTestServer;

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { StepRegistry } from '../../src/workflow/engine/step-registry.service';
-import { createConfig } from '../factories/config.factory';
-import { type TestUser } from '../factories/user.factory';
-import { useAppSuite } from '../utils/app-suite';
-import type { TestApp } from '../utils/test-app';
+import { StepRegistry } from '../../../src/workflow/engine/step-registry.service';
+import { createConfig } from '../../factories/config.factory';
+import { type TestUser } from '../../factories/user.factory';
+import { useAppSuite } from '../../utils/app-suite';
+import type { TestApp } from '../../utils/test-app';
 
 describe('workflow smoke', () => {
   let t: TestApp;
@@ -127,7 +127,7 @@ describe('workflow smoke', () => {
   it('registers every built-in step type, each documented in the README', () => {
     const types = t.app.get(StepRegistry).types();
     expect(types).toEqual(['api', 'approval', 'conditional', 'notify', 'save', 'transform', 'validate']);
-    const readme = readFileSync(join(__dirname, '../../README.md'), 'utf8');
+    const readme = readFileSync(join(__dirname, '../../../README.md'), 'utf8');
     for (const type of types) expect(readme).toContain(`\`${type}\``);
   });
 

@@ -1,9 +1,9 @@
-import { createConfig } from '../factories/config.factory';
-import { createUser, type TestUser } from '../factories/user.factory';
-import { useAppSuite } from '../utils/app-suite';
-import type { TestApp } from '../utils/test-app';
-import { createSteps, createWorkflow, execute, postWorkflow, workflowBody } from '../utils/workflow-api';
-import { createSite } from '../factories/site.factory';
+import { createConfig } from '../../factories/config.factory';
+import { createUser, type TestUser } from '../../factories/user.factory';
+import { useAppSuite } from '../../utils/app-suite';
+import type { TestApp } from '../../utils/test-app';
+import { createSteps, createWorkflow, execute, postWorkflow, workflowBody } from '../../utils/workflow-api';
+import { createSite } from '../../factories/site.factory';
 
 const ZERO = '00000000-0000-4000-8000-000000000000';
 

@@ -1,8 +1,8 @@
-import { type TestUser } from '../factories/user.factory';
-import { type HttpTestServer } from '../utils/http-test-server';
-import { type TestApp } from '../utils/test-app';
-import { useAppSuite, WORKFLOW_SUITE } from '../utils/app-suite';
-import { createSteps, execute, run } from '../utils/workflow-api';
+import { type TestUser } from '../../factories/user.factory';
+import { type HttpTestServer } from '../../utils/http-test-server';
+import { type TestApp } from '../../utils/test-app';
+import { useAppSuite, WORKFLOW_SUITE } from '../../utils/app-suite';
+import { createSteps, execute, run } from '../../utils/workflow-api';
 
 const ORDER = { name: 'Ann', qty: 2 };
 const finished = (r: any) => !['queued', 'running'].includes(r.status);

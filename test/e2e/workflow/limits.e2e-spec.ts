@@ -1,8 +1,8 @@
-import { createConfig } from '../factories/config.factory';
-import { answerAfter, type HttpTestServer } from '../utils/http-test-server';
-import { useAppSuite } from '../utils/app-suite';
-import type { TestApp } from '../utils/test-app';
-import { createSteps, execute, run } from '../utils/workflow-api';
+import { createConfig } from '../../factories/config.factory';
+import { answerAfter, type HttpTestServer } from '../../utils/http-test-server';
+import { useAppSuite } from '../../utils/app-suite';
+import type { TestApp } from '../../utils/test-app';
+import { createSteps, execute, run } from '../../utils/workflow-api';
 
 describe('workflow limits: step timeout, run timeout, concurrency, step count', () => {
   let receiver: HttpTestServer;

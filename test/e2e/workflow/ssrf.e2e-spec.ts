@@ -1,8 +1,8 @@
-import { createConfig } from '../factories/config.factory';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
-import { startHttpServer, type HttpTestServer } from '../utils/http-test-server';
-import { createTestApp, type TestApp } from '../utils/test-app';
-import { createSteps, postWorkflow, run, workflowBody } from '../utils/workflow-api';
+import { createConfig } from '../../factories/config.factory';
+import { adminToken, createUser, type TestUser } from '../../factories/user.factory';
+import { startHttpServer, type HttpTestServer } from '../../utils/http-test-server';
+import { createTestApp, type TestApp } from '../../utils/test-app';
+import { createSteps, postWorkflow, run, workflowBody } from '../../utils/workflow-api';
 
 /**
  * Only 127.0.0.0/8 is ever contacted. `allowed` (127.0.0.1:P) is the one allow-listed destination;

@@ -1,8 +1,8 @@
-import { createUser, type TestUser } from '../factories/user.factory';
-import { type HttpTestServer } from '../utils/http-test-server';
-import { type TestApp } from '../utils/test-app';
-import { useAppSuite, WORKFLOW_SUITE } from '../utils/app-suite';
-import { activeRecords, createSteps, execute } from '../utils/workflow-api';
+import { createUser, type TestUser } from '../../factories/user.factory';
+import { type HttpTestServer } from '../../utils/http-test-server';
+import { type TestApp } from '../../utils/test-app';
+import { useAppSuite, WORKFLOW_SUITE } from '../../utils/app-suite';
+import { activeRecords, createSteps, execute } from '../../utils/workflow-api';
 
 /**
  * A run outlives its request: while it waits on a retry its caller may be deactivated, demoted or

@@ -1,7 +1,7 @@
-import { type TestUser } from '../factories/user.factory';
-import { useAppSuite } from '../utils/app-suite';
-import type { TestApp } from '../utils/test-app';
-import { createSteps, run } from '../utils/workflow-api';
+import { type TestUser } from '../../factories/user.factory';
+import { useAppSuite } from '../../utils/app-suite';
+import type { TestApp } from '../../utils/test-app';
+import { createSteps, run } from '../../utils/workflow-api';
 
 const ZERO = '00000000-0000-4000-8000-000000000000';
 

@@ -1,14 +1,14 @@
 import { sql } from 'drizzle-orm';
-import { rowsOf } from '../../src/database/raw-rows';
-import { EventDispatcher } from '../../src/events/event-dispatcher.service';
-import type { DomainEvent } from '../../src/events/domain-event';
-import { WorkflowTriggerConsumer } from '../../src/workflow/triggers/workflow-trigger.consumer';
-import { createConfig } from '../factories/config.factory';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
-import { useAppSuite } from '../utils/app-suite';
-import { createTestApp, type TestApp } from '../utils/test-app';
-import { activeRecords, createSteps } from '../utils/workflow-api';
-import { createSite } from '../factories/site.factory';
+import { rowsOf } from '../../../src/database/raw-rows';
+import { EventDispatcher } from '../../../src/events/event-dispatcher.service';
+import type { DomainEvent } from '../../../src/events/domain-event';
+import { WorkflowTriggerConsumer } from '../../../src/workflow/triggers/workflow-trigger.consumer';
+import { createConfig } from '../../factories/config.factory';
+import { adminToken, createUser, type TestUser } from '../../factories/user.factory';
+import { useAppSuite } from '../../utils/app-suite';
+import { createTestApp, type TestApp } from '../../utils/test-app';
+import { activeRecords, createSteps } from '../../utils/workflow-api';
+import { createSite } from '../../factories/site.factory';
 
 /**
  * Event-triggered workflows: a definition's `triggers` queue one run per matching event, as the

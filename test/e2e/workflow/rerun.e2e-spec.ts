@@ -1,9 +1,9 @@
-import { createUser, type TestUser } from '../factories/user.factory';
-import { type HttpTestServer } from '../utils/http-test-server';
-import { type TestApp } from '../utils/test-app';
-import { useAppSuite, WORKFLOW_SUITE } from '../utils/app-suite';
-import { activeRecords, createSteps, execute, run } from '../utils/workflow-api';
-import { GateStep, GateStepModule } from '../utils/workflow-gate-step';
+import { createUser, type TestUser } from '../../factories/user.factory';
+import { type HttpTestServer } from '../../utils/http-test-server';
+import { type TestApp } from '../../utils/test-app';
+import { useAppSuite, WORKFLOW_SUITE } from '../../utils/app-suite';
+import { activeRecords, createSteps, execute, run } from '../../utils/workflow-api';
+import { GateStep, GateStepModule } from '../../utils/workflow-gate-step';
 
 /** The receiver answers 500 to the first `failures` calls, then 200. */
 function failFirst(receiver: HttpTestServer, failures: number): void {

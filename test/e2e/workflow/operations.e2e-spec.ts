@@ -1,16 +1,16 @@
-import { buildRequestContext } from '../../src/common/context/request-context';
-import { WorkflowRunner } from '../../src/workflow/engine/workflow-runner.service';
-import { operationRunId } from '../../src/workflow/runs/operations/operation-run-id';
-import { RunOperationsRepository } from '../../src/workflow/runs/operations/run-operations.repository';
-import { RunJournalRepository } from '../../src/workflow/engine/journal/run-journal.repository';
-import { type TestUser } from '../factories/user.factory';
-import { type HttpTestServer } from '../utils/http-test-server';
-import { type TestApp } from '../utils/test-app';
-import { useAppSuite, WORKFLOW_SUITE } from '../utils/app-suite';
-import { activeRecords, createSteps, execute, run } from '../utils/workflow-api';
-import { GateStep, GateStepModule } from '../utils/workflow-gate-step';
+import { buildRequestContext } from '../../../src/common/context/request-context';
+import { WorkflowRunner } from '../../../src/workflow/engine/workflow-runner.service';
+import { operationRunId } from '../../../src/workflow/runs/operations/operation-run-id';
+import { RunOperationsRepository } from '../../../src/workflow/runs/operations/run-operations.repository';
+import { RunJournalRepository } from '../../../src/workflow/engine/journal/run-journal.repository';
+import { type TestUser } from '../../factories/user.factory';
+import { type HttpTestServer } from '../../utils/http-test-server';
+import { type TestApp } from '../../utils/test-app';
+import { useAppSuite, WORKFLOW_SUITE } from '../../utils/app-suite';
+import { activeRecords, createSteps, execute, run } from '../../utils/workflow-api';
+import { GateStep, GateStepModule } from '../../utils/workflow-gate-step';
 import { sql } from 'drizzle-orm';
-import { until } from '../utils/until';
+import { until } from '../../utils/until';
 
 describe('bulk operations on runs: cancel and re-run by filter, progress, bounds', () => {
   let receiver: HttpTestServer;

@@ -1,10 +1,10 @@
-import { createConfig } from '../factories/config.factory';
-import { type TestUser } from '../factories/user.factory';
-import { type HttpTestServer } from '../utils/http-test-server';
-import { useAppSuite } from '../utils/app-suite';
-import { createTestApp, type TestApp } from '../utils/test-app';
-import { activeRecords, createSteps, execute } from '../utils/workflow-api';
-import { GateStep, GateStepModule } from '../utils/workflow-gate-step';
+import { createConfig } from '../../factories/config.factory';
+import { type TestUser } from '../../factories/user.factory';
+import { type HttpTestServer } from '../../utils/http-test-server';
+import { useAppSuite } from '../../utils/app-suite';
+import { createTestApp, type TestApp } from '../../utils/test-app';
+import { activeRecords, createSteps, execute } from '../../utils/workflow-api';
+import { GateStep, GateStepModule } from '../../utils/workflow-gate-step';
 
 async function waitForRun(
   t: TestApp,

@@ -1,8 +1,8 @@
-import { type TestUser } from '../factories/user.factory';
-import type { SmtpTestServer } from '../utils/smtp-test-server';
-import { useAppSuite } from '../utils/app-suite';
-import type { TestApp } from '../utils/test-app';
-import { activeRecords, createSteps, run } from '../utils/workflow-api';
+import { type TestUser } from '../../factories/user.factory';
+import type { SmtpTestServer } from '../../utils/smtp-test-server';
+import { useAppSuite } from '../../utils/app-suite';
+import type { TestApp } from '../../utils/test-app';
+import { activeRecords, createSteps, run } from '../../utils/workflow-api';
 
 const ORDER = { name: 'Ann', qty: 2, price: 3 };
 const ADMIN_NOTIFY = 'ops@example.com';

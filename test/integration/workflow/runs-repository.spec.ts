@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { rowsOf } from '../../src/database/raw-rows';
-import { WorkflowRunRetention } from '../../src/workflow/engine/queue/workflow-run-retention';
-import { WorkflowEffectsRepository } from '../../src/workflow/effects/workflow-effects.repository';
-import type { NewRun } from '../../src/workflow/engine/model/run-records';
-import { RunJournalRepository } from '../../src/workflow/engine/journal/run-journal.repository';
-import { RunQueueRepository } from '../../src/workflow/engine/queue/run-queue.repository';
-import { RunHistoryRepository } from '../../src/workflow/runs/run-history.repository';
-import { createConfig } from '../factories/config.factory';
-import { adminToken } from '../factories/user.factory';
-import { createTestApp, type TestApp } from '../utils/test-app';
-import { createSteps } from '../utils/workflow-api';
+import { rowsOf } from '../../../src/database/raw-rows';
+import { WorkflowRunRetention } from '../../../src/workflow/engine/queue/workflow-run-retention';
+import { WorkflowEffectsRepository } from '../../../src/workflow/effects/workflow-effects.repository';
+import type { NewRun } from '../../../src/workflow/engine/model/run-records';
+import { RunJournalRepository } from '../../../src/workflow/engine/journal/run-journal.repository';
+import { RunQueueRepository } from '../../../src/workflow/engine/queue/run-queue.repository';
+import { RunHistoryRepository } from '../../../src/workflow/runs/run-history.repository';
+import { createConfig } from '../../factories/config.factory';
+import { adminToken } from '../../factories/user.factory';
+import { createTestApp, type TestApp } from '../../utils/test-app';
+import { createSteps } from '../../utils/workflow-api';
 
 /** The statements that write a run, on the real database (PGlite, or PostgreSQL with TEST_DATABASE_URL). */
 describe('run repositories (journal, queue, history)', () => {

@@ -1,7 +1,7 @@
-import { createConfig } from '../factories/config.factory';
-import { createUser, type TestUser } from '../factories/user.factory';
-import { useAppSuite } from '../utils/app-suite';
-import type { TestApp } from '../utils/test-app';
+import { createConfig } from '../../factories/config.factory';
+import { createUser, type TestUser } from '../../factories/user.factory';
+import { useAppSuite } from '../../utils/app-suite';
+import type { TestApp } from '../../utils/test-app';
 import {
   activeRecords,
   createSteps,
@@ -10,7 +10,7 @@ import {
   replaceFormPermissions,
   run,
   workflowBody,
-} from '../utils/workflow-api';
+} from '../../utils/workflow-api';
 
 const ZERO = '00000000-0000-4000-8000-000000000000';
 const ORDER = { name: 'Ann', qty: 2, price: 3 };

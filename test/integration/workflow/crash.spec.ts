@@ -1,10 +1,10 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startHttpServer, type HttpTestServer } from '../utils/http-test-server';
-import { createTestDatabase, type TestDatabase } from '../utils/test-database';
-import { startServiceProcess, type ServiceProcess } from '../utils/service-process';
-import { until } from '../utils/until';
+import { startHttpServer, type HttpTestServer } from '../../utils/http-test-server';
+import { createTestDatabase, type TestDatabase } from '../../utils/test-database';
+import { startServiceProcess, type ServiceProcess } from '../../utils/service-process';
+import { until } from '../../utils/until';
 
 const ADMIN = { email: 'crash-admin@example.com', password: 'crash-admin-password' };
 

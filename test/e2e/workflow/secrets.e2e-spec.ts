@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { type TestUser } from '../factories/user.factory';
-import { startHttpServer, type HttpTestServer } from '../utils/http-test-server';
-import { useAppSuite } from '../utils/app-suite';
-import type { TestApp } from '../utils/test-app';
-import { createSteps, postWorkflow, run, workflowBody } from '../utils/workflow-api';
+import { type TestUser } from '../../factories/user.factory';
+import { startHttpServer, type HttpTestServer } from '../../utils/http-test-server';
+import { useAppSuite } from '../../utils/app-suite';
+import type { TestApp } from '../../utils/test-app';
+import { createSteps, postWorkflow, run, workflowBody } from '../../utils/workflow-api';
 
 /**
  * `{{env.X}}` values never leave the service through an `api` step (its

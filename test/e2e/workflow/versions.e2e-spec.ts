@@ -1,7 +1,7 @@
-import { createUser, type TestUser } from '../factories/user.factory';
-import { useAppSuite } from '../utils/app-suite';
-import type { TestApp } from '../utils/test-app';
-import { createWorkflow, workflowBody } from '../utils/workflow-api';
+import { createUser, type TestUser } from '../../factories/user.factory';
+import { useAppSuite } from '../../utils/app-suite';
+import type { TestApp } from '../../utils/test-app';
+import { createWorkflow, workflowBody } from '../../utils/workflow-api';
 
 /** GET /api/workflow/:workflowId/versions and /versions/:version (README "Versions and conditional requests"). */
 describe('workflow definition versions', () => {

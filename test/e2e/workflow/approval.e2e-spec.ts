@@ -1,11 +1,11 @@
-import { createConfig } from '../factories/config.factory';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
-import { startHttpServer, type HttpTestServer } from '../utils/http-test-server';
-import { startSmtpTestServer, type SmtpTestServer } from '../utils/smtp-test-server';
-import { createTestApp, type TestApp } from '../utils/test-app';
-import { createTestDatabase } from '../utils/test-database';
-import { activeRecords, createSteps, run, workflowBody } from '../utils/workflow-api';
-import { until } from '../utils/until';
+import { createConfig } from '../../factories/config.factory';
+import { adminToken, createUser, type TestUser } from '../../factories/user.factory';
+import { startHttpServer, type HttpTestServer } from '../../utils/http-test-server';
+import { startSmtpTestServer, type SmtpTestServer } from '../../utils/smtp-test-server';
+import { createTestApp, type TestApp } from '../../utils/test-app';
+import { createTestDatabase } from '../../utils/test-database';
+import { activeRecords, createSteps, run, workflowBody } from '../../utils/workflow-api';
+import { until } from '../../utils/until';
 
 const settled = (r: any) => !['queued', 'running', 'waiting'].includes(r.status);
 

@@ -1,9 +1,9 @@
-import { type TestUser } from '../factories/user.factory';
-import { useAppSuite } from '../utils/app-suite';
-import type { TestApp } from '../utils/test-app';
-import { EchoStepModule, ShadowSaveStepModule } from '../utils/workflow-echo-step';
-import { createSteps, postWorkflow, run, workflowBody } from '../utils/workflow-api';
-import { bootError } from '../utils/workflow-test-app';
+import { type TestUser } from '../../factories/user.factory';
+import { useAppSuite } from '../../utils/app-suite';
+import type { TestApp } from '../../utils/test-app';
+import { EchoStepModule, ShadowSaveStepModule } from '../../utils/workflow-echo-step';
+import { createSteps, postWorkflow, run, workflowBody } from '../../utils/workflow-api';
+import { bootError } from '../../utils/workflow-test-app';
 
 describe('a custom step type registered from a module of its own', () => {
   let t: TestApp;

@@ -1,8 +1,8 @@
-import { type TestUser } from '../factories/user.factory';
-import { type HttpTestServer } from '../utils/http-test-server';
-import { useAppSuite } from '../utils/app-suite';
-import type { TestApp } from '../utils/test-app';
-import { createSteps, recordClock, run } from '../utils/workflow-api';
+import { type TestUser } from '../../factories/user.factory';
+import { type HttpTestServer } from '../../utils/http-test-server';
+import { useAppSuite } from '../../utils/app-suite';
+import type { TestApp } from '../../utils/test-app';
+import { createSteps, recordClock, run } from '../../utils/workflow-api';
 
 const ORDER = { name: 'Ann', qty: 2 };
 

@@ -1,10 +1,10 @@
-import { createConfig } from '../factories/config.factory';
-import { type TestUser } from '../factories/user.factory';
-import { type SmtpTestServer } from '../utils/smtp-test-server';
-import { useAppSuite } from '../utils/app-suite';
-import type { TestApp } from '../utils/test-app';
-import { createSteps, run } from '../utils/workflow-api';
-import { until } from '../utils/until';
+import { createConfig } from '../../factories/config.factory';
+import { type TestUser } from '../../factories/user.factory';
+import { type SmtpTestServer } from '../../utils/smtp-test-server';
+import { useAppSuite } from '../../utils/app-suite';
+import type { TestApp } from '../../utils/test-app';
+import { createSteps, run } from '../../utils/workflow-api';
+import { until } from '../../utils/until';
 
 describe('workflow outbox: mail survives an SMTP outage and is sent exactly once', () => {
   let smtp: SmtpTestServer;

@@ -1,18 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import type { CarriedWrite } from '../../src/database/carried-write';
-import { DatabaseRunJournal } from '../../src/workflow/engine/journal/run-journal';
-import type { AttemptOutcome } from '../../src/workflow/engine/driver/step-attempt';
-import { WorkflowEffectsRepository } from '../../src/workflow/effects/workflow-effects.repository';
-import { RunJournalRepository } from '../../src/workflow/engine/journal/run-journal.repository';
-import { RunQueueRepository } from '../../src/workflow/engine/queue/run-queue.repository';
-import { RunHistoryRepository } from '../../src/workflow/runs/run-history.repository';
-import { createConfig } from '../factories/config.factory';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
-import { startHttpServer, type HttpTestServer } from '../utils/http-test-server';
-import { startSmtpTestServer, type SmtpTestServer } from '../utils/smtp-test-server';
-import { createTestApp, type TestApp } from '../utils/test-app';
-import { createSteps, execute } from '../utils/workflow-api';
-import { until } from '../utils/until';
+import type { CarriedWrite } from '../../../src/database/carried-write';
+import { DatabaseRunJournal } from '../../../src/workflow/engine/journal/run-journal';
+import type { AttemptOutcome } from '../../../src/workflow/engine/driver/step-attempt';
+import { WorkflowEffectsRepository } from '../../../src/workflow/effects/workflow-effects.repository';
+import { RunJournalRepository } from '../../../src/workflow/engine/journal/run-journal.repository';
+import { RunQueueRepository } from '../../../src/workflow/engine/queue/run-queue.repository';
+import { RunHistoryRepository } from '../../../src/workflow/runs/run-history.repository';
+import { createConfig } from '../../factories/config.factory';
+import { adminToken, createUser, type TestUser } from '../../factories/user.factory';
+import { startHttpServer, type HttpTestServer } from '../../utils/http-test-server';
+import { startSmtpTestServer, type SmtpTestServer } from '../../utils/smtp-test-server';
+import { createTestApp, type TestApp } from '../../utils/test-app';
+import { createSteps, execute } from '../../utils/workflow-api';
+import { until } from '../../utils/until';
 
 /** A repository method as the crash injection wraps it. */
 type Write = (...args: unknown[]) => Promise<unknown>;
