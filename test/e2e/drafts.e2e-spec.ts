@@ -5,8 +5,9 @@ import ExcelJS from 'exceljs';
 import { RecordDraftRetention } from '../../src/data/record-draft-retention';
 import { EventDispatcher } from '../../src/events/event-dispatcher.service';
 import { createConfig } from '../factories/config.factory';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { createUser, type TestUser } from '../factories/user.factory';
+import { useAppSuite } from '../utils/app-suite';
+import type { TestApp } from '../utils/test-app';
 
 const DAY = 86_400_000;
 /** Missing the required `qty`. */
@@ -25,20 +26,20 @@ describe('drafts', () => {
   let manager: TestUser;
   let configId: string;
 
-  beforeAll(async () => {
-    t = await createTestApp({
+  useAppSuite(
+    (suite) =>
+      ({
+        t,
+        admin,
+        users: [alice, bob, manager],
+        configId,
+      } = suite),
+    {
       env: { DRAFT_RETENTION_DAYS: '7', EVENTS_POLL_MS: '600000', WEBHOOK_WORKERS: '0' },
-    });
-  });
-  afterAll(() => t.close());
-  beforeEach(async () => {
-    await t.reset();
-    admin = await adminToken(t);
-    alice = await createUser(t);
-    bob = await createUser(t);
-    manager = await createUser(t, { role: 'manager' });
-    configId = await createConfig(t, admin);
-  });
+      users: [{}, {}, { role: 'manager' }],
+      forms: 1,
+    },
+  );
 
   const saveDraft = async (user: TestUser, payload: object = HALF, config = configId, headers = {}) => {
     const response = await t.request({
