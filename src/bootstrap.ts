@@ -24,6 +24,8 @@ import { Translator } from './common/i18n/translator.service';
 import { resolveLocale } from './common/i18n/locale';
 import type { AppConfig } from './config/app-config';
 import type { DatabaseClient } from './database/database-client';
+import { ReadRouting } from './database/replicas/read-routing';
+import { registerWritePositionHeader } from './database/replicas/write-position-header';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -38,6 +40,7 @@ export const CORS_ALLOWED_HEADERS = [
   'Prefer',
   'If-Match',
   'If-None-Match',
+  'X-Database-Position',
 ];
 /** Response headers a browser client may read. */
 export const CORS_EXPOSED_HEADERS = [
@@ -46,6 +49,7 @@ export const CORS_EXPOSED_HEADERS = [
   'Retry-After',
   'Location',
   'ETag',
+  'X-Database-Position',
 ];
 
 /** Reuses a caller's well-formed x-request-id so logs can be correlated across services. */
@@ -127,6 +131,7 @@ export async function createApp(
   // Attachment uploads are streamed from the socket (README "Attachments"), past BODY_LIMIT.
   registerRawBodyRoutes(fastify, ['POST /api/data/:configId/attachments']);
   registerGracefulClose(fastify);
+  registerWritePositionHeader(fastify, app.get(ReadRouting));
   fastify.addHook('preClose', (done) => {
     fastify.log.info('Shutting down: finishing requests in flight, then runs and connections');
     done();

@@ -9,6 +9,15 @@ export interface AppConfig {
   databaseListenUrl: string | null;
   /** Named (server-side) prepared statements: off by default, so a transaction pooler works. */
   databasePreparedStatements: boolean;
+  /**
+   * PostgreSQL streaming replicas (each direct or through its own pooler) that take the routed reads
+   * (README "Read replicas"); empty = every read on the primary.
+   */
+  databaseReplicaUrls: string[];
+  /** A replica further behind the primary than this gets no reads. */
+  replicaMaxLagMs: number;
+  /** How often the primary's WAL position and each replica's replayed position are read. */
+  replicaPollMs: number;
   /** Apply pending migrations at boot (false: only check, `npm run migrate` applies them). */
   databaseMigrate: boolean;
   dataDir: string;

@@ -120,6 +120,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     databasePoolSize: int('DATABASE_POOL_SIZE', 10, 1, 1000),
     databaseListenUrl: url('DATABASE_LISTEN_URL', ['postgres:', 'postgresql:']),
     databasePreparedStatements: bool('DATABASE_PREPARED_STATEMENTS', false),
+    databaseReplicaUrls: replicaUrlsOf(list('DATABASE_REPLICA_URLS'), problems),
+    replicaMaxLagMs: int('REPLICA_MAX_LAG_MS', 5000, 100, 3_600_000),
+    replicaPollMs: int('REPLICA_POLL_MS', 250, 50, 1000),
     databaseMigrate: bool('DATABASE_MIGRATE', true),
     dataDir: read('DATA_DIR') ?? './data',
     pgliteFsync: bool('PGLITE_FSYNC', true),
@@ -227,10 +230,31 @@ export function loadConfig(env: Env = process.env): AppConfig {
     problems.push(
       "PASSWORD_HASH_MEMORY_KIB >= 19456 and PASSWORD_HASH_ITERATIONS >= 2 when NODE_ENV=production (OWASP's argon2id minimum)",
     );
+  // Embedded PGlite has no replication: replicas named there would be a deployment mistake that
+  // silently changes nothing, so the boot refuses it.
+  if (config.databaseReplicaUrls.length > 0 && !config.databaseUrl)
+    problems.push(
+      'DATABASE_REPLICA_URLS needs DATABASE_URL (the primary): the embedded database (PGlite) has no replicas',
+    );
   if (config.aiProvider === 'openai' && !config.aiModel)
     problems.push('AI_MODEL is required when AI_PROVIDER=openai');
   if (problems.length > 0) throw new ConfigValidationError(problems);
   return config;
+}
+
+/** Each replica URL a PostgreSQL URL; a problem per bad entry (its text is not repeated: it may hold a password). */
+function replicaUrlsOf(entries: string[], problems: string[]): string[] {
+  entries.forEach((entry, index) => {
+    let protocol = '';
+    try {
+      protocol = new URL(entry).protocol;
+    } catch {
+      // reported below
+    }
+    if (protocol !== 'postgres:' && protocol !== 'postgresql:')
+      problems.push(`DATABASE_REPLICA_URLS entry ${index + 1} must be a postgres:// URL`);
+  });
+  return entries;
 }
 
 export function isValidTimeZone(zone: string): boolean {

@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { sql, type SQL } from 'drizzle-orm';
 import { DatabaseClient } from '../database/database-client';
+import { DATABASE, type Database } from '../database/database.types';
 import { rowsOf } from '../database/raw-rows';
 import {
   fromRawRecord,
@@ -32,7 +33,11 @@ const BATCH_SIZE = 2000;
  */
 @Injectable()
 export class RecordCursorRepository {
-  constructor(private readonly database: DatabaseClient) {}
+  constructor(
+    private readonly database: DatabaseClient,
+    // The injected database, not `database.db`: inside a routed read it is the replica's.
+    @Inject(DATABASE) private readonly db: Database,
+  ) {}
 
   /** Whole records, as the list returns them. */
   forEachBatch(selection: RecordSelection, onBatch: OnRecordBatch, batchSize = BATCH_SIZE): Promise<void> {
@@ -71,7 +76,7 @@ export class RecordCursorRepository {
     onBatch: OnBatch<Row>,
     size: number,
   ): Promise<void> {
-    await this.database.db.transaction(async (tx) => {
+    await this.db.transaction(async (tx) => {
       await tx.execute(
         sql`declare export_cursor no scroll cursor for
             select ${sql.raw(shape.columns)}
@@ -117,7 +122,7 @@ export class RecordCursorRepository {
               and (data_records.created_at, data_records.id) > (${after.createdAt}::timestamptz, ${after.id}::uuid)`
         : sql``;
       const rows = rowsOf(
-        await this.database.db.execute(
+        await this.db.execute(
           sql`select ${sql.raw(shape.columns)}, data_records.created_at::text as "positionCreatedAt"
               from data_records where (${where}) ${position}
               order by data_records.created_at nulls first, data_records.id limit ${size}`,

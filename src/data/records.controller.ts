@@ -47,6 +47,7 @@ import { RecordDraftsService } from './record-drafts.service';
 import { parseStatusFilter } from './list-query.parser';
 import { STATUS_QUERY } from './dto/status-query';
 import { RecordsService } from './records.service';
+import { RoutedRead } from '../database/replicas/routed-read.interceptor';
 
 const SUBMISSION_EXAMPLE = { name: 'Jane Doe', email: 'jane@example.com', qty: 3, price: 9.5 };
 const FORM = 'application/x-www-form-urlencoded';
@@ -98,6 +99,7 @@ export class RecordsController {
   }
 
   @Get(':configId')
+  @RoutedRead()
   @FormPermission('viewOwnResults')
   @ApiOperation({
     summary:

@@ -12,6 +12,7 @@ import * as schema from './schema';
 import type { Database, DatabaseDriver } from './database.types';
 import { rowsOf } from './raw-rows';
 import { SnapshotReader } from './snapshot-reader';
+import { currentReadTarget } from './replicas/read-scope';
 
 // int8 (count(*)) arrives as a string from node-postgres; counts here always fit a JS number.
 types.setTypeParser(types.builtins.INT8, (value) => Number(value));
@@ -126,10 +127,11 @@ export class DatabaseClient {
   /**
    * PostgreSQL only: reads of one snapshot on one pooled connection, with COPY (see SnapshotReader).
    * PGlite has a single connection and cannot stream COPY output, so callers check `driver` first.
+   * Inside a routed read, on the replica chosen for it.
    */
   openSnapshotReader(): Promise<SnapshotReader> {
     if (!this.pool) throw new Error('A snapshot reader needs PostgreSQL (DATABASE_URL)');
-    return SnapshotReader.open(this.pool);
+    return SnapshotReader.open(currentReadTarget()?.pool ?? this.pool);
   }
 
   /** Applies the pending migrations under an advisory lock (see applyMigrations); returns how many. */

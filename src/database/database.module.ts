@@ -1,9 +1,16 @@
 import { DynamicModule, Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { DatabaseClient } from './database-client';
 import { DatabaseHealth } from './database-health';
 import { DatabaseMetrics } from './database-metrics';
 import { DATABASE } from './database.types';
+import { ReadReplicas } from './replicas/read-replicas';
+import { ReadRouting } from './replicas/read-routing';
+import { ReplicaMetrics } from './replicas/replica-metrics';
+import { routedDatabase } from './replicas/routed-database';
+import { RoutedReadInterceptor } from './replicas/routed-read.interceptor';
+import { WritePositions } from './replicas/write-positions';
 
 class DatabaseLifecycle implements OnApplicationShutdown {
   constructor(@Inject(DatabaseClient) private readonly client: DatabaseClient) {}
@@ -13,8 +20,8 @@ class DatabaseLifecycle implements OnApplicationShutdown {
 }
 
 /**
- * Opens the database (PGlite under DATA_DIR, or PostgreSQL when DATABASE_URL is set), applies the
- * committed migrations (or, with DATABASE_MIGRATE=false, only checks that they are applied) and checks Unicode case folding (the roles and users modules seed their own
+ * Opens the database (PGlite under DATA_DIR, or PostgreSQL when DATABASE_URL is set, with its read
+ * replicas from DATABASE_REPLICA_URLS), applies the committed migrations (or, with DATABASE_MIGRATE=false, only checks that they are applied) and checks Unicode case folding (the roles and users modules seed their own
  * rows). Tests hand in their own client.
  */
 @Global()
@@ -44,12 +51,22 @@ export class DatabaseModule {
             return client;
           },
         },
-        { provide: DATABASE, inject: [DatabaseClient], useFactory: (client: DatabaseClient) => client.db },
+        // Repositories get the primary, or inside a routed read the replica chosen for it.
+        {
+          provide: DATABASE,
+          inject: [DatabaseClient],
+          useFactory: (client: DatabaseClient) => routedDatabase(client.db),
+        },
         DatabaseLifecycle,
         DatabaseMetrics,
         DatabaseHealth,
+        ReadReplicas,
+        WritePositions,
+        ReplicaMetrics,
+        ReadRouting,
+        { provide: APP_INTERCEPTOR, useClass: RoutedReadInterceptor },
       ],
-      exports: [DatabaseClient, DATABASE, DatabaseMetrics, DatabaseHealth],
+      exports: [DatabaseClient, DATABASE, DatabaseMetrics, DatabaseHealth, ReadRouting],
     };
   }
 }

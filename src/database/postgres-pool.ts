@@ -36,10 +36,13 @@ export function createPostgresPool(options: {
   url: string;
   max: number;
   preparedStatements?: boolean;
+  /** Give up connecting after this long (a replica that hangs must not hold a request). */
+  connectTimeoutMs?: number;
 }): Pool {
   const pool = new Pool({
     connectionString: options.url,
     max: options.max,
+    ...(options.connectTimeoutMs ? { connectionTimeoutMillis: options.connectTimeoutMs } : {}),
     ...(options.preparedStatements ? {} : { Client: UnnamedStatementClient }),
   });
   // node-postgres listens for a client's 'error' only while the client is idle in the pool: one lost

@@ -7,6 +7,7 @@ import { FormPermission } from '../permissions/form-permission.decorator';
 import { Ctx } from '../common/context/ctx.decorator';
 import type { RequestContext } from '../common/context/request-context';
 import { ExportService } from './export.service';
+import { RoutedRead } from '../database/replicas/routed-read.interceptor';
 
 @ApiTags('data')
 @Controller('api/data')
@@ -14,6 +15,7 @@ export class ExportController {
   constructor(private readonly exports: ExportService) {}
 
   @Get(':configId/export')
+  @RoutedRead()
   @FormPermission('exportResults')
   @ApiOperation({
     summary: 'Download the active records as JSON, CSV or an XLSX workbook (streamed)',

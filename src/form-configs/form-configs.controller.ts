@@ -45,6 +45,7 @@ import {
   ListConfigsQueryDto,
   UpdateConfigDto,
 } from './dto/form-config.dto';
+import { RoutedRead } from '../database/replicas/routed-read.interceptor';
 
 /** A version number in a path: a positive integer, else 404 (no such version), like an unknown id. */
 const VERSION_NUMBER = new ParseIntPipe({
@@ -89,6 +90,7 @@ export class FormConfigsController {
   }
 
   @Get('api/configs/:configId/openapi.json')
+  @RoutedRead()
   @FormPermission('viewForm')
   @ApiOperation({
     summary: "The form's own OpenAPI 3.1 document: its record routes, typed by the form's JSON Schema",

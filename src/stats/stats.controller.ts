@@ -6,6 +6,7 @@ import type { RequestContext } from '../common/context/request-context';
 import { STATUS_QUERY } from '../data/dto/status-query';
 import { StatsDto } from './dto/stats.dto';
 import { StatsService } from './stats.service';
+import { RoutedRead } from '../database/replicas/routed-read.interceptor';
 
 @ApiTags('data')
 @Controller('api/data')
@@ -13,6 +14,7 @@ export class StatsController {
   constructor(private readonly stats: StatsService) {}
 
   @Get(':configId/stats')
+  @RoutedRead()
   @FormPermission('viewStats')
   @ApiOperation({ summary: 'Statistics of the active records: total, today, this week (Monday), per user' })
   @ApiQuery({

@@ -28,6 +28,7 @@ import {
 } from './dto/webhook-subscription.dto';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
 import { WebhooksService } from './webhooks.service';
+import { RoutedRead } from '../database/replicas/routed-read.interceptor';
 
 const SIGNED =
   'Each delivery is a POST of `{type, timestamp, data}` (`WebhookRecordEventDto`, `WebhookRunFinishedEventDto`) ' +
@@ -122,6 +123,7 @@ export class WebhooksController {
   }
 
   @Get(':webhookId/deliveries')
+  @RoutedRead()
   @Roles('admin')
   @ApiOperation({ summary: "A subscription's deliveries, newest first, each with its attempts and answers" })
   @ApiOkResponse({ type: WebhookDeliveryPageDto })

@@ -59,6 +59,7 @@ import {
   ApiTaggedCreate,
   ConditionalRequests,
 } from '../common/http/conditional-requests';
+import { RoutedRead } from '../database/replicas/routed-read.interceptor';
 
 @ApiTags('workflows')
 @Controller('api/workflow')
@@ -85,6 +86,7 @@ export class WorkflowsController {
   }
 
   @Get('runs')
+  @RoutedRead()
   @RequirePermission('workflows', 'read')
   @ApiOperation({
     summary: 'Runs of every workflow, newest first (admins: all runs on this site; others: their own)',
@@ -152,6 +154,7 @@ export class WorkflowsController {
   }
 
   @Get(':workflowId/runs')
+  @RoutedRead()
   @RequirePermission('workflows', 'read')
   @ApiOperation({ summary: "A workflow's runs, newest first (admins: all runs; others: their own)" })
   @ApiQuery({ name: 'page', required: false, example: 1 })

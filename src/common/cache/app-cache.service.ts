@@ -3,6 +3,7 @@ import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs
 import type { Cache } from 'cache-manager';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { ChangeNotifications } from '../../database/change-notifications';
+import { onPrimary } from '../../database/replicas/read-scope';
 import { deepFreeze } from './deep-freeze';
 import { LocalMemo } from './local-memo';
 
@@ -69,7 +70,9 @@ export class AppCache implements OnModuleInit, OnApplicationShutdown {
     const epoch = this.memo.epoch;
     // Frozen whether or not it is kept (the announcement channel down, an invalidation meanwhile):
     // a caller that changed a value it was handed would otherwise fail only while values are kept.
-    const value = deepFreeze(await load());
+    // On the primary even inside a routed read: a replica may be behind the invalidation that
+    // emptied this key, and the old value would then be kept for everyone.
+    const value = deepFreeze(await onPrimary(load));
     if (this.notifications.connected) this.memo.set(key, value, ttlMs, epoch);
     return value;
   }

@@ -5,6 +5,7 @@ import type { RequestContext } from '../../common/context/request-context';
 import { FormPermission } from '../../permissions/form-permission.decorator';
 import { RecordHistoryPageDto } from './record-history.dto';
 import { HISTORY_MAX_LIMIT, RecordHistoryService } from './record-history.service';
+import { RoutedRead } from '../../database/replicas/routed-read.interceptor';
 
 @ApiTags('data')
 @Controller('api/data')
@@ -12,6 +13,7 @@ export class RecordHistoryController {
   constructor(private readonly history: RecordHistoryService) {}
 
   @Get(':configId/:dataId/history')
+  @RoutedRead()
   @FormPermission('viewOwnResults')
   @ApiOperation({
     summary: "A record's history: every create, update, delete and restore, newest first",

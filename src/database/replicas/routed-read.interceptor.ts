@@ -1,0 +1,62 @@
+import {
+  Injectable,
+  SetMetadata,
+  type CallHandler,
+  type ExecutionContext,
+  type NestInterceptor,
+} from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { FastifyRequest } from 'fastify';
+import { catchError, from, mergeMap, type Observable } from 'rxjs';
+import { onReadTarget } from './read-scope';
+import { DATABASE_POSITION_HEADER, ReadRouting } from './read-routing';
+
+const ROUTED_READ = 'fdws:routed-read';
+
+/**
+ * Marks a route whose reads may be answered by a replica (README "Read replicas"). Only for routes
+ * that write nothing: every query of the handler goes to the chosen database. Access checks in
+ * guards ran before, on the primary.
+ */
+export const RoutedRead = () => SetMetadata(ROUTED_READ, true);
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** A routed read (no write position is taken after it). */
+    routedRead?: boolean;
+  }
+}
+
+/**
+ * Runs a routed read's handler on the replica ReadRouting chooses. A read whose replica fails
+ * before it answers (down, refusing, its database missing) runs again on the primary: a replica's
+ * failure never answers 5xx. A streamed answer already under way cannot be taken back: it ends
+ * with an error (the connection is cut before the last chunk), never a short file that looks whole.
+ */
+@Injectable()
+export class RoutedReadInterceptor implements NestInterceptor {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly routing: ReadRouting,
+  ) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    if (!this.reflector.get<boolean>(ROUTED_READ, context.getHandler())) return next.handle();
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    request.routedRead = true;
+    const echoed = this.routing.echoedPosition(request.headers[DATABASE_POSITION_HEADER]);
+    if (!this.routing.enabled) return next.handle();
+    return from(this.routing.targetFor(request.user?.userId ?? null, echoed)).pipe(
+      mergeMap((target) => {
+        if (!target) return next.handle();
+        // handle() binds the handler to the async context it is called in.
+        return onReadTarget(target, () => next.handle()).pipe(
+          catchError((error: unknown) => {
+            if (!this.routing.retriesOnPrimary(target, error)) throw error;
+            return onReadTarget(null, () => next.handle());
+          }),
+        );
+      }),
+    );
+  }
+}
