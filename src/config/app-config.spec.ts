@@ -96,6 +96,49 @@ describe('loadConfig', () => {
     expect(problems({ NODE_ENV: 'test' })).toEqual([]);
   });
 
+  it('read replicas: none by default; a list of postgres URLs; refused with the embedded database', () => {
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+      } catch (error) {
+        return (error as ConfigValidationError).problems;
+      }
+      return [];
+    };
+    expect(loadConfig({})).toMatchObject({
+      databaseReplicaUrls: [],
+      replicaMaxLagMs: 5000,
+      replicaPollMs: 250,
+    });
+    const primary = { DATABASE_URL: 'postgres://app@db:5432/forms' };
+    expect(
+      loadConfig({
+        ...primary,
+        DATABASE_REPLICA_URLS: 'postgres://app@replica1:5432/forms, postgresql://app@replica2/forms',
+        REPLICA_MAX_LAG_MS: '2000',
+        REPLICA_POLL_MS: '100',
+      }),
+    ).toMatchObject({
+      databaseReplicaUrls: ['postgres://app@replica1:5432/forms', 'postgresql://app@replica2/forms'],
+      replicaMaxLagMs: 2000,
+      replicaPollMs: 100,
+    });
+    expect(problems({ DATABASE_REPLICA_URLS: 'postgres://app@replica1/forms' })).toEqual([
+      'DATABASE_REPLICA_URLS needs DATABASE_URL (the primary): the embedded database (PGlite) has no replicas',
+    ]);
+    // The entry's text may hold a password: the problem names its position only.
+    expect(
+      problems({
+        ...primary,
+        DATABASE_REPLICA_URLS: 'postgres://a@r1/f,mysql://root:secret@r2/f',
+        REPLICA_POLL_MS: '5000',
+      }),
+    ).toEqual([
+      'DATABASE_REPLICA_URLS entry 2 must be a postgres:// URL',
+      'REPLICA_POLL_MS must be an integer between 50 and 1000 (got "5000")',
+    ]);
+  });
+
   it("password hashing: argon2id at OWASP's minimum by default; cheaper only outside production", () => {
     const production = { NODE_ENV: 'production', JWT_SECRET: 'a-long-enough-secret', METRICS_PORT: '9464' };
     expect(loadConfig(production)).toMatchObject({ passwordHashMemoryKib: 19456, passwordHashIterations: 2 });
