@@ -170,7 +170,7 @@ describe('platform: health, docs, error body, localization, headers', () => {
     'a CORS preflight for %s from a configured origin allows the method and the SPA headers',
     async (method) => {
       const requestHeaders =
-        'authorization, content-type, accept-language, x-request-id, idempotency-key, prefer, if-match, if-none-match';
+        'authorization, content-type, accept-language, x-request-id, idempotency-key, prefer, if-match, if-none-match, x-database-position';
       const preflight = (origin: string) =>
         t.request({
           method: 'OPTIONS',
@@ -209,6 +209,7 @@ describe('platform: health, docs, error body, localization, headers', () => {
       'Retry-After',
       'Location',
       'ETag',
+      'X-Database-Position',
     ]);
   });
 });

@@ -1,4 +1,5 @@
 import {
+  applyDecorators,
   Injectable,
   SetMetadata,
   type CallHandler,
@@ -6,6 +7,7 @@ import {
   type NestInterceptor,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { ApiHeader } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { catchError, from, mergeMap, type Observable } from 'rxjs';
 import { onReadTarget } from './read-scope';
@@ -18,7 +20,16 @@ const ROUTED_READ = 'fdws:routed-read';
  * that write nothing: every query of the handler goes to the chosen database. Access checks in
  * guards ran before, on the primary.
  */
-export const RoutedRead = () => SetMetadata(ROUTED_READ, true);
+export const RoutedRead = () =>
+  applyDecorators(
+    SetMetadata(ROUTED_READ, true),
+    ApiHeader({
+      name: 'X-Database-Position',
+      required: false,
+      description:
+        'The X-Database-Position of the last write answer this client saw: with read replicas, the read is answered by a replica only once it has replayed that position (README "Read replicas")',
+    }),
+  );
 
 declare module 'fastify' {
   interface FastifyRequest {
