@@ -1,6 +1,7 @@
 import { runAttachmentBenchmarks } from './suites/attachments.suite';
 import { runImportBenchmark } from './suites/import.suite';
 import { runReadBenchmarks } from './suites/read.suite';
+import { runReplicaBenchmarks } from './suites/replica.suite';
 import { runWriteBenchmarks } from './suites/write.suite';
 
 export interface Benchmark {
@@ -14,4 +15,5 @@ export const BENCHMARKS: Benchmark[] = [
   { name: 'read', run: runReadBenchmarks },
   { name: 'import', run: runImportBenchmark },
   { name: 'attachments', run: runAttachmentBenchmarks },
+  { name: 'replica', run: runReplicaBenchmarks },
 ];
