@@ -3,6 +3,8 @@ import { ReadReplicas, type ReplicaStatus } from '../../src/database/replicas/re
 import { parseWalPosition } from '../../src/database/replicas/wal-position';
 import { createConfig } from '../factories/config.factory';
 import { adminToken, createUser } from '../factories/user.factory';
+import { REDIS, type RedisClient } from '../../src/common/redis/redis.module';
+import { startRedisTestServer } from '../utils/redis-test-server';
 import { relayTo } from '../utils/replica-relay';
 import { withDatabase } from '../utils/snapshot';
 import { createTestApp, type TestApp } from '../utils/test-app';
@@ -233,6 +235,64 @@ onReplica('reads on a streaming replica, never a stale read of your own write', 
     const back = await t.request({ method: 'GET', url: `/api/data/${configId}`, token: viewer.token });
     expect(back.json().total).toBe(1);
     expect((await readsBy(t)).replica1).toBe(after.replica1 + 1);
+  }, 120_000);
+
+  it('several instances, Redis stopped and restarted empty: a writer reading on another instance never reads a stale replica', async () => {
+    const redis = await startRedisTestServer();
+    try {
+      const shared = { REPLICA_MAX_LAG_MS: '600000', REDIS_URL: redis.url, REDIS_PREFIX: 'replicas-shared:' };
+      const a = await app(shared);
+      const b = await app(shared);
+      const admin = await adminToken(a);
+      const viewer = await createUser(a, { role: 'admin' });
+      const configId = await createConfig(a, admin, FREE_FORM);
+      await statusBecomes(b, 'ready');
+      await b.request({ method: 'GET', url: `/api/data/${configId}`, token: viewer.token });
+      await caughtUp(b);
+      await pause();
+      const created = await a.request({
+        method: 'POST',
+        url: `/api/data/${configId}`,
+        token: admin,
+        payload: { n: 1 },
+      });
+      expect(created.statusCode).toBe(201);
+      /** The admin's list on the other instance, without the header: always the new record. */
+      const readOnB = async () => {
+        const listed = await b.request({ method: 'GET', url: `/api/data/${configId}`, token: admin });
+        expect(listed.statusCode).toBe(200);
+        expect(listed.json().total).toBe(1);
+      };
+      const primaryReads = async () => (await readsBy(b)).primary;
+
+      // The position written by A, read from Redis by B.
+      let before = await primaryReads();
+      await readOnB();
+      expect(await primaryReads()).toBe(before + 1);
+
+      // Redis away: positions unknown, reads on the primary.
+      await redis.stop();
+      await until(async () => b.app.get<RedisClient>(REDIS)!.status !== 'ready');
+      before = await primaryReads();
+      await readOnB();
+      expect(await primaryReads()).toBe(before + 1);
+
+      // Back empty: the position is lost, the floor (the primary's position now) stands in for it.
+      await redis.start();
+      await until(async () => b.app.get<RedisClient>(REDIS)!.status === 'ready');
+      before = await primaryReads();
+      await readOnB();
+      expect(await primaryReads()).toBe(before + 1);
+
+      // Replay resumed: once the replica is past the floor, the read is the replica's, and whole.
+      await resume();
+      await caughtUp(b);
+      const replicaBefore = (await readsBy(b)).replica1;
+      await readOnB();
+      expect((await readsBy(b)).replica1).toBe(replicaBefore + 1);
+    } finally {
+      await redis.stop();
+    }
   }, 120_000);
 
   it('a position sent back that is not one is a 400', async () => {
