@@ -38,11 +38,16 @@ export function createPostgresPool(options: {
   preparedStatements?: boolean;
   /** Give up connecting after this long (a replica that hangs must not hold a request). */
   connectTimeoutMs?: number;
+  /** TCP keepalive probes after this long idle, so a connection to a vanished host ends. */
+  keepAliveAfterMs?: number;
 }): Pool {
   const pool = new Pool({
     connectionString: options.url,
     max: options.max,
     ...(options.connectTimeoutMs ? { connectionTimeoutMillis: options.connectTimeoutMs } : {}),
+    ...(options.keepAliveAfterMs
+      ? { keepAlive: true, keepAliveInitialDelayMillis: options.keepAliveAfterMs }
+      : {}),
     ...(options.preparedStatements ? {} : { Client: UnnamedStatementClient }),
   });
   // node-postgres listens for a client's 'error' only while the client is idle in the pool: one lost

@@ -56,6 +56,7 @@ export class ReadReplicas implements OnModuleInit, OnApplicationShutdown {
         max: config.databasePoolSize,
         preparedStatements: config.databasePreparedStatements,
         connectTimeoutMs: REPLICA_ANSWER_MS,
+        keepAliveAfterMs: 10_000,
       });
       const target: ReadTarget = { name: `replica${index + 1}`, pool, db: drizzle(pool, { schema }) };
       return { target, status: 'starting', replayed: null, lagMs: null, polling: false };

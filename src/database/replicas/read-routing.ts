@@ -18,6 +18,9 @@ function isReplicaFailure(error: unknown): boolean {
     if (current.code === '3D000') return true;
     // Cancelled because replaying the primary's changes needed what the query read.
     if (current.code === '40001' && /conflict with recovery/i.test(String(current.message))) return true;
+    // A write reached the replica (read_only_sql_transaction): a routed route that writes is a bug,
+    // but the primary can still answer it.
+    if (current.code === '25006') return true;
   }
   return false;
 }
