@@ -5,7 +5,7 @@ const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * With read replicas: every answer to a request that may have written (any method but GET, HEAD and
- * OPTIONS, except routed reads such as the grid's POST) carries the primary's WAL position, taken
+ * OPTIONS, except a routed read) carries the primary's WAL position, taken
  * after the handler's transactions committed, in `X-Database-Position`; the position is also kept
  * for the caller (WritePositions). Failed requests too: a write may have committed before the error.
  */
