@@ -1,5 +1,5 @@
 import { createReadStream, createWriteStream, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -7,6 +7,7 @@ import { Client } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { CITIES, createBenchDatabase } from '../lib/bench-database';
 import { report } from '../lib/load';
+import { cpuMsOf, databaseBackendsCpuMs } from '../lib/process-cpu';
 import { loginAdmin, startService } from '../lib/servers';
 import { createBenchForm } from './form-fixture';
 
@@ -61,6 +62,8 @@ export async function runImportBenchmark(): Promise<void> {
     const baselineRowsPerSec = await copyBaseline(database.url, path);
     const token = await loginAdmin(service);
     const configId = await createBenchForm(service.url, token);
+    const serverCpuBefore = cpuMsOf(service.process.pid!);
+    const databaseCpuBefore = await databaseBackendsCpuMs(database.url);
     const started = process.hrtime.bigint();
     const response = await fetch(`${service.url}/api/data/${configId}/import?mode=valid-rows`, {
       method: 'POST',
@@ -71,6 +74,8 @@ export async function runImportBenchmark(): Promise<void> {
     if (response.status !== 202) throw new Error(`import: ${response.status} ${await response.text()}`);
     const accepted = (await response.json()) as { id: string };
     const uploadSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const uploadServerCpuMs = cpuMsOf(service.process.pid!) - serverCpuBefore;
+    const uploadDatabaseCpuMs = await databaseBackendsCpuMs(database.url);
     let result: { status: string; rowsStored: number; rowsRefused: number };
     for (;;) {
       const poll = await fetch(`${service.url}/api/data/imports/${accepted.id}`, {
@@ -81,6 +86,8 @@ export async function runImportBenchmark(): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const serverCpuMs = cpuMsOf(service.process.pid!) - serverCpuBefore;
+    const databaseCpuAfter = await databaseBackendsCpuMs(database.url);
     const rowsPerSec = Math.round(ROWS / seconds);
     const peakRssMb = service.peakRssMb();
     report({
@@ -93,6 +100,18 @@ export async function runImportBenchmark(): Promise<void> {
       seconds: Number(seconds.toFixed(1)),
       rowsPerSec,
       peakRssMb,
+      // CPU per row: what the machine's load does not change (wall time it does).
+      serverCpuUsPerRow: Math.round((serverCpuMs * 1000) / ROWS),
+      uploadServerCpuUsPerRow: Math.round((uploadServerCpuMs * 1000) / ROWS),
+      uploadDatabaseCpuUsPerRow:
+        databaseCpuBefore === null || uploadDatabaseCpuMs === null
+          ? null
+          : Math.round(((uploadDatabaseCpuMs - databaseCpuBefore) * 1000) / ROWS),
+      databaseCpuUsPerRow:
+        databaseCpuBefore === null || databaseCpuAfter === null
+          ? null
+          : Math.round(((databaseCpuAfter - databaseCpuBefore) * 1000) / ROWS),
+      loadAverage: loadavg().map((load) => Number(load.toFixed(1))),
       copyRowsPerSec: Math.round(baselineRowsPerSec),
       ratio: Number((rowsPerSec / baselineRowsPerSec).toFixed(2)),
       target: '>= 20000 rows/s with peak RSS < 250 MB',

@@ -29,7 +29,8 @@ export class RecordBulkRepository {
    * Inserts the rows of `source` (a data-modifying or plain SELECT giving `row_number int, data json,
    * computed_results json`, validated by the caller), in `row_number` order, with their entries
    * and events; `progress(count)` is the caller's write told how many records the statement
-   * inserted (an SQL expression), committed with them. One statement: all of it or none of it.
+   * inserted (an SQL expression), committed with them, as are the caller's own writes `alongside`
+   * (data-modifying statements on its tables). One statement: all of it or none of it.
    * The number inserted.
    */
   async insertSelected(
@@ -37,6 +38,7 @@ export class RecordBulkRepository {
     target: BulkTarget,
     author: ChangeAuthor,
     progress: (inserted: SQL) => SQL,
+    alongside: SQL[] = [],
   ): Promise<number> {
     const origin = author.origin ? JSON.stringify(author.origin) : null;
     // json (not jsonb) in the source keeps the file's key order: data_keys is taken from it.
@@ -58,7 +60,9 @@ export class RecordBulkRepository {
         from changed join entry on entry.record_id = changed.id
         -- Asked once for the statement (a one-time filter): nobody taking them skips the join.
         where (select fdws_event_wanted('record.imported', ${target.configId}::uuid))`)}),
-      progress as (${progress(sql`(select count(*) from changed)`)})
+      progress as (${progress(sql`(select count(*) from changed)`)})${sql.join(
+        alongside.map((statement, index) => sql`, ${sql.raw(`alongside${index}`)} as (${statement})`),
+      )}
       select count(*)::int as inserted from changed`;
     const [row] = rowsOf(await this.db.execute(statement));
     return Number(row?.inserted ?? 0);

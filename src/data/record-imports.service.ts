@@ -56,17 +56,19 @@ export class RecordImports {
 
   /**
    * Stores checked rows (see RecordBulkRepository.insertSelected) as the importer, whose permission
-   * is asked again (an import resumed after a crash is held to it as the upload was).
+   * is asked again (an import resumed after a crash is held to it as the upload was); `alongside`
+   * are the caller's own writes committed with them.
    */
   async store(
     ctx: RequestContext,
     target: BulkTarget,
     source: SQL,
     progress: (inserted: SQL) => SQL,
+    alongside: SQL[] = [],
   ): Promise<number> {
     await this.access.require(ctx, target.configId, 'importResults');
     const author = { userId: ctx.user?.userId ?? null, origin: ctx.origin ?? null };
-    const inserted = await this.bulk.insertSelected(source, target, author, progress);
+    const inserted = await this.bulk.insertSelected(source, target, author, progress, alongside);
     if (inserted > 0) this.events.dispatchSoon();
     return inserted;
   }

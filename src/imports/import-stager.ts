@@ -13,10 +13,13 @@ import { readImport, unreadable, type ImportItem } from './import-readers';
 import { ImportsRepository, type StagedRow } from './imports.repository';
 
 /**
- * Reads an upload into the import's staged rows as it arrives: each row mapped to fields, typed by
- * the form's schema and checked as a create checks a body, then staged in batches (valid rows with
- * their computed values, refused ones with their refusals). The database holds the file from then
- * on, so storing survives a crash of this instance.
+ * Reads an upload as it arrives: each row mapped to fields, typed by the form's schema and checked
+ * as a create checks a body, then written in batches. `valid-rows` stores each batch's valid rows
+ * at once (records, history, events, the batch's refusals and counts in one statement), while the
+ * next batch is read and checked; `all-or-nothing` stages every row (valid rows with their
+ * computed values, refused ones with their refusals) for one statement to store them once the
+ * file is known to be clean; `validate` keeps the refusals only. The database holds what was read,
+ * so storing survives a crash of this instance.
  */
 @Injectable()
 export class ImportStager {
@@ -41,13 +44,17 @@ export class ImportStager {
     this.cells = { unneutralise: !config.exportRawCells };
   }
 
-  /** Stages the whole file; throws (4xx) when it cannot be read, nothing of it being usable then. */
+  /**
+   * Reads the whole file, from after row `resumeAfter` (the rows an interrupted upload of the same
+   * import read already); throws (4xx) when it cannot be read.
+   */
   async stage(
     ctx: RequestContext,
     target: ImportTarget,
     importId: string,
     options: ImportOptions,
     body: unknown,
+    resumeAfter = 0,
   ): Promise<void> {
     const input = body instanceof StreamedBody ? limited(body.stream, this.config.importMaxBytes) : body;
     let columns: ImportColumn[] | null = null;
@@ -56,9 +63,9 @@ export class ImportStager {
     // One batch is written while the next is read and checked: at most two batches in memory.
     let writing: Promise<void> = Promise.resolve();
     const write = async (rows: StagedRow[]) => {
-      const staged = await this.imports.stage(importId, IMPORT_INSTANCE, this.config.importLeaseMs, rows);
+      const written = await this.write(ctx, target, importId, options, rows);
       // Cancelled meanwhile (or taken for abandoned): the rest of the file is not wanted.
-      if (!staged) throw new AppError('IMPORT_FINISHED', { params: { status: 'cancelled' } });
+      if (!written) throw new AppError('IMPORT_FINISHED', { params: { status: 'cancelled' } });
     };
     const flush = async () => {
       if (batch.length === 0) return;
@@ -69,27 +76,62 @@ export class ImportStager {
       // Its failure is seen at the next flush or at the end; the loop may stop before either.
       writing.catch(() => undefined);
     };
-    for await (const item of readImport(options.format, input)) {
-      if (item.kind === 'header') {
-        const plan = planColumns(
-          item.headers,
-          target.config.schema,
-          options.mapping,
-          this.systemHeaders,
-          this.cells,
-        );
-        if (plan.duplicate !== null)
-          throw unreadable(options.format, `two columns give the field ${plan.duplicate}`);
-        columns = plan.columns;
-        continue;
+    try {
+      for await (const item of readImport(options.format, input)) {
+        if (item.kind === 'header') {
+          const plan = planColumns(
+            item.headers,
+            target.config.schema,
+            options.mapping,
+            this.systemHeaders,
+            this.cells,
+          );
+          if (plan.duplicate !== null)
+            throw unreadable(options.format, `two columns give the field ${plan.duplicate}`);
+          columns = plan.columns;
+          continue;
+        }
+        rowNumber++;
+        if (rowNumber <= resumeAfter) continue;
+        const data = this.dataOf(ctx, item, columns, options.mapping);
+        batch.push(this.checked(ctx, target, rowNumber, data));
+        if (batch.length >= this.config.importBatchRows) await flush();
       }
-      rowNumber++;
-      const data = this.dataOf(ctx, item, columns, options.mapping);
-      batch.push(this.checked(ctx, target, rowNumber, data));
-      if (batch.length >= this.config.importBatchRows) await flush();
+    } catch (error) {
+      // The batch in flight settles first: what the import holds is known when this is thrown.
+      await writing.catch(() => undefined);
+      throw error;
     }
     await flush();
     await writing;
+  }
+
+  /** One batch written as the mode wants it (see the class); false when the import is no longer held. */
+  private async write(
+    ctx: RequestContext,
+    target: ImportTarget,
+    importId: string,
+    options: ImportOptions,
+    rows: StagedRow[],
+  ): Promise<boolean> {
+    const leaseMs = this.config.importLeaseMs;
+    const refused = rows.filter((row) => row.refusals !== null);
+    if (options.mode === 'all-or-nothing' || refused.length === rows.length)
+      return this.imports.stage(importId, IMPORT_INSTANCE, leaseMs, rows, rows.length);
+    if (options.mode === 'validate')
+      return this.imports.stage(importId, IMPORT_INSTANCE, leaseMs, refused, rows.length);
+    const valid = rows.filter((row) => row.data !== null);
+    // The records' history names the import, as when a taken-over import stores them.
+    const origin = { kind: 'import' as const, importId };
+    const inserted = await this.records.store(
+      { ...ctx, origin },
+      target,
+      this.imports.batchRows(importId, IMPORT_INSTANCE, valid),
+      this.imports.countBatch(importId, IMPORT_INSTANCE, leaseMs, rows.length, refused.length),
+      refused.length > 0 ? [this.imports.batchRefusals(importId, IMPORT_INSTANCE, refused)] : [],
+    );
+    // The batch's rows are all stored, or none (the import was not held by this instance).
+    return inserted === valid.length;
   }
 
   private checked(

@@ -27,6 +27,11 @@ export interface Refusal extends FieldError {
 }
 
 const leaseUntil = (leaseMs: number) => sql`now() + ${`${leaseMs} milliseconds`}::interval`;
+const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
+/** A failed import that stored rows, within its key's lifetime: the same key continues it. */
+const resumable = (maxAgeMs: number) =>
+  sql`${dataImports.status} = 'failed' and ${dataImports.rowsStored} > 0
+    and ${dataImports.createdAt} >= now() - ${`${maxAgeMs} milliseconds`}::interval`;
 const held = (id: string, owner: string) => and(eq(dataImports.id, id), eq(dataImports.leaseOwner, owner));
 
 /**
@@ -74,8 +79,9 @@ export class ImportsRepository {
   }
 
   /**
-   * Frees the key of an import that no longer answers it: a failed upload (sent again, it is a new
-   * import) or one older than `maxAgeMs` (keys are kept as long as the idempotency module's).
+   * Frees the key of an import that no longer answers it: a failed upload that stored nothing (sent
+   * again, it is a new import) or one older than `maxAgeMs` (keys are kept as long as the
+   * idempotency module's). A failed one that stored rows is continued instead (reopen).
    */
   async releaseKey(id: string, maxAgeMs: number): Promise<boolean> {
     const rows = await this.db
@@ -84,7 +90,7 @@ export class ImportsRepository {
       .where(
         and(
           eq(dataImports.id, id),
-          sql`(${dataImports.status} = 'failed'
+          sql`((${dataImports.status} = 'failed' and ${dataImports.rowsStored} = 0)
             or ${dataImports.createdAt} < now() - ${`${maxAgeMs} milliseconds`}::interval)`,
         ),
       )
@@ -93,14 +99,14 @@ export class ImportsRepository {
   }
 
   /**
-   * Stages a batch of rows and counts it, renewing the lease, in one statement; false (nothing
-   * staged) when the lease is lost (the upload was taken for abandoned, or cancelled).
+   * Stages a batch of rows and counts `read` rows as read (`rows` are those kept: every row, or the
+   * refused ones only), renewing the lease, in one statement; false (nothing staged) when the
+   * lease is lost (the upload was taken for abandoned, or cancelled).
    */
-  async stage(id: string, owner: string, leaseMs: number, rows: StagedRow[]): Promise<boolean> {
+  async stage(id: string, owner: string, leaseMs: number, rows: StagedRow[], read: number): Promise<boolean> {
     const refused = rows.filter((row) => row.refusals !== null).length;
-    const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
     const result = await this.db.execute(sql`with counted as (
-        update ${dataImports} set rows_read = rows_read + ${rows.length}, rows_refused = rows_refused + ${refused},
+        update ${dataImports} set rows_read = rows_read + ${read}, rows_refused = rows_refused + ${refused},
           lease_until = ${leaseUntil(leaseMs)}, updated_at = now()
         where id = ${id}::uuid and lease_owner = ${owner} and status = 'receiving' returning id),
       staged as (insert into ${dataImportRows} (import_id, row_number, data, computed_results, refusals)
@@ -112,6 +118,66 @@ export class ImportsRepository {
         returning 1)
       select count(*)::int as staged from counted`);
     return Number(rowsOf(result)[0]?.staged ?? 0) === 1;
+  }
+
+  /**
+   * The valid rows of a batch read by `owner`, as the bulk insert takes them (`row_number, data,
+   * computed_results`): none once the import is no longer held by it as `receiving` (cancelled, or
+   * taken for abandoned). The import's row is locked, so a cancel waits for the batch's commit.
+   */
+  batchRows(id: string, owner: string, rows: StagedRow[]): SQL {
+    return sql`select u.n as row_number, u.d::json as data, u.c::json as computed_results
+      from unnest(${sql.param(rows.map((row) => row.rowNumber))}::int[],
+        ${sql.param(rows.map((row) => json(row.data)))}::text[],
+        ${sql.param(rows.map((row) => json(row.computedResults)))}::text[]) as u(n, d, c)
+      where exists (select 1 from ${dataImports}
+        where id = ${id}::uuid and lease_owner = ${owner} and status = 'receiving' for update)`;
+  }
+
+  /** A stored batch's count: `read` rows read, `refused` of them refused, `inserted` stored; the lease renewed. */
+  countBatch(
+    id: string,
+    owner: string,
+    leaseMs: number,
+    read: number,
+    refused: number,
+  ): (inserted: SQL) => SQL {
+    return (inserted) => sql`update ${dataImports} set rows_read = rows_read + ${read},
+        rows_refused = rows_refused + ${refused}, rows_stored = rows_stored + ${inserted},
+        lease_until = ${leaseUntil(leaseMs)}, updated_at = now()
+      where id = ${id}::uuid and lease_owner = ${owner} and status = 'receiving'`;
+  }
+
+  /** The refused rows of a stored batch, kept for the report (only while `owner` holds the import). */
+  batchRefusals(id: string, owner: string, rows: StagedRow[]): SQL {
+    return sql`insert into ${dataImportRows} (import_id, row_number, refusals)
+      select ${id}::uuid, u.n, u.r::jsonb
+      from unnest(${sql.param(rows.map((row) => row.rowNumber))}::int[],
+        ${sql.param(rows.map((row) => json(row.refusals)))}::text[]) as u(n, r)
+      where exists (select 1 from ${dataImports}
+        where id = ${id}::uuid and lease_owner = ${owner} and status = 'receiving')
+      on conflict do nothing`;
+  }
+
+  /**
+   * Takes up again, as `receiving` and held by `owner`, a failed import that had stored rows
+   * (an upload cut off, a file unreadable past its first rows) and is younger than `maxAgeMs`:
+   * the same file sent again continues after its last row read. Null when it is not such an import.
+   */
+  async reopen(id: string, owner: string, leaseMs: number, maxAgeMs: number): Promise<ImportRow | null> {
+    const [row] = await this.db
+      .update(dataImports)
+      .set({
+        status: 'receiving',
+        error: null,
+        finishedAt: null,
+        updatedAt: new Date(),
+        leaseOwner: owner,
+        leaseUntil: leaseUntil(leaseMs),
+      })
+      .where(and(eq(dataImports.id, id), resumable(maxAgeMs)))
+      .returning();
+    return row ?? null;
   }
 
   /** Ends the upload: the import goes to `status` (`storing` keeps the lease for the storing). */

@@ -51,13 +51,21 @@ export class ImportsService {
     const opened = await this.open(ctx, target, options, upload.idempotencyKey);
     if ('earlier' in opened) return this.response(opened.earlier);
     const row = opened.opened;
+    // A continued import keeps its mode; the file sent again is read from after its last row read.
+    const reading = { ...options, mode: row.mode as ImportOptions['mode'] };
     try {
-      await this.stager.stage(ctx, target, row.id, options, upload.body);
+      await this.stager.stage(ctx, target, row.id, reading, upload.body, row.rowsRead);
     } catch (error) {
       const now = await this.imports.findById(row.id);
       if (now?.status === 'cancelled') {
         await this.imports.dropValidRows(row.id);
         return this.response(now);
+      }
+      if (now && now.rowsStored > 0) {
+        // Rows stored stay (valid-rows): the import fails, and the same key continues it.
+        const code = error instanceof AppError ? error.code : 'IMPORT_UPLOAD_INTERRUPTED';
+        await this.imports.finish(row.id, IMPORT_INSTANCE, 'failed', { code });
+        throw error;
       }
       // Nothing of an unreadable file is kept: the import never was.
       await this.imports.delete(row.id);
@@ -124,11 +132,16 @@ export class ImportsService {
       idempotencyKey: key ?? null,
     };
     for (;;) {
-      const opened = await this.imports.insert(row, IMPORT_INSTANCE, this.config.importLeaseMs);
+      const leaseMs = this.config.importLeaseMs;
+      const opened = await this.imports.insert(row, IMPORT_INSTANCE, leaseMs);
       if (opened) return { opened };
       const earlier = await this.imports.findByKey(user.userId, target.configId, key!);
-      // A failed or expired one frees its key: this upload is a new import.
-      if (earlier && !(await this.imports.releaseKey(earlier.id, KEY_LIFETIME_MS))) return { earlier };
+      if (!earlier) continue;
+      // A failed one that stored rows goes on from where it stopped (no row is stored twice).
+      const reopened = await this.imports.reopen(earlier.id, IMPORT_INSTANCE, leaseMs, KEY_LIFETIME_MS);
+      if (reopened) return { opened: reopened };
+      // Another failed or an expired one frees its key: this upload is a new import.
+      if (!(await this.imports.releaseKey(earlier.id, KEY_LIFETIME_MS))) return { earlier };
     }
   }
 
@@ -136,8 +149,9 @@ export class ImportsService {
   private async afterUpload(row: ImportRow): Promise<ImportRow> {
     const staged = (await this.imports.findById(row.id))!;
     const valid = staged.rowsRead - staged.rowsRefused;
+    // valid-rows stored its rows while they were read.
     const status: ImportStatus =
-      row.mode === 'validate' || valid === 0
+      row.mode === 'validate' || row.mode === 'valid-rows' || valid === 0
         ? 'done'
         : row.mode === 'all-or-nothing' && staged.rowsRefused > 0
           ? 'refused'

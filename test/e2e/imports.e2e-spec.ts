@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../src/database/raw-rows';
 import { ImportProcessor } from '../../src/imports/import-processor';
@@ -295,6 +296,69 @@ describe('bulk import', () => {
       await upload(form, 'name,qty\nCid,1', 'text/csv', { headers: { 'idempotency-key': 'upload-2' } }),
     );
     expect(await stored(form)).toHaveLength(3);
+  });
+
+  it('valid-rows keeps the rows stored before an upload stopped; the same key goes on after them', async () => {
+    const form = await newForm();
+    const headers = { 'idempotency-key': 'upload-3' };
+    // The connection breaks once rows 1-2 (one batch) are stored; row 3 was read, not stored.
+    const body = new Readable({ read: () => undefined });
+    body.push('name,qty\nAnn,1\nBob,2\nCid,3\n');
+    const cut = t.request({
+      method: 'POST',
+      url: `/api/data/${form}/import`,
+      token: admin,
+      headers: { 'content-type': 'text/csv', ...headers },
+      payload: body,
+    });
+    for (;;) {
+      const [row] = rowsOf(await t.database.client.db.execute(sql`select rows_stored from data_imports`));
+      if (row?.rows_stored === 2) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    body.destroy(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
+    // The client sees its own connection fail; the server stops reading at the cut.
+    await expect(cut).rejects.toThrow('aborted');
+    let failed: Record<string, unknown>;
+    for (;;) {
+      [failed] = rowsOf(
+        await t.database.client.db.execute(
+          sql`select id, status, rows_read, rows_stored, error from data_imports`,
+        ),
+      );
+      if (failed.status !== 'receiving') break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(failed).toMatchObject({
+      status: 'failed',
+      rows_read: 2,
+      rows_stored: 2,
+      error: { code: 'IMPORT_UPLOAD_INTERRUPTED' },
+    });
+    expect(await stored(form)).toHaveLength(2);
+    // The whole file again under the same key: the same import, from row 3 on; no row twice.
+    const again = await upload(form, 'name,qty\nAnn,1\nBob,2\nCid,3\nDan,x\nEve,5', 'text/csv', { headers });
+    expect(again.json().id).toBe(failed.id);
+    const done = await accepted(again);
+    expect(done).toMatchObject({ status: 'done', rowsRead: 5, rowsStored: 4, rowsRefused: 1, error: null });
+    expect(
+      done.refusals.map((refusal: { row: number; rule: string }) => [refusal.row, refusal.rule]),
+    ).toEqual([
+      [4, 'type'],
+      [4, 'maxQty'],
+    ]);
+    expect((await stored(form)).map((r) => r.data)).toEqual([
+      { name: 'Ann', qty: 1 },
+      { name: 'Bob', qty: 2 },
+      { name: 'Cid', qty: 3 },
+      { name: 'Eve', qty: 5 },
+    ]);
+    const history = rowsOf(
+      await t.database.client.db.execute(sql`select origin from record_history order by id`),
+    );
+    expect(history.map((entry) => entry.origin)).toEqual(
+      Array.from({ length: 4 }, () => ({ kind: 'import', importId: failed.id })),
+    );
   });
 
   it("needs importResults: a user is refused until granted it; imports are their importer's", async () => {
