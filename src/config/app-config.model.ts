@@ -141,6 +141,8 @@ export interface AppConfig {
   importBatchRows: number;
   /** How long an instance holds an import it works on before another may take it over. */
   importLeaseMs: number;
+  /** Days a finished import (with its refusals) is kept after it finished. */
+  importRetentionDays: number;
   timezone: string;
   defaultLocale: 'en' | 'hu';
   logLevel: string;

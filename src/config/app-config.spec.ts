@@ -33,6 +33,7 @@ describe('loadConfig', () => {
       importMaxBytes: 1_073_741_824,
       importBatchRows: 1000,
       importLeaseMs: 60_000,
+      importRetentionDays: 30,
       timezone: 'UTC',
       defaultLocale: 'en',
       logLevel: 'info',

@@ -4,6 +4,7 @@ import { settleWithin } from '../common/lifecycle/settle-within';
 import { RecordErasure } from '../data/record-erasure.service';
 import { EventDispatcher } from '../events/event-dispatcher.service';
 import { IdempotencyService } from '../idempotency/idempotency.service';
+import { ImportsService } from '../imports/imports.service';
 import { UsersService } from '../users/users.service';
 import { WebhookDeliveriesService } from '../webhooks/webhook-deliveries.service';
 import { newInstanceName } from '../workflow/engine/queue/workflow-instance';
@@ -39,6 +40,7 @@ export class ErasureProcessor implements OnApplicationBootstrap, OnApplicationSh
     private readonly webhooks: WebhookDeliveriesService,
     private readonly runs: RunErasure,
     private readonly idempotency: IdempotencyService,
+    private readonly imports: ImportsService,
     private readonly users: UsersService,
   ) {}
 
@@ -129,6 +131,8 @@ export class ErasureProcessor implements OnApplicationBootstrap, OnApplicationSh
       }
       case 'idempotency':
         return { idempotentAnswers: await this.idempotency.eraseAnswersOf(userId, recordIds) };
+      case 'imports':
+        return userId ? { importRequests: await this.imports.eraseImporter(userId) } : {};
       case 'account':
         return userId ? { accounts: (await this.users.anonymizeErased(userId)) ? 1 : 0 } : {};
     }

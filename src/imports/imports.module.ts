@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DataModule } from '../data/data.module';
 import { ImportProcessor } from './import-processor';
+import { ImportRetention } from './import-retention';
 import { ImportStager } from './import-stager';
 import { ImportsController } from './imports.controller';
 import { ImportsRepository } from './imports.repository';
@@ -13,6 +14,7 @@ import { ImportsService } from './imports.service';
 @Module({
   imports: [DataModule],
   controllers: [ImportsController],
-  providers: [ImportsService, ImportsRepository, ImportStager, ImportProcessor],
+  exports: [ImportsService],
+  providers: [ImportsService, ImportsRepository, ImportStager, ImportProcessor, ImportRetention],
 })
 export class ImportsModule {}

@@ -87,6 +87,14 @@ export class ImportsService {
     return this.response(cancelled);
   }
 
+  /**
+   * Erasure of an importer: the e-mail address their imports keep in their request (to store as
+   * them after a take-over) is emptied; the imports and their counts stay. How many were changed.
+   */
+  eraseImporter(userId: string): Promise<number> {
+    return this.imports.forgetImporterEmail(userId);
+  }
+
   /** Every refusal as CSV (`row,field,rule,message`), read in batches while it is sent. */
   async refusalsCsv(ctx: RequestContext, id: string): Promise<Readable> {
     const row = await this.requireVisible(ctx, id);

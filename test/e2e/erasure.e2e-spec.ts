@@ -175,7 +175,17 @@ describe('erasure of a person and of a data subject', () => {
       subject: { userId: alice.user.id },
       status: 'done',
       matched: { records: 2, runs: 1 },
-      stepsDone: ['records', 'events', 'history', 'webhooks', 'runs', 'mail', 'idempotency', 'account'],
+      stepsDone: [
+        'records',
+        'events',
+        'history',
+        'webhooks',
+        'runs',
+        'mail',
+        'idempotency',
+        'imports',
+        'account',
+      ],
       counts: {
         records: 2,
         pendingEvents: 0,
@@ -185,6 +195,7 @@ describe('erasure of a person and of a data subject', () => {
         runEffects: 0,
         outboxMail: 1,
         idempotentAnswers: 1,
+        importRequests: 0,
         accounts: 1,
       },
       requestedBy: adminId,
@@ -374,7 +385,17 @@ describe('erasure of a person and of a data subject', () => {
     await processor.settled();
     expect(await erasure(second)).toMatchObject({
       status: 'done',
-      stepsDone: ['records', 'events', 'history', 'webhooks', 'runs', 'mail', 'idempotency', 'account'],
+      stepsDone: [
+        'records',
+        'events',
+        'history',
+        'webhooks',
+        'runs',
+        'mail',
+        'idempotency',
+        'imports',
+        'account',
+      ],
       counts: { records: 1, historyEntries: 1, accounts: 1 },
     });
   });

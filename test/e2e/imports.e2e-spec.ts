@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../src/database/raw-rows';
 import { ImportProcessor } from '../../src/imports/import-processor';
+import { ImportRetention } from '../../src/imports/import-retention';
 import { createConfig } from '../factories/config.factory';
 import { adminToken, createUser, type TestUser } from '../factories/user.factory';
 import { createTestApp, type TestApp } from '../utils/test-app';
@@ -361,6 +362,29 @@ describe('bulk import', () => {
     );
   });
 
+  it('finished imports and their refusals go IMPORT_RETENTION_DAYS after they finished; records stay', async () => {
+    const form = await newForm();
+    const old = await accepted(await upload(form, 'name,qty\nAnn,1\nBob,x', 'text/csv'));
+    const recent = await accepted(await upload(form, 'name,qty\nCid,x', 'text/csv'));
+    const db = t.database.client.db;
+    await db.execute(
+      sql`update data_imports set finished_at = now() - interval '31 days' where id = ${old.id}::uuid`,
+    );
+    // An unfinished one is never purged, however old.
+    await db.execute(sql`insert into data_imports (config_id, config_version, user_id, request, mode, format, status, created_at)
+      select config_id, config_version, user_id, request, mode, format, 'storing', now() - interval '90 days'
+      from data_imports where id = ${old.id}::uuid`);
+    expect(await t.app.get(ImportRetention).purge()).toBe(1);
+    const gone = await t.request({ method: 'GET', url: `/api/data/imports/${old.id}`, token: admin });
+    expect(gone.statusCode).toBe(404);
+    expect(gone.json()).toMatchObject({ code: 'IMPORT_NOT_FOUND' });
+    const left = rowsOf(await db.execute(sql`select status from data_imports order by created_at`));
+    expect(left).toEqual([{ status: 'storing' }, { status: 'done' }]);
+    const refusals = rowsOf(await db.execute(sql`select import_id from data_import_rows`));
+    expect(refusals).toEqual([{ import_id: recent.id }]);
+    expect((await stored(form)).map((r) => r.data)).toEqual([{ name: 'Ann', qty: 1 }]);
+  });
+
   it("needs importResults: a user is refused until granted it; imports are their importer's", async () => {
     const form = await newForm();
     const refused = await upload(form, 'name,qty\nAnn,1', 'text/csv', { token: alice.token });
@@ -394,6 +418,33 @@ describe('bulk import', () => {
     expect(cancel.json()).toMatchObject({ code: 'IMPORT_FINISHED' });
     const anonymous = await t.request({ method: 'GET', url: `/api/data/imports/${result.id}` });
     expect(anonymous.statusCode).toBe(401);
+
+    // Her erasure empties the e-mail address her import keeps; the import and its counts stay.
+    const requestOf = async () =>
+      rowsOf(
+        await t.database.client.db.execute(
+          sql`select request from data_imports where id = ${result.id}::uuid`,
+        ),
+      )[0].request as { actor: { userId: string; email: string } };
+    expect((await requestOf()).actor.email).toBe(alice.user.email);
+    const erasure = await t.request({
+      method: 'POST',
+      url: `/api/users/${alice.user.id}/erase`,
+      token: admin,
+    });
+    expect(erasure.statusCode).toBe(202);
+    let erased: { status: string; counts: Record<string, number> };
+    do {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      erased = (
+        await t.request({ method: 'GET', url: `/api/erasures/${erasure.json().id}`, token: admin })
+      ).json();
+    } while (erased.status !== 'done');
+    expect(erased.counts).toMatchObject({ importRequests: 1, accounts: 1 });
+    expect(await requestOf()).toMatchObject({ actor: { userId: alice.user.id, email: '' } });
+    expect(JSON.stringify(await requestOf())).not.toContain(alice.user.email);
+    const kept = await t.request({ method: 'GET', url: `/api/data/imports/${result.id}`, token: admin });
+    expect(kept.json()).toMatchObject({ status: 'done', rowsStored: 1 });
   });
 
   it("another site's form is a 404; a bad mode, mapping or media type is refused", async () => {

@@ -68,7 +68,7 @@ export class ErasureDto {
     additionalProperties: { type: 'integer' },
     description:
       'How many of each kind went: records, pendingEvents, historyEntries, webhookDeliveries, runs, runEffects, ' +
-      'outboxMail, idempotentAnswers, accounts',
+      'outboxMail, idempotentAnswers, importRequests, accounts',
     example: { records: 2, historyEntries: 5, runs: 1 },
   })
   counts: Record<string, number>;
