@@ -113,14 +113,17 @@ export function rowData(cells: readonly unknown[], columns: readonly ImportColum
   const data: Record<string, unknown> = {};
   for (const column of columns) {
     const value = cellValue(cells[column.index], column.kind, rules);
-    // defineProperty: a column named __proto__ is a plain key, as in a JSON body.
-    if (value !== undefined)
+    if (value === undefined) continue;
+    // A column named __proto__ is a plain key, as in a JSON body. Only then defineProperty: it
+    // turns the object into a slow dictionary, which every row would pay for in checks and JSON.
+    if (column.field === '__proto__')
       Object.defineProperty(data, column.field, {
         value,
         enumerable: true,
         writable: true,
         configurable: true,
       });
+    else data[column.field] = value;
   }
   return data;
 }
