@@ -63,7 +63,9 @@ export class ImportsController {
   @ApiHeader({
     name: 'Idempotency-Key',
     required: false,
-    description: 'A repeat answers the first import (24 h)',
+    description:
+      'A repeat answers the first import (24 h); after a valid-rows upload that stopped past stored rows, ' +
+      'the same file sent again continues that import after its last row read',
   })
   @ApiBodyContent({
     'text/csv': { schema: { type: 'string' }, example: CSV_EXAMPLE },
