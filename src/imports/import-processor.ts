@@ -26,11 +26,13 @@ export interface ImportRequest {
 const SHUTDOWN_WAIT_MS = 10_000;
 
 /**
- * Stores the valid rows of uploaded imports: the instance that received the file starts at once
- * (in the background); any instance takes over an import whose lease expired, where its staged
- * rows stand (each batch deletes the staged rows it stores, in its statement). `valid-rows` stores
- * IMPORT_BATCH_ROWS rows per statement, so a cancel stops it between two; `all-or-nothing` stores
- * every row in one statement, so a crash leaves all of them staged or all of them stored.
+ * Stores the staged rows of uploaded `all-or-nothing` imports (`valid-rows` stores its rows while
+ * the upload is read, see ImportStager): the instance that received the file starts at once (in the
+ * background); any instance takes over an import whose lease expired, where its staged rows stand
+ * (each statement deletes the staged rows it stores). `all-or-nothing` stores every row in one
+ * statement, so a crash leaves all of them staged or all of them stored. A `valid-rows` import left
+ * `storing` with staged rows is stored IMPORT_BATCH_ROWS rows per statement (a cancel stops it
+ * between two). An import whose upload was cut off with its instance is failed.
  */
 @Injectable()
 export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShutdown {

@@ -8,8 +8,9 @@ import { ImportsRepository } from './imports.repository';
 import { ImportsService } from './imports.service';
 
 /**
- * Bulk import of records (README "Bulk import"): uploads read into staged rows (tables
- * data_imports, data_import_rows), stored through the data module's RecordImports.
+ * Bulk import of records (README "Bulk import"): uploads read and checked in batches, stored
+ * through the data module's RecordImports as they are read (`valid-rows`) or staged first (tables
+ * data_imports, data_import_rows); finished imports purged after IMPORT_RETENTION_DAYS.
  */
 @Module({
   imports: [DataModule],
