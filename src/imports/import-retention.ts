@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HourlyPurge } from '../common/lifecycle/hourly-purge';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
-import { ImportsRepository } from './imports.repository';
+import { ImportUpkeepRepository } from './import-upkeep.repository';
 
 /**
  * Deletes finished imports (with their refusals) IMPORT_RETENTION_DAYS after they finished; the
@@ -10,7 +10,7 @@ import { ImportsRepository } from './imports.repository';
 @Injectable()
 export class ImportRetention extends HourlyPurge {
   constructor(
-    private readonly imports: ImportsRepository,
+    private readonly imports: ImportUpkeepRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     super('imports past their retention');

@@ -5,6 +5,7 @@ import { ImportRetention } from './import-retention';
 import { ImportStager } from './import-stager';
 import { ImportsController } from './imports.controller';
 import { ImportsRepository } from './imports.repository';
+import { ImportUpkeepRepository } from './import-upkeep.repository';
 import { ImportsService } from './imports.service';
 
 /**
@@ -16,6 +17,13 @@ import { ImportsService } from './imports.service';
   imports: [DataModule],
   controllers: [ImportsController],
   exports: [ImportsService],
-  providers: [ImportsService, ImportsRepository, ImportStager, ImportProcessor, ImportRetention],
+  providers: [
+    ImportsService,
+    ImportsRepository,
+    ImportUpkeepRepository,
+    ImportStager,
+    ImportProcessor,
+    ImportRetention,
+  ],
 })
 export class ImportsModule {}

@@ -27,8 +27,6 @@ export interface Refusal extends FieldError {
 }
 
 const leaseUntil = (leaseMs: number) => sql`now() + ${`${leaseMs} milliseconds`}::interval`;
-/** Imports deleted per statement by the retention (each may take many refusal rows with it). */
-const PURGE_BATCH = 100;
 const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
 /** A failed import that stored rows, within its key's lifetime: the same key continues it. */
 const resumable = (maxAgeMs: number) =>
@@ -310,41 +308,6 @@ export class ImportsRepository {
       .where(and(eq(dataImports.id, id), inArray(dataImports.status, ['receiving', 'storing'])))
       .returning();
     return row ?? null;
-  }
-
-  /**
-   * Deletes imports that finished before `cutoff` (their staged and refused rows go with them), a
-   * few at a time, skipping those another instance is deleting; how many went.
-   */
-  async purgeFinishedBefore(cutoff: Date): Promise<number> {
-    let removed = 0;
-    for (;;) {
-      const result = await this.db.execute(sql`
-        delete from ${dataImports} where id in (
-          select id from ${dataImports}
-          where status not in ('receiving', 'storing') and finished_at < ${cutoff.toISOString()}::timestamptz
-          limit ${PURGE_BATCH} for update skip locked
-        ) returning id`);
-      const batch = rowsOf(result).length;
-      removed += batch;
-      if (batch < PURGE_BATCH) return removed;
-    }
-  }
-
-  /** Empties the importer's e-mail in the requests of their imports; how many had one. */
-  async forgetImporterEmail(userId: string): Promise<number> {
-    if (!isUuid(userId)) return 0;
-    const rows = await this.db
-      .update(dataImports)
-      .set({ request: sql`jsonb_set(${dataImports.request}, '{actor,email}', '""'::jsonb)` })
-      .where(
-        and(
-          eq(dataImports.userId, userId),
-          sql`coalesce(${dataImports.request} #>> '{actor,email}', '') <> ''`,
-        ),
-      )
-      .returning({ id: dataImports.id });
-    return rows.length;
   }
 
   /** Refusals in row order, flattened, from after row `afterRow`: up to `limit` rows' worth. */

@@ -11,6 +11,7 @@ import { REFUSALS_SHOWN, toImportResponse } from './import.mapper';
 import { parseImportOptions, type ImportOptions } from './import-options';
 import { ImportProcessor, type ImportRequest } from './import-processor';
 import { ImportStager } from './import-stager';
+import { ImportUpkeepRepository } from './import-upkeep.repository';
 import { ImportsRepository, type ImportRow, type ImportStatus } from './imports.repository';
 
 /** As long as the idempotency module keeps a key's answer. */
@@ -34,6 +35,7 @@ export class ImportsService {
   constructor(
     private readonly records: RecordImports,
     private readonly imports: ImportsRepository,
+    private readonly upkeep: ImportUpkeepRepository,
     private readonly stager: ImportStager,
     private readonly processor: ImportProcessor,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -92,7 +94,7 @@ export class ImportsService {
    * them after a take-over) is emptied; the imports and their counts stay. How many were changed.
    */
   eraseImporter(userId: string): Promise<number> {
-    return this.imports.forgetImporterEmail(userId);
+    return this.upkeep.forgetImporterEmail(userId);
   }
 
   /** Every refusal as CSV (`row,field,rule,message`), read in batches while it is sent. */
