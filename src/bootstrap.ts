@@ -14,6 +14,7 @@ import { registerFormBodies } from './common/http/form-body';
 import { registerStreamedBodies } from './common/http/streamed-body';
 import { STREAMED_CONTENT_TYPES } from './imports/import-options';
 import { registerRawBodyRoutes } from './common/http/raw-body';
+import { MULTIPART, registerMultipartBodies } from './common/http/multipart-body';
 import { registerGracefulClose } from './common/http/graceful-close';
 import { registerSecurityHeaders } from './common/http/security-headers';
 import { PinoNestLogger } from './common/http/pino-nest-logger';
@@ -27,6 +28,7 @@ import type { DatabaseClient } from './database/database-client';
 import { ReadRouting } from './database/replicas/read-routing';
 import { registerWritePositionHeader } from './database/replicas/write-position-header';
 
+const ATTACHMENT_UPLOAD_ROUTE = 'POST /api/data/:configId/attachments';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Cross-origin access for the origins in CORS_ORIGINS: every method the API uses, the headers an SPA sends. */
@@ -128,8 +130,16 @@ export async function createApp(
   );
   // A bulk import's file is streamed (README "Bulk import"), past BODY_LIMIT.
   registerStreamedBodies(fastify, { 'POST /api/data/:configId/import': STREAMED_CONTENT_TYPES });
-  // Attachment uploads are streamed from the socket (README "Attachments"), past BODY_LIMIT.
-  registerRawBodyRoutes(fastify, ['POST /api/data/:configId/attachments']);
+  // Attachment uploads are streamed from the socket (README "Attachments"), past BODY_LIMIT; a
+  // multipart upload, and a record sent with its files, are streamed part by part.
+  registerRawBodyRoutes(fastify, [ATTACHMENT_UPLOAD_ROUTE], [MULTIPART]);
+  await registerMultipartBodies(app, [ATTACHMENT_UPLOAD_ROUTE, 'POST /api/data/:configId'], {
+    // One byte over the largest file: the upload's own check, as the bytes arrive, answers first.
+    fileSize: config.attachmentMaxBytes + 1,
+    files: config.attachmentMaxFilesPerRecord,
+    fields: 1,
+    fieldSize: config.bodyLimit,
+  });
   registerGracefulClose(fastify);
   registerWritePositionHeader(fastify, app.get(ReadRouting));
   fastify.addHook('preClose', (done) => {

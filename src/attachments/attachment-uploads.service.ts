@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { requireUser, type RequestContext } from '../common/context/request-context';
 import { siteOfNewRecord } from '../common/context/site-scope';
 import { AppError } from '../common/errors/app-error';
+import type { MultipartPart } from '../common/http/multipart-body';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { FormAccessService } from '../permissions/form-access.service';
 import { attachmentFieldsOf, mediaTypeAllowed, type AttachmentField } from '../validation/attachment-fields';
@@ -15,6 +16,8 @@ import { SNIFF_BYTES, sniffMediaType } from './media-type-sniffer';
 /** One file as the route received it: the body is read only by the upload, as a stream. */
 export interface UploadInput {
   field: string | undefined;
+  /** A multipart file part's name: the field when `field` is not given and it names one. */
+  partName?: string;
   filename: string | undefined;
   /** The Content-Length the client declared, when it declared one. */
   declaredLength: number | null;
@@ -55,11 +58,13 @@ export class AttachmentUploadsService {
     const { config } = await this.access.require(ctx, configId, 'createResults');
     const user = requireUser(ctx);
     const fields = attachmentFieldsOf(config.schema);
+    const named =
+      input.field ?? fields.find((candidate) => candidate.name === input.partName)?.name ?? undefined;
     // A form with a single attachment field needs no `field`.
     const field =
-      input.field === undefined && fields.length === 1
+      named === undefined && fields.length === 1
         ? fields[0]
-        : fields.find((candidate) => candidate.name === input.field);
+        : fields.find((candidate) => candidate.name === named);
     if (!field)
       throw new AppError('ATTACHMENT_FIELD_UNKNOWN', {
         params: { field: input.field ?? '' },
@@ -96,6 +101,44 @@ export class AttachmentUploadsService {
       await this.repository.deletePendingBlob(blobId);
       throw error;
     }
+  }
+
+  /**
+   * A multipart upload: exactly one part, a file (its part name may name the field, `field` wins).
+   * The route's limits make any further part an error, which removes the upload made.
+   */
+  async uploadPart(
+    ctx: RequestContext,
+    configId: string,
+    field: string | undefined,
+    parts: AsyncIterable<MultipartPart>,
+  ): Promise<UploadedAttachmentDto> {
+    let uploaded: UploadedAttachmentDto | null = null;
+    try {
+      for await (const part of parts) {
+        if (part.kind !== 'file' || uploaded) throw multipartInvalid('the body must be one file part');
+        uploaded = await this.upload(ctx, configId, {
+          field,
+          partName: part.name,
+          filename: part.filename,
+          declaredLength: null,
+          body: part.body,
+        });
+      }
+    } catch (error) {
+      if (uploaded) await this.discard([uploaded.attachmentId]);
+      throw error;
+    }
+    if (!uploaded) throw multipartInvalid('the body has no file part');
+    return uploaded;
+  }
+
+  /**
+   * Removes uploads a refused request made (a record sent with its files that was not stored):
+   * the attachments not linked to a record, and their bytes unless another upload shares them.
+   */
+  async discard(attachmentIds: string[]): Promise<void> {
+    await this.content.remove(await this.repository.deleteUploads(attachmentIds));
   }
 
   /** Streams the body into the blob: hash, size limit, sniffed type (checked before the first write). */
@@ -140,6 +183,10 @@ export class AttachmentUploadsService {
     if (heldBytes > 0) await store(Buffer.concat(held, heldBytes));
     return { sha256: hash.digest('hex'), size, mediaType: mediaType! };
   }
+}
+
+export function multipartInvalid(reason: string): AppError {
+  return new AppError('MULTIPART_INVALID', { params: { reason }, details: { reason } });
 }
 
 function tooLarge(limit: number): AppError {

@@ -17,6 +17,8 @@ import { parse as parseContentDisposition } from 'content-disposition';
 import type { FastifyRequest } from 'fastify';
 import { Ctx } from '../common/context/ctx.decorator';
 import type { RequestContext } from '../common/context/request-context';
+import { isMultipart, multipartParts } from '../common/http/multipart-body';
+import { ApiMultipartBody } from '../common/http/openapi-document';
 import { FormPermission } from '../permissions/form-permission.decorator';
 import { AttachmentUploadsService } from './attachment-uploads.service';
 import { UploadedAttachmentDto } from './dto/attachment.dto';
@@ -47,7 +49,8 @@ export class AttachmentsController {
   @ApiOperation({
     summary: 'Upload one file for an attachment field; put the answered attachmentId in a record’s field',
     description:
-      'The body is the file itself, any Content-Type (the client’s type is ignored: the type is sniffed from the ' +
+      'The body is the file itself, any Content-Type, or a multipart/form-data body of one file part ' +
+      '(the client’s type is ignored: the type is sniffed from the ' +
       'bytes), streamed to storage while hashed; BODY_LIMIT does not apply, the field’s x-maxSize and ' +
       'ATTACHMENT_MAX_BYTES do. The same bytes uploaded twice are stored once. A refused upload stores nothing. ' +
       'An upload that no record refers to is removed after ATTACHMENT_UNLINKED_HOURS.',
@@ -72,8 +75,17 @@ export class AttachmentsController {
   })
   @ApiConsumes('application/octet-stream', 'image/*', 'application/pdf')
   @ApiBody({ schema: { type: 'string', format: 'binary' } })
+  @ApiMultipartBody({
+    type: 'object',
+    description:
+      'One file part (a second part is a 400 MULTIPART_INVALID); its part name is the field when `field` is not given ' +
+      'and it names one, its filename the file’s name. Streamed like a raw body.',
+    properties: { photo: { type: 'string', format: 'binary', description: 'The file, named by its field' } },
+  })
   @ApiCreatedResponse({ type: UploadedAttachmentDto })
-  @ApiBadRequestResponse({ description: 'ATTACHMENT_EMPTY' })
+  @ApiBadRequestResponse({
+    description: 'ATTACHMENT_EMPTY, or MULTIPART_INVALID (a malformed body, not one file part)',
+  })
   @ApiPayloadTooLargeResponse({ description: 'ATTACHMENT_TOO_LARGE: over x-maxSize or ATTACHMENT_MAX_BYTES' })
   @ApiUnsupportedMediaTypeResponse({
     description: 'ATTACHMENT_TYPE_NOT_ALLOWED: the sniffed type is not in x-mediaTypes',
@@ -91,8 +103,11 @@ export class AttachmentsController {
     @Query('filename') filename: string | undefined,
     @Req() request: FastifyRequest,
   ): Promise<UploadedAttachmentDto> {
+    const named = typeof field === 'string' ? field : undefined;
+    if (isMultipart(request))
+      return this.uploads.uploadPart(ctx, configId, named, multipartParts(request, { files: 1, fields: 0 }));
     return this.uploads.upload(ctx, configId, {
-      field: typeof field === 'string' ? field : undefined,
+      field: named,
       filename:
         (typeof filename === 'string' ? filename : undefined) ??
         dispositionFilename(request.headers['content-disposition']),

@@ -24,6 +24,6 @@ import { DatabaseBlobContent } from './database-blob-content';
     AttachmentCleanup,
     { provide: BLOB_CONTENT, useClass: DatabaseBlobContent },
   ],
-  exports: [AttachmentsService],
+  exports: [AttachmentsService, AttachmentUploadsService],
 })
 export class AttachmentsModule {}

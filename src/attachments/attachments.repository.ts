@@ -153,6 +153,30 @@ export class AttachmentsRepository {
   }
 
   /**
+   * Removes uploads of a refused request at once (those not linked to a record meanwhile), then
+   * their blobs when nothing else refers to them; a blob a concurrent upload is taking (locked) is
+   * left to the cleanup. The ids of the blobs removed.
+   */
+  async deleteUploads(ids: string[]): Promise<string[]> {
+    const valid = ids.filter(isUuid);
+    if (valid.length === 0) return [];
+    const released = rowsOf(
+      await this.db.execute(sql`delete from attachments
+        where id = any(${sql.param(valid)}::uuid[]) and record_id is null returning blob_id`),
+    ) as { blob_id: string }[];
+    const blobIds = [...new Set(released.map((row) => row.blob_id))];
+    if (blobIds.length === 0) return [];
+    const unreferenced = sql`not exists (select 1 from attachments a where a.blob_id = attachment_blobs.id)`;
+    const blobs = rowsOf(
+      await this.db.execute(sql`delete from attachment_blobs where id in (
+          select id from attachment_blobs where id = any(${sql.param(blobIds)}::uuid[]) and ${unreferenced}
+          for update skip locked)
+        and ${unreferenced} returning id`),
+    ) as { id: string }[];
+    return blobs.map((blob) => blob.id);
+  }
+
+  /**
    * The cleanup: attachments without a record since before `cutoff`, unfinished uploads started
    * before it, then blobs nothing refers to any more (the last record referring to them was purged).
    * Rows are taken with SKIP LOCKED and re-checked, so instances cleaning at once, an upload reusing

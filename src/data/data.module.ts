@@ -11,6 +11,7 @@ import { RecordHistoryService } from './history/record-history.service';
 import { RecordBulkRepository } from './record-bulk.repository';
 import { RecordAttachmentsController } from './record-attachments.controller';
 import { RecordAttachments } from './record-attachments.service';
+import { RecordWithFiles } from './record-with-files.service';
 import { RecordCsvRepository } from './record-csv.repository';
 import { RecordImports } from './record-imports.service';
 import { RecordErasure } from './record-erasure.service';
@@ -65,6 +66,7 @@ import { VisibleRecords } from './visible-records.service';
     RecordImports,
     RecordBulkRepository,
     RecordAttachments,
+    RecordWithFiles,
     ConditionalRequests,
   ],
   exports: [RecordsService, VisibleRecords, RecordErasure, RecordImports],

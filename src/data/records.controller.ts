@@ -28,15 +28,14 @@ import {
   ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
-import { AppError } from '../common/errors/app-error';
 import {
   ApiConditionalRead,
   ApiConditionalWrite,
   ApiTaggedCreate,
   ConditionalRequests,
 } from '../common/http/conditional-requests';
-import { StoreFormBody } from '../common/http/form-body';
-import { ApiFormBody } from '../common/http/openapi-document';
+import { isMultipart, multipartParts } from '../common/http/multipart-body';
+import { ApiFormBody, ApiMultipartBody } from '../common/http/openapi-document';
 import { FormPermission } from '../permissions/form-permission.decorator';
 import { Ctx } from '../common/context/ctx.decorator';
 import type { RequestContext } from '../common/context/request-context';
@@ -48,34 +47,16 @@ import { parseStatusFilter } from './list-query.parser';
 import { STATUS_QUERY } from './dto/status-query';
 import { RecordsService } from './records.service';
 import { RoutedRead } from '../database/replicas/routed-read.interceptor';
-
-const SUBMISSION_EXAMPLE = { name: 'Jane Doe', email: 'jane@example.com', qty: 3, price: 9.5 };
-const FORM = 'application/x-www-form-urlencoded';
-const STORE_VALUES = {
-  type: 'string' as const,
-  description: 'JSON object of field values; keys `data.<field>` (the grid column names) mean `<field>`',
-  example: '{"data.name":"Jane Doe","data.qty":3}',
-};
-const STORE_KEY = { type: 'string', format: 'uuid', description: 'the record id (`_id`)' };
-
-/** The JSON body, or the field values of a grid-library store's `values=<JSON>` form (docs/grid-protocol.md section 16). */
-function submittedFields(body: unknown): unknown {
-  return body instanceof StoreFormBody ? storeValuesToFields(body.values ?? {}) : body;
-}
-
-/** The store's form body of an update or remove; a JSON body is a 415 here (it has no record id). */
-function storeForm(body: unknown): StoreFormBody & { key: string } {
-  if (!(body instanceof StoreFormBody) || body.key === undefined) {
-    throw new AppError('UNSUPPORTED_MEDIA_TYPE', {
-      messageKey: 'errors.FORM_BODY_UNSUPPORTED',
-      details: {
-        reason: 'this route takes the grid store form body; JSON clients use /api/data/:configId/:dataId',
-        accepted: `${FORM}: key=<id>&values=<JSON object> (PUT), key=<id> (DELETE)`,
-      },
-    });
-  }
-  return body as StoreFormBody & { key: string };
-}
+import { RecordWithFiles } from './record-with-files.service';
+import {
+  FORM,
+  RECORD_WITH_FILES,
+  STORE_KEY,
+  STORE_VALUES,
+  SUBMISSION_EXAMPLE,
+  storeForm,
+  submittedFields,
+} from './record-bodies';
 
 @ApiTags('data')
 @ApiExtraModels(RecordPageDto, GridPageDto, GridGroupDto, RecordDto)
@@ -85,6 +66,7 @@ export class RecordsController {
     private readonly records: RecordsService,
     private readonly lists: RecordListService,
     private readonly drafts: RecordDraftsService,
+    private readonly withFiles: RecordWithFiles,
     private readonly idempotent: IdempotentRequests,
     private readonly conditional: ConditionalRequests,
   ) {}
@@ -202,10 +184,11 @@ export class RecordsController {
   @ApiBody({
     description:
       "JSON: the field values. Form-encoded (the grid-library store's insert): `values=<JSON object>`, " +
-      'keys `data.<field>` unwrapped to `<field>`; any other form body is a 415.',
+      'keys `data.<field>` unwrapped to `<field>`; any other form body is a 415. Multipart: the record with its files.',
     schema: { type: 'object', additionalProperties: true, example: SUBMISSION_EXAMPLE },
   })
   @ApiFormBody({ type: 'object', required: ['values'], properties: { values: STORE_VALUES } })
+  @ApiMultipartBody(RECORD_WITH_FILES)
   @ApiCreatedResponse({ type: SavedRecordDto })
   @ApiTaggedCreate()
   @ApiBadRequestResponse({
@@ -220,9 +203,11 @@ export class RecordsController {
   ): Promise<SavedRecordDto> {
     const draft = parseStatusFilter(request.query as Record<string, unknown>) === 'draft';
     const saved = await this.idempotent.answer(request, reply, () =>
-      draft
-        ? this.drafts.save(ctx, configId, submittedFields(body))
-        : this.records.create(ctx, configId, submittedFields(body)),
+      isMultipart(request)
+        ? this.withFiles.create(ctx, configId, multipartParts(request))
+        : draft
+          ? this.drafts.save(ctx, configId, submittedFields(body))
+          : this.records.create(ctx, configId, submittedFields(body)),
     );
     return this.saved(reply, saved);
   }

@@ -171,6 +171,23 @@ function bodyExample(document: Schema, media: Schema, ids: Record<string, string
   return sample(document, media.schema ?? {}, ids);
 }
 
+/** A multipart example as a client sends it: binary properties as file parts, the others as text parts. */
+async function multipartExample(
+  example: Record<string, string>,
+  schema: Schema,
+): Promise<{ payload: Buffer; headers: Record<string, string> }> {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(example)) {
+    if (schema.properties?.[name]?.format === 'binary') form.append(name, new Blob([value]), 'example.txt');
+    else form.append(name, value);
+  }
+  const encoded = new Response(form);
+  return {
+    payload: Buffer.from(await encoded.arrayBuffer()),
+    headers: { 'content-type': encoded.headers.get('content-type')! },
+  };
+}
+
 describe('the examples of /api-docs-json', () => {
   let t: TestApp;
 
@@ -198,6 +215,8 @@ describe('the examples of /api-docs-json', () => {
       await PREPARE[key]?.(t, token, ids);
       const [method, template] = key.split(' ');
       const url = template.replace(/\{(\w+)\}/g, (_, name: string) => ids[name] ?? `{${name}}`);
+      const schemaOf = (_key: string, type: string): Schema =>
+        (operation.requestBody?.content?.[type]?.schema ?? {}) as Schema;
       const send = async (label: string, query: Record<string, string>, media?: [string, unknown]) => {
         const response = await t.request({
           method: method as 'GET',
@@ -209,12 +228,14 @@ describe('the examples of /api-docs-json', () => {
                 payload: new URLSearchParams(media[1] as Record<string, string>).toString(),
                 headers: { 'content-type': media[0] },
               }
-            : media && media[0] !== 'application/json'
-              ? // A file upload's example (CSV, NDJSON) is sent as its text with its media type.
-                { payload: String(media[1]), headers: { 'content-type': media[0] } }
-              : media
-                ? { payload: media[1] as object }
-                : {}),
+            : media?.[0] === 'multipart/form-data'
+              ? await multipartExample(media[1] as Record<string, string>, schemaOf(key, media[0]))
+              : media && media[0] !== 'application/json'
+                ? // A file upload's example (CSV, NDJSON) is sent as its text with its media type.
+                  { payload: String(media[1]), headers: { 'content-type': media[0] } }
+                : media
+                  ? { payload: media[1] as object }
+                  : {}),
         });
         if (response.statusCode >= 300)
           refused.push(`${label}: ${response.statusCode} ${response.body.slice(0, 300)}`);

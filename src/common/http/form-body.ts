@@ -28,7 +28,7 @@ function refuse(reason: string, accepted: string): AppError {
 }
 
 /** JSON.parse refusing the keys the JSON body parser refuses too (prototype poisoning). */
-function parseValues(text: string): unknown {
+export function parseValues(text: string): unknown {
   return JSON.parse(text, function (key, value: unknown) {
     if (key === '__proto__') throw new SyntaxError('__proto__ key');
     if (key === 'constructor' && value !== null && typeof value === 'object' && 'prototype' in value)

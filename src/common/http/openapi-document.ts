@@ -43,6 +43,19 @@ function addFormBody(operation: OperationObject & { [FORM_BODY]?: SchemaObject }
   delete operation[FORM_BODY];
 }
 
+const MULTIPART_BODY = 'x-multipart-body';
+const MULTIPART = 'multipart/form-data';
+
+/** The multipart/form-data body a route also takes beside its others (a record sent with its files). */
+export const ApiMultipartBody = (schema: SchemaObject) => ApiExtension(MULTIPART_BODY, schema);
+
+function addMultipartBody(operation: OperationObject & { [MULTIPART_BODY]?: SchemaObject }): void {
+  const schema = operation[MULTIPART_BODY];
+  if (!schema || !operation.requestBody || '$ref' in operation.requestBody) return;
+  operation.requestBody.content[MULTIPART] = { schema };
+  delete operation[MULTIPART_BODY];
+}
+
 const BODY_CONTENT = 'x-body-content';
 
 /**
@@ -78,7 +91,7 @@ function addCallbacks(operation: OperationObject & { [CALLBACKS]?: OperationObje
 /**
  * Every 4xx and 5xx answer of every operation carries the one error body (ErrorResponseDto), and
  * every operation has a `default` answer with it: any route may also answer 422, 429 or 503. A form
- * body declared with ApiFormBody joins the request body, callbacks declared with ApiCallbacks become
+ * body declared with ApiFormBody (a multipart one with ApiMultipartBody) joins the request body, callbacks declared with ApiCallbacks become
  * the operation's.
  */
 function completeOperations(document: OpenAPIObject): void {
@@ -87,6 +100,7 @@ function completeOperations(document: OpenAPIObject): void {
     for (const operation of Object.values(item)) {
       if (typeof operation !== 'object' || operation === null || !('responses' in operation)) continue;
       addFormBody(operation);
+      addMultipartBody(operation);
       addBodyContent(operation);
       addCallbacks(operation);
       const responses: Record<string, ResponseObject | ReferenceObject> = (operation.responses ??= {});

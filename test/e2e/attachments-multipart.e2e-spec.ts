@@ -1,0 +1,249 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { rowsOf } from '../../src/database/raw-rows';
+import { createConfig } from '../factories/config.factory';
+import { adminToken, createUser, type TestUser } from '../factories/user.factory';
+import { createTestApp, type TestApp } from '../utils/test-app';
+
+/** A 1x1 PNG. */
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082',
+  'hex',
+);
+const PDF = Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n');
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+const FORM_SCHEMA = {
+  type: 'object',
+  required: ['name'],
+  properties: {
+    name: { type: 'string' },
+    photo: { type: 'string', format: 'attachment', 'x-mediaTypes': ['image/*'], 'x-maxSize': 100_000 },
+    documents: { type: 'array', items: { type: 'string', format: 'attachment' }, maxItems: 3 },
+  },
+};
+
+type Part = { name: string; text: string } | { name: string; file: Buffer; filename: string };
+
+/** A multipart/form-data body as a browser or curl -F sends it (Node's own FormData encoder). */
+async function multipart(parts: Part[]): Promise<{ payload: Buffer; contentType: string }> {
+  const form = new FormData();
+  for (const part of parts)
+    if ('text' in part) form.append(part.name, part.text);
+    else form.append(part.name, new Blob([part.file]), part.filename);
+  const encoded = new Response(form);
+  return {
+    payload: Buffer.from(await encoded.arrayBuffer()),
+    contentType: encoded.headers.get('content-type')!,
+  };
+}
+
+describe('attachments: multipart uploads and a record sent with its files', () => {
+  let t: TestApp;
+  let admin: string;
+  let user: TestUser;
+  let configId: string;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+  beforeEach(async () => {
+    await t.reset();
+    admin = await adminToken(t);
+    user = await createUser(t);
+    configId = await createConfig(t, admin, {
+      title: 'Claims',
+      schema: FORM_SCHEMA,
+      computedRules: [],
+      validationRules: [],
+    });
+  });
+
+  const send = async (url: string, parts: Part[], method: 'POST' | 'PUT' = 'POST') => {
+    const { payload, contentType } = await multipart(parts);
+    return t.request({ method, url, token: user.token, headers: { 'content-type': contentType }, payload });
+  };
+  const uploadParts = (parts: Part[], query = '') => send(`/api/data/${configId}/attachments${query}`, parts);
+  const createParts = (parts: Part[]) => send(`/api/data/${configId}`, parts);
+  const counts = async () => {
+    const [row] = rowsOf(
+      await t.database.client.db.execute(sql`select
+        (select count(*)::int from attachments) as attachments,
+        (select count(*)::int from attachment_blobs) as blobs,
+        (select count(*)::int from data_records) as records`),
+    );
+    return row;
+  };
+  const download = (url: string) => t.request({ method: 'GET', url, token: user.token });
+
+  it('uploads one file part: its part name is the field unless ?field= says otherwise', async () => {
+    const uploaded = await uploadParts([{ name: 'photo', file: PNG, filename: '../x/scan.png' }]);
+    expect(uploaded.statusCode).toBe(201);
+    expect(uploaded.json()).toEqual({
+      attachmentId: expect.any(String),
+      field: 'photo',
+      filename: 'scan.png',
+      mediaType: 'image/png',
+      size: PNG.length,
+      sha256: sha256(PNG),
+    });
+    const named = await uploadParts([{ name: 'file', file: PDF, filename: 'a.pdf' }], '?field=documents');
+    expect(named.statusCode).toBe(201);
+    expect(named.json()).toMatchObject({ field: 'documents', mediaType: 'application/pdf' });
+    // A part name that is no field, on a form of several attachment fields, names nothing.
+    const unnamed = await uploadParts([{ name: 'file', file: PDF, filename: 'a.pdf' }]);
+    expect(unnamed.statusCode).toBe(422);
+    expect(unnamed.json()).toMatchObject({ code: 'ATTACHMENT_FIELD_UNKNOWN' });
+    expect(await counts()).toEqual({ attachments: 2, blobs: 2, records: 0 });
+  });
+
+  it('streams a multi-chunk file part into storage byte for byte', async () => {
+    const bytes = Buffer.concat([PDF, randomBytes(700_000)]);
+    const uploaded = await uploadParts([{ name: 'documents', file: bytes, filename: 'big.pdf' }]);
+    expect(uploaded.statusCode).toBe(201);
+    expect(uploaded.json()).toMatchObject({ size: bytes.length, sha256: sha256(bytes) });
+    const created = await t.request({
+      method: 'POST',
+      url: `/api/data/${configId}`,
+      token: user.token,
+      payload: { name: 'Big', documents: [uploaded.json().attachmentId] },
+    });
+    const [file] = created.json().data.attachments;
+    const read = await download(file.url);
+    expect(read.statusCode).toBe(200);
+    expect(read.rawPayload.equals(bytes)).toBe(true);
+  });
+
+  it('refuses anything but one file part, a refused type and an oversized file, storing nothing', async () => {
+    const two = await uploadParts([
+      { name: 'documents', file: PDF, filename: 'a.pdf' },
+      { name: 'documents', file: PNG, filename: 'b.png' },
+    ]);
+    expect(two.statusCode).toBe(400);
+    expect(two.json()).toMatchObject({ code: 'MULTIPART_INVALID', details: { reason: 'too many files' } });
+    const text = await uploadParts([{ name: 'note', text: 'hello' }]);
+    expect(text.statusCode).toBe(400);
+    expect(text.json().code).toBe('MULTIPART_INVALID');
+    const none = await t.request({
+      method: 'POST',
+      url: `/api/data/${configId}/attachments`,
+      token: user.token,
+      headers: { 'content-type': 'multipart/form-data; boundary=x' },
+      payload: '--x--\r\n',
+    });
+    expect(none.statusCode).toBe(400);
+    expect(none.json()).toMatchObject({
+      code: 'MULTIPART_INVALID',
+      details: { reason: 'the body has no file part' },
+    });
+    const { payload, contentType } = await multipart([{ name: 'documents', file: PDF, filename: 'a.pdf' }]);
+    const cut = await t.request({
+      method: 'POST',
+      url: `/api/data/${configId}/attachments`,
+      token: user.token,
+      headers: { 'content-type': contentType },
+      payload: payload.subarray(0, payload.length - 30),
+    });
+    expect(cut.statusCode).toBe(400);
+    expect(cut.json().code).toBe('MULTIPART_INVALID');
+    const pdfAsPhoto = await uploadParts([{ name: 'photo', file: PDF, filename: 'x.png' }]);
+    expect(pdfAsPhoto.statusCode).toBe(415);
+    expect(pdfAsPhoto.json().code).toBe('ATTACHMENT_TYPE_NOT_ALLOWED');
+    const big = await uploadParts([
+      { name: 'photo', file: Buffer.concat([PNG, Buffer.alloc(100_001)]), filename: 'big.png' },
+    ]);
+    expect(big.statusCode).toBe(413);
+    expect(big.json()).toMatchObject({ code: 'ATTACHMENT_TOO_LARGE', details: { limit: 100_000 } });
+    expect(await counts()).toEqual({ attachments: 0, blobs: 0, records: 0 });
+  });
+
+  it('takes a multipart body on no other route', async () => {
+    const elsewhere = await send('/api/configs', [{ name: 'record', text: '{}' }]);
+    expect(elsewhere.statusCode).toBe(415);
+    expect(elsewhere.json().code).toBe('UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('creates a record with its files in one request, the files linked and byte for byte', async () => {
+    const scan = Buffer.concat([PDF, randomBytes(300_000)]);
+    const created = await createParts([
+      { name: 'photo', file: PNG, filename: 'face.png' },
+      { name: 'record', text: JSON.stringify({ name: 'Ann' }) },
+      { name: 'documents', file: PDF, filename: 'one.pdf' },
+      { name: 'documents', file: scan, filename: 'two.pdf' },
+    ]);
+    expect(created.statusCode).toBe(201);
+    const saved = created.json();
+    const files = saved.data.attachments as { attachmentId: string; filename: string; url: string }[];
+    expect(files.map((file) => file.filename).sort()).toEqual(['face.png', 'one.pdf', 'two.pdf']);
+    const id = (name: string) => files.find((file) => file.filename === name)!.attachmentId;
+    expect(saved.data.data).toEqual({
+      name: 'Ann',
+      photo: id('face.png'),
+      documents: [id('one.pdf'), id('two.pdf')],
+    });
+    const two = files.find((file) => file.filename === 'two.pdf')!;
+    expect((await download(two.url)).rawPayload.equals(scan)).toBe(true);
+    const history = await t.request({
+      method: 'GET',
+      url: `/api/data/${configId}/${saved.dataId}/history`,
+      token: admin,
+    });
+    expect(history.statusCode).toBe(200);
+  });
+
+  it('a refused record stores none of its files; a malformed record part is a 400', async () => {
+    await uploadParts([{ name: 'documents', file: PDF, filename: 'kept.pdf' }]);
+    const before = await counts();
+    const invalid = await createParts([
+      { name: 'record', text: JSON.stringify({ name: 42 }) },
+      { name: 'photo', file: PNG, filename: 'face.png' },
+      { name: 'documents', file: PDF, filename: 'same-bytes-as-kept.pdf' },
+    ]);
+    expect(invalid.statusCode).toBe(400);
+    expect(invalid.json().code).toBe('DATA_VALIDATION_FAILED');
+    // The upload made earlier, whose bytes the refused request shared, is left as it was.
+    expect(await counts()).toEqual(before);
+    const wrongType = await createParts([
+      { name: 'documents', file: PDF, filename: 'one.pdf' },
+      { name: 'photo', file: PDF, filename: 'not-a-photo.png' },
+      { name: 'record', text: JSON.stringify({ name: 'Ann' }) },
+    ]);
+    expect(wrongType.statusCode).toBe(415);
+    const unknownField = await createParts([
+      { name: 'photo', file: PNG, filename: 'face.png' },
+      { name: 'name', file: PNG, filename: 'face.png' },
+      { name: 'record', text: JSON.stringify({ name: 'Ann' }) },
+    ]);
+    expect(unknownField.statusCode).toBe(422);
+    expect(unknownField.json().code).toBe('ATTACHMENT_FIELD_UNKNOWN');
+    const noRecord = await createParts([{ name: 'photo', file: PNG, filename: 'face.png' }]);
+    expect(noRecord.statusCode).toBe(400);
+    expect(noRecord.json()).toMatchObject({
+      code: 'MULTIPART_INVALID',
+      details: { reason: 'the body has no "record" part' },
+    });
+    const notJson = await createParts([
+      { name: 'photo', file: PNG, filename: 'face.png' },
+      { name: 'record', text: '{"name": ' },
+    ]);
+    expect(notJson.statusCode).toBe(400);
+    expect(notJson.json().code).toBe('INVALID_JSON');
+    const otherText = await createParts([{ name: 'comment', text: 'hi' }]);
+    expect(otherText.statusCode).toBe(400);
+    expect(otherText.json().code).toBe('MULTIPART_INVALID');
+    expect(await counts()).toEqual(before);
+  });
+
+  it('documents the multipart bodies in the OpenAPI document', async () => {
+    const document = (await t.request({ method: 'GET', url: '/api-docs-json' })).json();
+    const uploadBody = document.paths['/api/data/{configId}/attachments'].post.requestBody.content;
+    expect(uploadBody['multipart/form-data'].schema.properties.photo).toEqual({
+      type: 'string',
+      format: 'binary',
+      description: 'The file, named by its field',
+    });
+    const createBody = document.paths['/api/data/{configId}'].post.requestBody.content;
+    expect(createBody['multipart/form-data'].schema.required).toEqual(['record']);
+  });
+});
