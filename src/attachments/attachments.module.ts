@@ -7,6 +7,7 @@ import { AttachmentsRepository } from './attachments.repository';
 import { AttachmentsService } from './attachments.service';
 import { BLOB_CONTENT } from './blob-content';
 import { DatabaseBlobContent } from './database-blob-content';
+import { RecordEventAttachments } from './record-event-attachments';
 
 /**
  * Files of submissions (README "Attachments"): uploads streamed into content-addressed blobs
@@ -22,8 +23,9 @@ import { DatabaseBlobContent } from './database-blob-content';
     AttachmentsService,
     AttachmentUploadsService,
     AttachmentCleanup,
+    RecordEventAttachments,
     { provide: BLOB_CONTENT, useClass: DatabaseBlobContent },
   ],
-  exports: [AttachmentsService, AttachmentUploadsService],
+  exports: [AttachmentsService, AttachmentUploadsService, RecordEventAttachments],
 })
 export class AttachmentsModule {}

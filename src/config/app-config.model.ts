@@ -78,6 +78,8 @@ export interface AppConfig {
   attachmentUploadsPerMinute: number;
   /** Hours an upload no record refers to is kept before the cleanup removes it. */
   attachmentUnlinkedHours: number;
+  /** Total bytes of the files one `notify` mail may attach (NOTIFY_ATTACHMENTS_MAX_BYTES). */
+  notifyAttachmentsMaxBytes: number;
   workflowMaxQueuedPerUser: number;
   /** Claims after which a run that fails to run every time (a poison run) ends `failed`. */
   workflowMaxClaims: number;

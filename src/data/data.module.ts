@@ -69,6 +69,6 @@ import { VisibleRecords } from './visible-records.service';
     RecordWithFiles,
     ConditionalRequests,
   ],
-  exports: [RecordsService, VisibleRecords, RecordErasure, RecordImports],
+  exports: [RecordsService, VisibleRecords, RecordErasure, RecordImports, RecordAttachments],
 })
 export class DataModule {}

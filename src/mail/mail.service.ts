@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { Injectable, Logger } from '@nestjs/common';
 import { MailerService } from '@nestjs-modules/mailer';
 import { toMailDeliveryError } from './mail-delivery.error';
@@ -8,6 +9,13 @@ export interface OutgoingMail {
   subject: string;
   html?: string;
   text?: string;
+}
+
+/** A file attached to a mail: its bytes are read from the stream while the message is sent. */
+export interface MailAttachment {
+  filename: string;
+  contentType: string;
+  content: Readable;
 }
 
 export interface SentMail {
@@ -22,9 +30,13 @@ export class MailService {
   constructor(private readonly mailer: MailerService) {}
 
   /**
-   * `messageId` fixes the Message-ID (the same message sent again keeps its identity).
+   * `messageId` fixes the Message-ID (the same message sent again keeps its identity); `attachments`
+   * are read from their streams while the message is sent.
    * Resolves with the Message-ID once the server accepted it (or the file is written); throws a `MailDeliveryError`. */
-  async send(mail: OutgoingMail, options: { messageId?: string } = {}): Promise<SentMail> {
+  async send(
+    mail: OutgoingMail,
+    options: { messageId?: string; attachments?: MailAttachment[] } = {},
+  ): Promise<SentMail> {
     try {
       const info = await this.mailer.sendMail({
         ...(options.messageId ? { messageId: options.messageId } : {}),
@@ -32,6 +44,8 @@ export class MailService {
         subject: mail.subject,
         ...(mail.html !== undefined ? { html: mail.html } : {}),
         ...(mail.text !== undefined ? { text: mail.text } : {}),
+        // Streamed into the message as it is sent (base64), never whole in memory.
+        ...(options.attachments?.length ? { attachments: options.attachments } : {}),
       });
       const messageId = String(info?.messageId ?? '');
       this.logger.debug(`Mail ${messageId} sent`);

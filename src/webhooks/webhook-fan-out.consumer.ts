@@ -1,3 +1,4 @@
+import { RecordEventAttachments } from '../attachments/record-event-attachments';
 import type { DomainEvent } from '../events/domain-event';
 import { EventConsumer } from '../events/event-consumer';
 import type { EventInterest } from '../events/event-interest';
@@ -21,6 +22,7 @@ export class WebhookFanOut {
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly sender: WebhookSender,
     private readonly subscriptions: WebhookSubscriptionsRepository,
+    private readonly files: RecordEventAttachments,
   ) {}
 
   interests(): Promise<EventInterest[]> {
@@ -28,8 +30,10 @@ export class WebhookFanOut {
   }
 
   async consume(events: DomainEvent[]): Promise<void> {
+    // A record's files go with it: their metadata and download URLs (README "Attachments").
+    const shown = await this.files.withAttachments(events);
     const queued = await this.deliveries.fanOut(
-      events.map((event) => ({
+      shown.map((event) => ({
         id: event.id,
         type: event.type,
         siteId: event.siteId,

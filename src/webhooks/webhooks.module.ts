@@ -1,3 +1,4 @@
+import { AttachmentsModule } from '../attachments/attachments.module';
 import { Module } from '@nestjs/common';
 import { OutboundHttpModule } from '../common/outbound-http';
 import { FormConfigsModule } from '../form-configs/form-configs.module';
@@ -16,7 +17,7 @@ import { WebhooksService } from './webhooks.service';
  * webhook outbox, and its sender, which calls receivers through the guarded outbound client (common/outbound-http).
  */
 @Module({
-  imports: [OutboundHttpModule, FormConfigsModule, SitesModule],
+  imports: [OutboundHttpModule, FormConfigsModule, SitesModule, AttachmentsModule],
   controllers: [WebhooksController],
   providers: [
     WebhookSubscriptionsRepository,

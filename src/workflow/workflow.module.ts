@@ -1,3 +1,5 @@
+import { StepFilesModule } from './sdk/step-files.module';
+import { AttachmentsModule } from '../attachments/attachments.module';
 import { ConditionalRequests } from '../common/http/conditional-requests';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { Module } from '@nestjs/common';
@@ -66,6 +68,8 @@ export const BUILT_IN_STEP_MODULES = [
     DiscoveryModule,
     IdempotencyModule,
     DataModule,
+    AttachmentsModule,
+    StepFilesModule,
     PermissionsModule,
     MailModule,
     SitesModule,

@@ -1,6 +1,8 @@
 import { Inject } from '@nestjs/common';
+import { AttachmentsService } from '../../attachments/attachments.service';
+import { AppError } from '../../common/errors/app-error';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
-import { MailService, type OutgoingMail } from '../../mail/mail.service';
+import { MailService, type MailAttachment, type OutgoingMail } from '../../mail/mail.service';
 import { toMailDeliveryError } from '../../mail/mail-delivery.error';
 import { EffectError, EffectKind, effectKey, type EffectSender, type OutboxEffect } from './effect-sender';
 
@@ -15,6 +17,7 @@ export class MailEffectSender implements EffectSender {
 
   constructor(
     private readonly mail: MailService,
+    private readonly attachments: AttachmentsService,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.domain = /@([^>\s]+)>?\s*$/.exec(config.mailFrom)?.[1] ?? 'workflow.invalid';
@@ -24,10 +27,37 @@ export class MailEffectSender implements EffectSender {
     return mailPayloadProblem(payload);
   }
 
+  /**
+   * The attached files' streams, opened at each attempt (nothing is read before the message is
+   * sent). A file gone since the step (its record purged) fails the mail for good.
+   */
+  private async openFiles(files: MailFile[]): Promise<MailAttachment[]> {
+    const opened: MailAttachment[] = [];
+    for (const file of files) {
+      try {
+        const download = await this.attachments.open(file.recordId, file.attachmentId);
+        opened.push({ filename: file.filename, contentType: file.mediaType, content: download.body });
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'ATTACHMENT_NOT_FOUND')
+          throw EffectError.fatal(
+            'MAIL_ATTACHMENT_GONE',
+            `the file ${file.attachmentId} is no longer stored`,
+          );
+        throw EffectError.retryable(
+          'MAIL_ATTACHMENT_UNREADABLE',
+          `the file ${file.attachmentId} cannot be read now`,
+        );
+      }
+    }
+    return opened;
+  }
+
   async send(effect: OutboxEffect): Promise<void> {
+    const attachments = await this.openFiles(mailFilesOf(effect.payload));
     try {
       await this.mail.send(outgoingMail(effect.payload), {
         messageId: `<run.${effectKey(effect)}@${this.domain}>`,
+        attachments,
       });
     } catch (error) {
       // MailDeliveryError: a classified message (no credentials, no server text), retryable on 4xx or no connection.
@@ -37,12 +67,34 @@ export class MailEffectSender implements EffectSender {
   }
 }
 
+/** A record's file a mail attaches: the step checked that the run's caller may read it. */
+export interface MailFile {
+  recordId: string;
+  attachmentId: string;
+  filename: string;
+  mediaType: string;
+}
+
+function mailFilesOf(payload: Record<string, unknown>): MailFile[] {
+  return Array.isArray(payload.files) ? (payload.files as MailFile[]) : [];
+}
+
 /** Why a payload is not a mail (`{to, subject, html?, text?}`, one body at least), or null. */
 export function mailPayloadProblem(payload: Record<string, unknown>): string | null {
   if (typeof payload.to !== 'string' || payload.to === '') return 'a mail needs "to"';
   if (typeof payload.subject !== 'string') return 'a mail needs "subject"';
   if (typeof payload.html !== 'string' && typeof payload.text !== 'string')
     return 'a mail needs "html" or "text"';
+  const files = payload.files;
+  if (files !== undefined) {
+    const fields = ['recordId', 'attachmentId', 'filename', 'mediaType'] as const;
+    const isFile = (file: unknown) =>
+      file !== null &&
+      typeof file === 'object' &&
+      fields.every((field) => typeof (file as Record<string, unknown>)[field] === 'string');
+    if (!Array.isArray(files) || !files.every(isFile))
+      return '"files" must be a list of {recordId, attachmentId, filename, mediaType}';
+  }
   return null;
 }
 

@@ -21,6 +21,8 @@ export {
 } from './step-handler';
 export { StepError, type StepErrorOptions } from './step-error';
 export type { RunWriteHandle } from './run-write-handle';
+export { StepFiles, type StepFile } from './step-files';
+export { StepFilesModule } from './step-files.module';
 export { createStepTestContext, type StepTestContext, type StepTestOptions } from './step-test-kit';
 
 // Helpers of the built-in steps, for steps of the same kind.

@@ -1,4 +1,5 @@
 import { Inject, Logger } from '@nestjs/common';
+import { RecordEventAttachments } from '../../attachments/record-event-attachments';
 import { AppError } from '../../common/errors/app-error';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { EVENT_TYPES, type DomainEvent } from '../../events/domain-event';
@@ -49,6 +50,7 @@ export class WorkflowTriggerConsumer implements Consumer {
     private readonly runner: WorkflowRunner,
     private readonly queue: WorkflowQueueWorker,
     private readonly metrics: WorkflowMetrics,
+    private readonly files: RecordEventAttachments,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -57,9 +59,11 @@ export class WorkflowTriggerConsumer implements Consumer {
     return workflows.flatMap((workflow) => triggerInterests(workflow.config));
   }
 
-  async consume(events: DomainEvent[]): Promise<void> {
-    const candidates = await this.workflows.triggeredBy([...new Set(events.map((event) => event.type))]);
+  async consume(taken: DomainEvent[]): Promise<void> {
+    const candidates = await this.workflows.triggeredBy([...new Set(taken.map((event) => event.type))]);
     if (candidates.length === 0) return;
+    // A record's files go with it into the run's `savedData` (README "Attachments").
+    const events = await this.files.withAttachments(taken);
     let queued = 0;
     for (const event of events) {
       const matching = candidates.flatMap((workflow) => {

@@ -46,6 +46,23 @@ export class RecipientsConstraint implements ValidatorConstraintInterface {
   }
 }
 
+/** `attachFiles`: true, or the names of attachment fields (at least one). */
+@ValidatorConstraint({ name: 'attachFiles' })
+class AttachFilesConstraint implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    if (typeof value === 'boolean') return true;
+    return (
+      Array.isArray(value) &&
+      value.length > 0 &&
+      value.length <= 100 &&
+      value.every((name) => typeof name === 'string' && name.length > 0 && name.length <= 200)
+    );
+  }
+  defaultMessage(args: ValidationArguments): string {
+    return `${args.property} must be true, false or a list of attachment field names`;
+  }
+}
+
 /** `templateName` names an existing `i18n/templates/<name>.html`, and is not given together with `template`. */
 @ValidatorConstraint({ name: 'mailTemplateName' })
 class MailTemplateNameConstraint implements ValidatorConstraintInterface {
@@ -104,6 +121,15 @@ export class NotifyEmailConfig {
   @IsString({ each: true })
   @Length(1, 200, { each: true })
   fields?: string[];
+
+  /**
+   * Attach the files of the run's record (`savedData`: the record that triggered the run, or the one
+   * a `save` step stored): true for all of them, or those of the attachment fields named; within
+   * NOTIFY_ATTACHMENTS_MAX_BYTES together.
+   */
+  @IsOptional()
+  @Validate(AttachFilesConstraint)
+  attachFiles?: boolean | string[];
 }
 
 /** The `config` of a `notify` step. */

@@ -1,7 +1,10 @@
 import { readMailTemplate } from '../../../mail/mail-templates';
 import { headerText } from '../../../mail/mail-text';
+import { Inject, Optional } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../../config/app-config';
 import {
   StepError,
+  StepFiles,
   type StepContext,
   type StepOutcome,
   type WorkflowStepHandler,
@@ -18,6 +21,8 @@ export interface NotifyStepResult {
   subject: string;
   /** Always true: the message goes to the run's outbox, sent once the run commits (dropped on rollback). */
   queued: true;
+  /** The names of the files attached (`email.attachFiles`), when any. */
+  attached?: string[];
 }
 
 /**
@@ -35,13 +40,52 @@ export interface NotifyStepResult {
   description: 'Sends an e-mail (html-table, plain or template) when the run ends.',
 })
 export class NotifyStep implements WorkflowStepHandler<NotifyStepConfig, NotifyStepResult> {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Optional() private readonly files?: StepFiles,
+  ) {}
+
   async execute(context: StepContext, config: NotifyStepConfig): Promise<StepOutcome<NotifyStepResult>> {
     const email = config.email;
     const to = stepRecipients(email.to).join(', ');
     const subject = headerText(formatValue(email.subject));
     const mail: OutgoingMail = { to, subject, ...(await this.body(context, email)) };
-    context.effects.enqueue({ kind: 'mail', payload: { ...mail } });
-    return { result: { to, subject, queued: true } };
+    const files = await this.attachedFiles(context, email.attachFiles);
+    context.effects.enqueue({ kind: 'mail', payload: { ...mail, ...(files.length > 0 ? { files } : {}) } });
+    const attached = files.length > 0 ? { attached: files.map((file) => file.filename) } : {};
+    return { result: { to, subject, queued: true, ...attached } };
+  }
+
+  /**
+   * The files of the run's record to attach, read as the run's caller (the record's read rules),
+   * within NOTIFY_ATTACHMENTS_MAX_BYTES together; only their references go to the outbox, the
+   * bytes are streamed from the blob store when the mail is sent.
+   */
+  private async attachedFiles(context: StepContext, attachFiles: boolean | string[] | undefined) {
+    if (!attachFiles) return [];
+    const record = context.scope.savedData;
+    if (!this.files || typeof record?._id !== 'string' || typeof record.configId !== 'string')
+      throw new StepError(
+        'attachFiles needs the run’s record (savedData): a triggered run’s or a save step’s',
+        {
+          code: 'NO_RECORD_TO_ATTACH',
+        },
+      );
+    const fields = Array.isArray(attachFiles) ? attachFiles : undefined;
+    const files = await this.files.ofRecord(context, record.configId, record._id, fields);
+    const total = files.reduce((sum, file) => sum + file.size, 0);
+    const limit = this.config.notifyAttachmentsMaxBytes;
+    if (total > limit)
+      throw new StepError(`The files to attach are ${total} bytes together, over ${limit}`, {
+        code: 'MAIL_ATTACHMENTS_TOO_LARGE',
+        details: { total, limit },
+      });
+    return files.map((file) => ({
+      recordId: file.recordId,
+      attachmentId: file.attachmentId,
+      filename: file.filename,
+      mediaType: file.mediaType,
+    }));
   }
 
   private async body(
