@@ -104,6 +104,16 @@ export class AttachmentsRepository {
       .for('update');
   }
 
+  /** The attachments with these ids that are still stored. */
+  async findByIds(ids: string[]): Promise<AttachmentRow[]> {
+    const valid = ids.filter(isUuid);
+    if (valid.length === 0) return [];
+    return this.db
+      .select()
+      .from(attachments)
+      .where(sql`${attachments.id} = any(${sql.param(valid)}::uuid[])`);
+  }
+
   /** The attachments a record refers to now, in upload order. */
   listByRecord(recordId: string, db: Pick<Database, 'select'> = this.db): Promise<AttachmentRow[]> {
     return db

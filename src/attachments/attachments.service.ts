@@ -102,6 +102,14 @@ export class AttachmentsService {
     return null;
   }
 
+  /** The uploads still stored among these ids (a history's files), by id. */
+  async describe(ids: string[]): Promise<Map<string, { filename: string; mediaType: string; size: number }>> {
+    const rows = await this.repository.findByIds(ids);
+    return new Map(
+      rows.map((row) => [row.id, { filename: row.filename, mediaType: row.mediaType, size: row.size }]),
+    );
+  }
+
   /** A record's attachments with their download URLs; null for a form without attachment fields. */
   async ofRecord(config: ConfigRow, recordId: string): Promise<RecordAttachmentDto[] | null> {
     if (attachmentFieldsOf(config.schema).length === 0) return null;

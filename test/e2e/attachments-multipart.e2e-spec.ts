@@ -184,12 +184,42 @@ describe('attachments: multipart uploads and a record sent with its files', () =
     });
     const two = files.find((file) => file.filename === 'two.pdf')!;
     expect((await download(two.url)).rawPayload.equals(scan)).toBe(true);
+    // The history shows the files added, then one removed by a PATCH.
+    const patched = await t.request({
+      method: 'PATCH',
+      url: `/api/data/${configId}/${saved.dataId}`,
+      token: user.token,
+      payload: { documents: [id('two.pdf')] },
+    });
+    expect(patched.statusCode).toBe(200);
     const history = await t.request({
       method: 'GET',
       url: `/api/data/${configId}/${saved.dataId}/history`,
       token: admin,
     });
     expect(history.statusCode).toBe(200);
+    const file = (name: string, field: string, mediaType: string, size: number) => ({
+      attachmentId: id(name),
+      field,
+      filename: name,
+      mediaType,
+      size,
+    });
+    const [update, create] = history.json().data;
+    expect(update).toMatchObject({
+      action: 'updated',
+      attachments: { added: [], removed: [file('one.pdf', 'documents', 'application/pdf', PDF.length)] },
+    });
+    expect(create.action).toBe('created');
+    expect(create.attachments.removed).toEqual([]);
+    expect(create.attachments.added).toEqual(
+      expect.arrayContaining([
+        file('face.png', 'photo', 'image/png', PNG.length),
+        file('one.pdf', 'documents', 'application/pdf', PDF.length),
+        file('two.pdf', 'documents', 'application/pdf', scan.length),
+      ]),
+    );
+    expect(create.attachments.added).toHaveLength(3);
   });
 
   it('a refused record stores none of its files; a malformed record part is a 400', async () => {

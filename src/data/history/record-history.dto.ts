@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { ChangeOrigin } from '../../common/context/request-context';
 import { JSON_VALUE } from '../../common/http/openapi-schemas';
 import type { HistoryAction } from './record-history.repository';
@@ -8,6 +8,21 @@ const FIELD_CHANGE = {
   description: '`before` is absent for an added field, `after` for a removed one',
   properties: { before: JSON_VALUE, after: JSON_VALUE },
 };
+
+/** A file an entry added to or removed from a record. */
+export class AttachmentChangeDto {
+  @ApiProperty({ format: 'uuid' }) attachmentId: string;
+  @ApiProperty({ example: 'photo' }) field: string;
+  @ApiPropertyOptional({ example: 'receipt.png', description: 'Absent once the upload was cleaned up' })
+  filename?: string;
+  @ApiPropertyOptional({ example: 'image/png' }) mediaType?: string;
+  @ApiPropertyOptional({ example: 48213 }) size?: number;
+}
+
+export class AttachmentChangesDto {
+  @ApiProperty({ type: [AttachmentChangeDto] }) added: AttachmentChangeDto[];
+  @ApiProperty({ type: [AttachmentChangeDto] }) removed: AttachmentChangeDto[];
+}
 
 export class RecordHistoryEntryDto {
   @ApiProperty({ example: 42, description: 'Increases with every entry written' }) id: number;
@@ -77,6 +92,13 @@ export class RecordHistoryEntryDto {
       'empty changes (`{"ssn": {}}`); null otherwise',
   })
   erasedAt: string | null;
+  @ApiPropertyOptional({
+    type: () => AttachmentChangesDto,
+    description:
+      'Entries changing an attachment field (README "Attachments"): the files it added and removed, with their ' +
+      'name and type while the upload is still stored',
+  })
+  attachments?: AttachmentChangesDto;
 }
 
 export class RecordHistoryPageDto {

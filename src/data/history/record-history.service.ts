@@ -7,7 +7,9 @@ import { parsePageQuery } from '../list-query.parser';
 import type { RecordRow } from '../record.mapper';
 import { hiddenDraft, mayOpenTrash, recordScope, trashScope } from '../record-selection';
 import { RecordsRepository } from '../records.repository';
-import type { RecordHistoryEntryDto, RecordHistoryPageDto } from './record-history.dto';
+import type { AttachmentChangeDto, RecordHistoryEntryDto, RecordHistoryPageDto } from './record-history.dto';
+import { AttachmentsService } from '../../attachments/attachments.service';
+import { attachmentFieldsOf } from '../../validation/attachment-fields';
 import { RecordHistoryRepository, type HistoryAction, type HistoryRow } from './record-history.repository';
 
 /** Entries one page of a history holds at most (each may carry a whole record's fields). */
@@ -25,6 +27,7 @@ export class RecordHistoryService {
     private readonly access: FormAccessService,
     private readonly records: RecordsRepository,
     private readonly history: RecordHistoryRepository,
+    private readonly attachments: AttachmentsService,
   ) {}
 
   async list(
@@ -43,12 +46,34 @@ export class RecordHistoryService {
     const { rows, total } = await this.history.page(record?.id ?? dataId, access.config.id, paging);
     // An admin asking for an id that never had a record of this form.
     if (!record && total === 0) throw new AppError('RECORD_NOT_FOUND');
+    const entries = rows.map(toHistoryEntry);
     return {
-      data: rows.map(toHistoryEntry),
+      data: await this.withAttachmentChanges(access.config.schema, entries),
       total,
       page: paging.page,
       pages: Math.ceil(total / paging.limit),
     };
+  }
+
+  /** Each entry changing an attachment field gets the files it added and removed (ids compared). */
+  private async withAttachmentChanges(
+    schema: Record<string, unknown> | null,
+    entries: RecordHistoryEntryDto[],
+  ): Promise<RecordHistoryEntryDto[]> {
+    const fields = attachmentFieldsOf(schema).map((field) => field.name);
+    const diffs = entries.map((entry) => attachmentDiff(entry.changes, fields));
+    const ids = diffs.flatMap((diff) =>
+      diff ? [...diff.added, ...diff.removed].map((file) => file.attachmentId) : [],
+    );
+    if (ids.length === 0) return entries;
+    const known = await this.attachments.describe(ids);
+    const shown = (file: AttachmentChangeDto) => ({ ...file, ...known.get(file.attachmentId) });
+    return entries.map((entry, i) => {
+      const diff = diffs[i];
+      return diff
+        ? { ...entry, attachments: { added: diff.added.map(shown), removed: diff.removed.map(shown) } }
+        : entry;
+    });
   }
 
   private mayRead(ctx: RequestContext, access: FormAccess, record: RecordRow): boolean {
@@ -61,6 +86,30 @@ export class RecordHistoryService {
         : undefined;
     return owner === null || (owner !== undefined && owner === record.userId);
   }
+}
+
+/** The ids one or several attachment values name. */
+function idsOf(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+}
+
+/** The files a change of attachment fields added and removed; null when it changed none. */
+function attachmentDiff(
+  changes: RecordHistoryEntryDto['changes'],
+  fields: string[],
+): { added: AttachmentChangeDto[]; removed: AttachmentChangeDto[] } | null {
+  const changed = fields.filter((field) => field in changes);
+  if (changed.length === 0) return null;
+  const added: AttachmentChangeDto[] = [];
+  const removed: AttachmentChangeDto[] = [];
+  for (const field of changed) {
+    const before = idsOf(changes[field].before);
+    const after = idsOf(changes[field].after);
+    for (const id of after) if (!before.includes(id)) added.push({ attachmentId: id, field });
+    for (const id of before) if (!after.includes(id)) removed.push({ attachmentId: id, field });
+  }
+  return { added, removed };
 }
 
 function toHistoryEntry(row: HistoryRow): RecordHistoryEntryDto {
