@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Attachments (README "Attachments"): a form with file fields, two uploads, a record referring to
-# them, the record's JSON with the files' URLs, a download whole and by range, and a refusal. Against
+# them, the record's JSON with the files' URLs, a download whole and by range, multipart uploads (one
+# file; a record with its files), and a refusal. Against
 # a default `npm start` (the seeded admin); needs curl, node and cmp. README.md shows this file as it
 # is, and test/e2e/attachment-examples.e2e-spec.ts runs it against a started service.
 BASE=${BASE:-http://localhost:3000}
@@ -40,6 +41,14 @@ curl -sS --fail-with-body -H "$AUTH" "$BASE/api/data/$CONFIG/$DATA" | json .atta
 curl -sS --fail-with-body -H "$AUTH" -D - -o "$DIR/copy.png" "$BASE/api/data/$CONFIG/$DATA/attachments/$PHOTO"
 cmp "$DIR/photo.png" "$DIR/copy.png" && echo 'photo.png downloaded byte for byte'
 curl -sS --fail-with-body -H "$AUTH" -r 0-4 "$BASE/api/data/$CONFIG/$DATA/attachments/$NOTE"; echo
+
+# Multipart (a browser form, curl -F): one file part, its part name the field, streamed as well.
+curl -sS --fail-with-body -H "$AUTH" -F "photo=@$DIR/photo.png;filename=scan.png" \
+  "$BASE/api/data/$CONFIG/attachments" | json .filename
+# A record with its files in one request: a `record` part (JSON) and file parts named by field.
+curl -sS --fail-with-body -H "$AUTH" -F 'record={"name": "Bob"}' -F "photo=@$DIR/photo.png" \
+  -F "documents=@$DIR/note.txt" "$BASE/api/data/$CONFIG" |
+  json ".data.attachments.map((file) => file.field + ' ' + file.filename).join(', ')"
 
 # A text file is no image: 415 ATTACHMENT_TYPE_NOT_ALLOWED, and nothing is stored.
 curl -sS -H "$AUTH" --data-binary @"$DIR/note.txt" "$BASE/api/data/$CONFIG/attachments?field=photo&filename=x.png"

@@ -28,6 +28,8 @@ describe('the README attachment examples', () => {
     expect(stdout).toContain('content-disposition: attachment; filename=claim.png');
     expect(stdout).toContain('photo.png downloaded byte for byte');
     expect(stdout).toContain('\nHello\n');
+    expect(stdout).toContain('\nscan.png\n');
+    expect(stdout).toContain('\nphoto photo.png, documents note.txt\n');
     expect(stdout).toContain('"code":"ATTACHMENT_TYPE_NOT_ALLOWED"');
   }, 60_000);
 });
