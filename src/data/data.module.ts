@@ -23,6 +23,7 @@ import { RecordDraftRetention } from './record-draft-retention';
 import { RecordDraftsRepository } from './record-drafts.repository';
 import { RecordDraftsService } from './record-drafts.service';
 import { RecordDraftsController } from './record-drafts.controller';
+import { GridStoreController } from './grid/grid-store.controller';
 import { RecordsController } from './records.controller';
 import { RecordsRepository } from './records.repository';
 import { RecordsService } from './records.service';
@@ -43,6 +44,7 @@ import { VisibleRecords } from './visible-records.service';
   imports: [IdempotencyModule, PermissionsModule, ValidationModule, AttachmentsModule],
   controllers: [
     RecordsController,
+    GridStoreController,
     RecordDraftsController,
     RecordHistoryController,
     RecordAttachmentsController,

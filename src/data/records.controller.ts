@@ -18,7 +18,6 @@ import {
   ApiBadRequestResponse,
   ApiBody,
   ApiConflictResponse,
-  ApiConsumes,
   ApiCreatedResponse,
   ApiExtraModels,
   ApiNotFoundResponse,
@@ -40,7 +39,6 @@ import { FormPermission } from '../permissions/form-permission.decorator';
 import { Ctx } from '../common/context/ctx.decorator';
 import type { RequestContext } from '../common/context/request-context';
 import { GridGroupDto, GridPageDto, RecordDto, RecordPageDto, SavedRecordDto } from './dto/record.dto';
-import { storeValuesToFields } from './record-changes';
 import { RecordListService } from './record-list.service';
 import { RecordDraftsService } from './record-drafts.service';
 import { parseStatusFilter } from './list-query.parser';
@@ -48,15 +46,7 @@ import { STATUS_QUERY } from './dto/status-query';
 import { RecordsService } from './records.service';
 import { RoutedRead } from '../database/replicas/routed-read.interceptor';
 import { RecordWithFiles } from './record-with-files.service';
-import {
-  FORM,
-  RECORD_WITH_FILES,
-  STORE_KEY,
-  STORE_VALUES,
-  SUBMISSION_EXAMPLE,
-  storeForm,
-  submittedFields,
-} from './record-bodies';
+import { RECORD_WITH_FILES, STORE_VALUES, SUBMISSION_EXAMPLE, submittedFields } from './record-bodies';
 
 @ApiTags('data')
 @ApiExtraModels(RecordPageDto, GridPageDto, GridGroupDto, RecordDto)
@@ -210,64 +200,6 @@ export class RecordsController {
           : this.records.create(ctx, configId, submittedFields(body)),
     );
     return this.saved(reply, saved);
-  }
-
-  @Put(':configId')
-  @FormPermission('editOwnResults')
-  @ApiOperation({
-    summary: 'Grid-library store update: form `key=<id>&values=<JSON of the changed fields>`',
-    description:
-      'docs/grid-protocol.md section 16. The changed fields (keys `data.<field>` unwrapped) are merged into the stored ' +
-      '`data` current when it is written (concurrent edits of other fields are kept), then saved with the rules of ' +
-      "PUT /api/data/:configId/:dataId. If-Match (sent from the store's onBeforeSend) makes it conditional. A JSON body is a 415.",
-  })
-  @ApiConsumes(FORM)
-  @ApiBody({
-    schema: {
-      type: 'object',
-      required: ['key', 'values'],
-      properties: { key: STORE_KEY, values: STORE_VALUES },
-    },
-  })
-  @ApiOkResponse({ type: SavedRecordDto })
-  @ApiConditionalWrite()
-  async storeUpdate(
-    @Ctx() ctx: RequestContext,
-    @Param('configId') configId: string,
-    @Body() body: unknown,
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<SavedRecordDto> {
-    // The form hook lets a PUT form through only with both key and values.
-    const form = storeForm(body);
-    const ifMatch = this.conditional.ifMatch(request);
-    const values = storeValuesToFields(form.values ?? {});
-    return this.saved(reply, await this.records.patch(ctx, configId, form.key, values, ifMatch));
-  }
-
-  @Delete(':configId')
-  @HttpCode(200)
-  @FormPermission('deleteOwnResults')
-  @ApiOperation({
-    summary:
-      'Grid-library store remove: form `key=<id>`; soft delete with the rules of DELETE /api/data/:configId/:dataId',
-  })
-  @ApiConsumes(FORM)
-  @ApiBody({ schema: { type: 'object', required: ['key'], properties: { key: STORE_KEY } } })
-  @ApiOkResponse({ type: RecordDto })
-  @ApiConditionalWrite()
-  async storeRemove(
-    @Ctx() ctx: RequestContext,
-    @Param('configId') configId: string,
-    @Body() body: unknown,
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<RecordDto> {
-    const key = storeForm(body).key;
-    return this.shown(
-      reply,
-      await this.records.remove(ctx, configId, key, this.conditional.ifMatch(request)),
-    );
   }
 
   @Patch(':configId/:dataId')
