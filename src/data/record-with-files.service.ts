@@ -7,6 +7,7 @@ import { FormAccessService } from '../permissions/form-access.service';
 import { attachmentFieldsOf, type AttachmentField } from '../validation/attachment-fields';
 import type { SavedRecordDto } from './dto/record.dto';
 import { requireObject } from './record-rules';
+import { RecordDraftsService } from './record-drafts.service';
 import { RecordsService } from './records.service';
 
 /** The text part holding a record's field values as JSON. */
@@ -18,7 +19,8 @@ export const RECORD_PART = 'record';
  * (repeated for an array field), in any order. Each file is uploaded as it arrives (streamed, with
  * the upload's checks), then the record is created with its attachment fields holding the new ids
  * (an array field: the ids the record part lists, then the files'); a record refused for any reason
- * removes the files uploaded by the request, so nothing is stored.
+ * removes the files uploaded by the request, so nothing is stored. With `draft`, the record is saved
+ * as a draft (`?status=draft`) instead of created.
  */
 @Injectable()
 export class RecordWithFiles {
@@ -26,6 +28,7 @@ export class RecordWithFiles {
     private readonly access: FormAccessService,
     private readonly uploads: AttachmentUploadsService,
     private readonly records: RecordsService,
+    private readonly drafts: RecordDraftsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -33,6 +36,7 @@ export class RecordWithFiles {
     ctx: RequestContext,
     configId: string,
     parts: AsyncIterable<MultipartPart>,
+    options: { draft: boolean } = { draft: false },
   ): Promise<SavedRecordDto> {
     // Refused before a byte of a file is read.
     const { config } = await this.access.require(ctx, configId, 'createResults');
@@ -57,7 +61,10 @@ export class RecordWithFiles {
         uploaded.push({ field: file.field, id: file.attachmentId });
       }
       if (!record) throw multipartInvalid(`the body has no "${RECORD_PART}" part`);
-      return await this.records.create(ctx, configId, withFiles(record, fields, uploaded));
+      const data = withFiles(record, fields, uploaded);
+      return await (options.draft
+        ? this.drafts.save(ctx, configId, data)
+        : this.records.create(ctx, configId, data));
     } catch (error) {
       await this.uploads.discard(uploaded.map((file) => file.id));
       throw error;

@@ -194,7 +194,7 @@ export class RecordsController {
     const draft = parseStatusFilter(request.query as Record<string, unknown>) === 'draft';
     const saved = await this.idempotent.answer(request, reply, () =>
       isMultipart(request)
-        ? this.withFiles.create(ctx, configId, multipartParts(request))
+        ? this.withFiles.create(ctx, configId, multipartParts(request), { draft })
         : draft
           ? this.drafts.save(ctx, configId, submittedFields(body))
           : this.records.create(ctx, configId, submittedFields(body)),

@@ -222,6 +222,36 @@ describe('attachments: multipart uploads and a record sent with its files', () =
     expect(create.attachments.added).toHaveLength(3);
   });
 
+  it('?status=draft saves a record sent with its files as a draft: required fields not enforced, files linked', async () => {
+    const { payload, contentType } = await multipart([
+      { name: 'record', text: JSON.stringify({}) },
+      { name: 'photo', file: PNG, filename: 'face.png' },
+    ]);
+    const saved = await t.request({
+      method: 'POST',
+      url: `/api/data/${configId}?status=draft`,
+      token: user.token,
+      headers: { 'content-type': contentType },
+      payload,
+    });
+    expect(saved.statusCode).toBe(201);
+    const draft = saved.json();
+    expect(draft.data.status).toBe('draft');
+    const [photo] = draft.data.attachments as { attachmentId: string; url: string }[];
+    expect(draft.data.data).toEqual({ photo: photo.attachmentId });
+    expect((await download(photo.url)).rawPayload.equals(PNG)).toBe(true);
+    // Still a draft: the list leaves it out, submitting it without the required name is refused.
+    const listed = await t.request({ method: 'GET', url: `/api/data/${configId}`, token: user.token });
+    expect(listed.json().total).toBe(0);
+    const submitted = await t.request({
+      method: 'POST',
+      url: `/api/data/${configId}/${draft.dataId}/submit`,
+      token: user.token,
+    });
+    expect(submitted.statusCode).toBe(422);
+    expect(submitted.json().code).toBe('DRAFT_INCOMPLETE');
+  });
+
   it('a refused record stores none of its files; a malformed record part is a 400', async () => {
     await uploadParts([{ name: 'documents', file: PDF, filename: 'kept.pdf' }]);
     const before = await counts();
