@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../src/database/raw-rows';
-import { createConfig } from '../factories/config.factory';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { type TestUser } from '../factories/user.factory';
+import { useAppSuite } from '../utils/app-suite';
+import type { TestApp } from '../utils/test-app';
 
 /** A 1x1 PNG. */
 const PNG = Buffer.from(
@@ -44,20 +44,16 @@ describe('attachments: multipart uploads and a record sent with its files', () =
   let user: TestUser;
   let configId: string;
 
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(() => t.close());
-  beforeEach(async () => {
-    await t.reset();
-    admin = await adminToken(t);
-    user = await createUser(t);
-    configId = await createConfig(t, admin, {
-      title: 'Claims',
-      schema: FORM_SCHEMA,
-      computedRules: [],
-      validationRules: [],
-    });
+  useAppSuite((suite) => ({ t, admin, user, configId } = suite), {
+    users: 1,
+    forms: [
+      {
+        title: 'Claims',
+        schema: FORM_SCHEMA,
+        computedRules: [],
+        validationRules: [],
+      },
+    ],
   });
 
   const send = async (url: string, parts: Part[], method: 'POST' | 'PUT' = 'POST') => {

@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createConfig } from '../factories/config.factory';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
-import { startHttpServer, type HttpTestServer } from '../utils/http-test-server';
-import { startSmtpTestServer, type SmtpTestServer } from '../utils/smtp-test-server';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { type TestUser } from '../factories/user.factory';
+import { type HttpTestServer } from '../utils/http-test-server';
+import { type SmtpTestServer } from '../utils/smtp-test-server';
+import { useAppSuite } from '../utils/app-suite';
+import type { TestApp } from '../utils/test-app';
 import { createSteps, run } from '../utils/workflow-api';
 
 const PDF = Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(400_000)]);
@@ -41,44 +41,30 @@ describe('attachments in webhooks and workflows: metadata in payloads and scopes
   let user: TestUser;
   let configId: string;
 
-  beforeAll(async () => {
-    smtp = await startSmtpTestServer();
-    receiver = await startHttpServer();
-    t = await createTestApp({
-      env: {
-        SMTP_URL: smtp.url,
-        MAIL_FROM: 'forms@example.com',
-        OUTBOX_POLL_MS: '100',
-        WEBHOOK_POLL_MS: '50',
-        WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${receiver.port}`,
-        NOTIFY_ATTACHMENTS_MAX_BYTES: String(PDF.length + 10),
-      },
-    });
-  });
-  afterAll(async () => {
-    await t.close();
-    await smtp.close();
-    await receiver.close();
-  });
-  beforeEach(async () => {
-    await t.reset();
-    smtp.messages.splice(0);
-    receiver.reset();
-    admin = await adminToken(t);
-    user = await createUser(t);
-    configId = await createConfig(t, admin, {
-      title: 'Claims',
-      schema: {
-        type: 'object',
-        properties: {
-          name: { type: 'string' },
-          documents: { type: 'array', items: { type: 'string', format: 'attachment' } },
+  useAppSuite((suite) => ({ t, smtp, partner: receiver, admin, user, configId } = suite), {
+    smtp: true,
+    partner: true,
+    env: {
+      OUTBOX_POLL_MS: '100',
+      WEBHOOK_POLL_MS: '50',
+      NOTIFY_ATTACHMENTS_MAX_BYTES: String(PDF.length + 10),
+    },
+    users: 1,
+    forms: [
+      {
+        title: 'Claims',
+        schema: {
+          type: 'object',
+          properties: {
+            name: { type: 'string' },
+            documents: { type: 'array', items: { type: 'string', format: 'attachment' } },
+          },
         },
+        computedRules: [],
+        validationRules: [],
+        preferences: { saveLimit: null },
       },
-      computedRules: [],
-      validationRules: [],
-      preferences: { saveLimit: null },
-    });
+    ],
   });
 
   const upload = async (bytes: Buffer, filename: string) => {

@@ -5,8 +5,8 @@ import JSZip from 'jszip';
 import { AttachmentCleanup } from '../../src/attachments/attachment-cleanup';
 import { RecordTrashPurge } from '../../src/data/record-trash-purge';
 import { rowsOf } from '../../src/database/raw-rows';
-import { createConfig } from '../factories/config.factory';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
+import { createUser, type TestUser } from '../factories/user.factory';
+import { useAppSuite } from '../utils/app-suite';
 import { createTestApp, type TestApp } from '../utils/test-app';
 
 /** A 1x1 PNG. */
@@ -34,22 +34,26 @@ describe('attachments: files in submissions', () => {
   let other: TestUser;
   let configId: string;
 
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(() => t.close());
-  beforeEach(async () => {
-    await t.reset();
-    admin = await adminToken(t);
-    user = await createUser(t);
-    other = await createUser(t);
-    configId = await createConfig(t, admin, {
-      title: 'Claims',
-      schema: FORM_SCHEMA,
-      computedRules: [],
-      validationRules: [],
-    });
-  });
+  useAppSuite(
+    (suite) =>
+      ({
+        t,
+        admin,
+        users: [user, other],
+        configId,
+      } = suite),
+    {
+      users: 2,
+      forms: [
+        {
+          title: 'Claims',
+          schema: FORM_SCHEMA,
+          computedRules: [],
+          validationRules: [],
+        },
+      ],
+    },
+  );
 
   const upload = (
     bytes: Buffer,

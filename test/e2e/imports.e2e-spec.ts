@@ -4,8 +4,9 @@ import { rowsOf } from '../../src/database/raw-rows';
 import { ImportProcessor } from '../../src/imports/import-processor';
 import { ImportRetention } from '../../src/imports/import-retention';
 import { createConfig } from '../factories/config.factory';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { createUser, type TestUser } from '../factories/user.factory';
+import { useAppSuite } from '../utils/app-suite';
+import type { TestApp } from '../utils/test-app';
 
 /** A form with every kind of field the export writes: text, numbers, booleans, dates, arrays, objects. */
 const RICH_FORM = {
@@ -72,16 +73,11 @@ describe('bulk import', () => {
   let admin: string;
   let alice: TestUser;
 
-  beforeAll(async () => {
-    // Interests are declared by the test itself (below): no reconciliation may drop them meanwhile.
-    // Batches of 2 rows: every file here is staged and stored in several.
-    t = await createTestApp({ env: { EVENTS_POLL_MS: '600000', IMPORT_BATCH_ROWS: '2' } });
-  });
-  afterAll(() => t.close());
-  beforeEach(async () => {
-    await t.reset();
-    admin = await adminToken(t);
-    alice = await createUser(t);
+  // Interests are declared by the test itself (below): no reconciliation may drop them meanwhile.
+  // Batches of 2 rows: every file here is staged and stored in several.
+  useAppSuite((suite) => ({ t, admin, user: alice } = suite), {
+    env: { EVENTS_POLL_MS: '600000', IMPORT_BATCH_ROWS: '2' },
+    users: 1,
   });
 
   const newForm = () => createConfig(t, admin, RICH_FORM);
