@@ -59,7 +59,9 @@ describe('run journal and outbox: a crash between any two writes repeats and los
         WORKFLOW_POLL_MS: '100',
         WORKFLOW_MAX_CLAIMS: '2',
         OUTBOX_POLL_MS: '100',
-        OUTBOX_LEASE_MS: '1000',
+        // Longer than a send takes on a loaded machine: a claim whose lease runs out while its mail
+        // is being sent is claimed again by the poll, and the mail goes twice (same Message-ID).
+        OUTBOX_LEASE_MS: '5000',
       },
     });
     const journal = t.app.get<RunJournalRepository, Record<string, Write>>(RunJournalRepository);
