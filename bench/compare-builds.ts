@@ -6,6 +6,10 @@
 // BENCH_PROFILE picks the settings profile (defaults or production), BENCH_TURNS the turns (3).
 // BENCH_ENV_A / BENCH_ENV_B (JSON objects) add variables to one side: one build, two settings, e.g.
 //   BENCH_BUILD_B=dist BENCH_ENV_B='{"DATABASE_PREPARED_STATEMENTS":"true"}'
+// BENCH_SEPARATE_DATABASES=true gives build B a database of its own, which it migrates itself when it
+// starts: for a build from before a migration (its schema differs), e.g. a release before versions:
+//   git worktree add ../before <commit> && (cd ../before && npm run build) &&
+//   BENCH_BUILD_B=../before/dist BENCH_SEPARATE_DATABASES=true node -r @swc-node/register bench/compare-builds.ts
 // BENCH_POOLER_URL (a PgBouncer in front of the bench server, every database passed through) runs
 // side A through it, with DATABASE_LISTEN_URL straight to the server.
 import { createBenchDatabase } from './lib/bench-database';
@@ -24,6 +28,8 @@ const SECONDS = 6;
 async function main(): Promise<void> {
   if (!BUILD_B) throw new Error('BENCH_BUILD_B (the folder of the second build) is required');
   const database = await createBenchDatabase();
+  const separate = process.env.BENCH_SEPARATE_DATABASES === 'true';
+  const databaseB = separate ? await createBenchDatabase({ migrated: false }) : database;
   const env = {
     JWT_SECRET: 'bench-secret-0123456789abcdef',
     ADMIN_EMAIL: BENCH_ADMIN.email,
@@ -41,7 +47,11 @@ async function main(): Promise<void> {
       }
     : {};
   const a = await startServer([`${BUILD_A}/main.js`], { ...env, ...pooled, ...envOf('BENCH_ENV_A') }, 3971);
-  const b = await startServer([`${BUILD_B}/main.js`], { ...env, ...envOf('BENCH_ENV_B') }, 3972);
+  const b = await startServer(
+    [`${BUILD_B}/main.js`],
+    { ...env, DATABASE_URL: databaseB.url, ...envOf('BENCH_ENV_B') },
+    3972,
+  );
   const baseline = await startBaseline(database.url, 3973);
   try {
     const body = JSON.stringify(BENCH_SUBMISSION);
@@ -80,6 +90,7 @@ async function main(): Promise<void> {
         builds: [BUILD_A, BUILD_B],
         envA: { ...envOf('BENCH_ENV_A'), ...(process.env.BENCH_POOLER_URL ? { pooler: true } : {}) },
         envB: envOf('BENCH_ENV_B'),
+        separateDatabases: separate,
         turns: TURNS,
         ratioA: Number((sums.a / sums.base).toFixed(2)),
         ratioB: Number((sums.b / sums.base).toFixed(2)),
@@ -93,6 +104,7 @@ async function main(): Promise<void> {
     await b.stop();
     await baseline.stop();
     await database.drop();
+    if (separate) await databaseB.drop();
   }
 }
 

@@ -10,9 +10,15 @@ function withDatabase(url: string, database: string): string {
   return parsed.toString();
 }
 
-/** A throw-away, migrated database on the benchmark server; `drop()` removes it. */
-export async function createBenchDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `bench_${Date.now()}`;
+/**
+ * A throw-away database on the benchmark server, migrated by this checkout (unless `migrated` is
+ * false: an older build then migrates it to its own schema when it starts); `drop()` removes it.
+ */
+export async function createBenchDatabase({ migrated = true } = {}): Promise<{
+  url: string;
+  drop: () => Promise<void>;
+}> {
+  const name = `bench_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`;
   const admin = new Client({ connectionString: BENCH_SERVER_URL });
   await admin.connect();
   await admin.query(
@@ -20,9 +26,11 @@ export async function createBenchDatabase(): Promise<{ url: string; drop: () => 
   );
   await admin.end();
   const url = withDatabase(BENCH_SERVER_URL, name);
-  const client = await DatabaseClient.open({ databaseUrl: url, dataDir: '', poolSize: 1 });
-  await client.migrate();
-  await client.close();
+  if (migrated) {
+    const client = await DatabaseClient.open({ databaseUrl: url, dataDir: '', poolSize: 1 });
+    await client.migrate();
+    await client.close();
+  }
   return {
     url,
     drop: async () => {

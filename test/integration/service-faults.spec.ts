@@ -15,7 +15,8 @@ import { TEST_ADMIN } from '../utils/test-app';
  * running workflows against a partner that drops some connections. PostgreSQL is restarted (`-m
  * immediate`: every backend killed at once) and stopped at chosen moments and at random moments of
  * a mixed load; PgBouncer and Redis are restarted. Each case asserts that both processes live, that
- * they answer within a second of the dependency's return, that no acknowledged write is lost and no
+ * they answer soon after the dependency's return (within a second on a quiet machine; the test allows
+ * three), that no acknowledged write is lost and no
  * queued run is stuck. Before every pool client had an 'error' listener, the first restart with a
  * client checked out (the paused export of the first case) ended the process.
  */
@@ -141,7 +142,7 @@ ownPostgresServer('the service under dependency faults (direct and through PgBou
     await Promise.all(exports.map((paused) => paused.started));
     for (let i = 0; i < 10; i++) queued.push(await instances[i % 2].queueRun(workflowId, configId, i));
     await cluster.restart('immediate');
-    await expectAnswerWithinASecond(instances);
+    await expectAnswerSoon(instances);
     for (const paused of exports) paused.abandon();
     // A configuration retitled on one instance is seen on the other: LISTEN came back, and what was
     // kept in process while it was away was dropped.
@@ -167,7 +168,7 @@ ownPostgresServer('the service under dependency faults (direct and through PgBou
     expect([during.status, during.body.code]).toEqual([503, 'DATABASE_UNAVAILABLE']);
     await sleep(10_000);
     await cluster.start();
-    await expectAnswerWithinASecond(instances);
+    await expectAnswerSoon(instances);
     await sleep(1500);
     const statuses = await load.stop();
     expect(statuses.unexpected).toEqual([]);
@@ -186,7 +187,7 @@ ownPostgresServer('the service under dependency faults (direct and through PgBou
     await cluster.killPgBouncer();
     await sleep(1000);
     await cluster.startPgBouncer();
-    await expectAnswerWithinASecond(instances);
+    await expectAnswerSoon(instances);
     await sleep(500);
     await redis.stop();
     await sleep(1000);
@@ -323,10 +324,15 @@ async function until(condition: () => Promise<boolean>, timeoutMs = 30_000): Pro
   }
 }
 
-/** From now (the dependency is back), the milliseconds until every instance answers again; fails past a second. */
-async function expectAnswerWithinASecond(instances: Instance[]): Promise<number> {
+/**
+ * From now (the dependency is back), the milliseconds until every instance answers again; fails past
+ * 3 s. A quiet machine measures well under a second; CI runs two jest runs side by side on 2 CPUs
+ * with this suite's load on top, and once measured 1.3 s there. Three seconds still tells "back on
+ * the next check" from "waits for a reconnect timer or a restart" (those take 5 s or more).
+ */
+async function expectAnswerSoon(instances: Instance[]): Promise<number> {
   const took = await answeringAgain(instances);
-  expect(took).toBeLessThan(1000);
+  expect(took).toBeLessThan(3000);
   return took;
 }
 
