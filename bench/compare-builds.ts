@@ -7,11 +7,12 @@
 // BENCH_ENV_A / BENCH_ENV_B (JSON objects) add variables to one side: one build, two settings, e.g.
 //   BENCH_BUILD_B=dist BENCH_ENV_B='{"DATABASE_PREPARED_STATEMENTS":"true"}'
 // BENCH_SEPARATE_DATABASES=true gives build B a database of its own, which it migrates itself when it
-// starts: for a build from before a migration (its schema differs), e.g. a release before versions:
+// starts (from the migrations of its checkout: B runs in the folder above its dist): for a build from before a migration (its schema differs), e.g. a release before versions:
 //   git worktree add ../before <commit> && (cd ../before && npm run build) &&
 //   BENCH_BUILD_B=../before/dist BENCH_SEPARATE_DATABASES=true node -r @swc-node/register bench/compare-builds.ts
 // BENCH_POOLER_URL (a PgBouncer in front of the bench server, every database passed through) runs
 // side A through it, with DATABASE_LISTEN_URL straight to the server.
+import { resolve } from 'node:path';
 import { createBenchDatabase } from './lib/bench-database';
 import { load } from './lib/load';
 import { PROFILES } from './lib/profiles';
@@ -51,6 +52,8 @@ async function main(): Promise<void> {
     [`${BUILD_B}/main.js`],
     { ...env, DATABASE_URL: databaseB.url, ...envOf('BENCH_ENV_B') },
     3972,
+    '/health',
+    separate ? resolve(BUILD_B, '..') : undefined,
   );
   const baseline = await startBaseline(database.url, 3973);
   try {
@@ -66,8 +69,20 @@ async function main(): Promise<void> {
     };
     const targetA = await createTarget(a);
     const targetB = await createTarget(b);
-    const post = (url: string, headers: Record<string, string>, seconds: number) =>
-      load({ url, method: 'POST', headers, body, connections: 16, durationSeconds: seconds });
+    // A side that answers errors fast would look fast: every answer must be a 2xx.
+    const post = async (url: string, headers: Record<string, string>, seconds: number) => {
+      const result = await load({
+        url,
+        method: 'POST',
+        headers,
+        body,
+        connections: 16,
+        durationSeconds: seconds,
+      });
+      if (result.non2xx || result.errors)
+        throw new Error(`${url}: ${result.non2xx} answers not 2xx, ${result.errors} errors`);
+      return result;
+    };
     await post(targetA.url, targetA.headers, 3);
     await post(targetB.url, targetB.headers, 3);
     const sums = { base: 0, a: 0, b: 0 };

@@ -20,12 +20,13 @@ export async function startServer(
   env: Record<string, string>,
   port: number,
   healthPath = '/health',
+  cwd = ROOT,
 ): Promise<RunningServer> {
   const child = spawn(
     process.execPath,
     [...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), ...args],
     {
-      cwd: ROOT,
+      cwd,
       env: { ...process.env, ...env, PORT: String(port) },
       stdio: ['ignore', 'ignore', 'inherit'],
     },

@@ -1,5 +1,4 @@
 import { DynamicModule, Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { DatabaseClient } from './database-client';
 import { DatabaseHealth } from './database-health';
@@ -9,7 +8,6 @@ import { ReadReplicas } from './replicas/read-replicas';
 import { ReadRouting } from './replicas/read-routing';
 import { ReplicaMetrics } from './replicas/replica-metrics';
 import { routedDatabase } from './replicas/routed-database';
-import { RoutedReadInterceptor } from './replicas/routed-read.interceptor';
 import { WritePositions } from './replicas/write-positions';
 
 class DatabaseLifecycle implements OnApplicationShutdown {
@@ -51,11 +49,13 @@ export class DatabaseModule {
             return client;
           },
         },
-        // Repositories get the primary, or inside a routed read the replica chosen for it.
+        // Repositories get the primary, or (with replicas) inside a routed read the replica chosen
+        // for it. Without replicas, the primary itself: no lookup on every access of a create.
         {
           provide: DATABASE,
-          inject: [DatabaseClient],
-          useFactory: (client: DatabaseClient) => routedDatabase(client.db),
+          inject: [DatabaseClient, APP_CONFIG],
+          useFactory: (client: DatabaseClient, config: AppConfig) =>
+            config.databaseReplicaUrls.length > 0 ? routedDatabase(client.db) : client.db,
         },
         DatabaseLifecycle,
         DatabaseMetrics,
@@ -64,7 +64,6 @@ export class DatabaseModule {
         WritePositions,
         ReplicaMetrics,
         ReadRouting,
-        { provide: APP_INTERCEPTOR, useClass: RoutedReadInterceptor },
       ],
       exports: [DatabaseClient, DATABASE, DatabaseMetrics, DatabaseHealth, ReadRouting],
     };
