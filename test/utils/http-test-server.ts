@@ -5,7 +5,10 @@ export interface RecordedRequest {
   method: string;
   url: string;
   headers: IncomingMessage['headers'];
+  /** The body as UTF-8 text. */
   body: string;
+  /** The body's bytes as received (binary bodies: files, multipart). */
+  bytes: Buffer;
 }
 
 export type TestHandler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
@@ -49,8 +52,9 @@ export async function startHttpServer(host = '127.0.0.1', port = 0): Promise<Htt
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+      const bytes = Buffer.concat(chunks);
+      const body = bytes.toString('utf8');
+      requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, bytes });
       handler(req, res, body);
     });
   });

@@ -10,4 +10,5 @@ export {
 export { OutboundHttpError } from './outbound-http.error';
 export { OutboundErrorCode } from './outbound-errors';
 export type { HttpMethod } from './redirects';
+export type { StreamedBody } from './streamed-body';
 export { parseRetryAfter } from './retry-after';

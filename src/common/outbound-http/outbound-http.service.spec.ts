@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { HttpTestServer } from '../../../test/utils/http-test-server';
 import {
   failure,
@@ -174,6 +175,100 @@ describe('OutboundHttpService (real servers on 127.0.0.1): destinations, URLs, a
         'content-type': 'application/json',
         'x-api-key': 'k',
       });
+    });
+  });
+
+  describe('streamed bodies', () => {
+    const bytes = Buffer.from(Array.from({ length: 300_000 }, (_, i) => i % 251));
+    /** A body in 64 KB pieces that counts its openings and whether each stream was ended or destroyed. */
+    const streamed = () => {
+      const streams: Readable[] = [];
+      return {
+        streams,
+        body: {
+          length: bytes.length,
+          open: async () => {
+            const stream = Readable.from(
+              Array.from({ length: Math.ceil(bytes.length / 65_536) }, (_, i) =>
+                bytes.subarray(i * 65_536, (i + 1) * 65_536),
+              ),
+            );
+            streams.push(stream);
+            return stream;
+          },
+        },
+      };
+    };
+
+    it('sends the bytes with their Content-Length (not chunked), replacing one the caller gave', async () => {
+      const { body, streams } = streamed();
+      const response = await send({
+        url: server.url('/upload'),
+        method: 'POST',
+        headers: { 'content-type': 'application/pdf', 'Content-Length': '1' },
+        body,
+      });
+      expect(response.status).toBe(200);
+      const [received] = server.requests;
+      expect(received.headers).toMatchObject({
+        'content-type': 'application/pdf',
+        'content-length': String(bytes.length),
+      });
+      expect(received.headers['transfer-encoding']).toBeUndefined();
+      expect(received.bytes.equals(bytes)).toBe(true);
+      expect(streams.map((stream) => stream.destroyed)).toEqual([true]);
+    });
+
+    it('opens the body again for a 307 redirect that keeps it, and not for a 303 that drops it', async () => {
+      server.handle((req, res) => {
+        const redirects: Record<string, [number, string]> = {
+          '/start': [307, '/again'],
+          '/again': [303, '/done'],
+        };
+        const to = redirects[req.url ?? ''];
+        res.writeHead(to ? to[0] : 200, to ? { location: to[1] } : {});
+        res.end();
+      });
+      const { body, streams } = streamed();
+      await send({ url: server.url('/start'), method: 'PUT', body });
+      expect(server.requests.map((r) => [r.method, r.url, r.bytes.length])).toEqual([
+        ['PUT', '/start', bytes.length],
+        ['PUT', '/again', bytes.length],
+        ['GET', '/done', 0],
+      ]);
+      expect(server.requests[1].bytes.equals(bytes)).toBe(true);
+      expect(streams).toHaveLength(2);
+    });
+
+    it('throws what opening the body threw, after the destination was checked, sending nothing', async () => {
+      const gone = new Error('the file is gone');
+      const error = await send({
+        url: server.url('/upload'),
+        method: 'POST',
+        body: { length: 1, open: () => Promise.reject(gone) },
+      }).catch((e: unknown) => e);
+      expect(error).toBe(gone);
+      expect(server.requests).toHaveLength(0);
+    });
+
+    it('a source failing mid-body fails the request', async () => {
+      const error = await failure(
+        send({
+          url: server.url('/upload'),
+          method: 'POST',
+          body: {
+            length: 10_000,
+            open: async () =>
+              Readable.from(
+                (async function* () {
+                  yield Buffer.alloc(1000);
+                  throw new Error('blob read failed');
+                })(),
+              ),
+          },
+        }),
+      );
+      expect(error.code).toBe('REQUEST_FAILED');
     });
   });
 });

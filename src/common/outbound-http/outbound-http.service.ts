@@ -17,6 +17,7 @@ import {
 } from './redirects';
 import { parseTarget, socketHost, targetPort } from './request-target';
 import { decodeBody, readCapped } from './response-body';
+import { BodyOpenError, isStreamedBody, type StreamedBody } from './streamed-body';
 
 export const MAX_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_RESPONSE_BYTES = 5 * 1024 * 1024;
@@ -25,8 +26,11 @@ export interface OutboundRequest {
   method: HttpMethod;
   url: string;
   headers?: Record<string, string>;
-  /** Sent as is; the caller sets the content type. */
-  body?: string | Buffer;
+  /**
+   * Sent as is; the caller sets the content type. A `StreamedBody` is opened for each request that
+   * sends it and sent with its Content-Length; a failure to open it is thrown as the opener threw it.
+   */
+  body?: string | Buffer | StreamedBody;
   /** The whole exchange (connections, redirects, body); default WORKFLOW_API_TIMEOUT_MS, at most 60 s. */
   timeoutMs?: number;
   /** Default 5 MB; a larger (decompressed) body fails the request, unless `truncateResponse`. */
@@ -104,9 +108,12 @@ export class OutboundHttpService implements OnModuleDestroy {
     };
     if (request.signal?.aborted) passOn();
     else request.signal?.addEventListener('abort', passOn, { once: true });
+    // The streams of a streamed body, ended with the exchange whatever its outcome (an answer
+    // given before the whole body was read, a timeout) so their source is not left open.
+    const opened: Readable[] = [];
     try {
       for (let redirects = 0; ; redirects++) {
-        const response = await this.send(hop, signal);
+        const response = await this.send(hop, signal, opened);
         const follow = request.followRedirects !== false && isRedirect(response.status);
         const location = follow ? header(response.headers, 'location') : undefined;
         if (location === undefined) {
@@ -128,6 +135,7 @@ export class OutboundHttpService implements OnModuleDestroy {
         hop = followRedirect(hop, response.status, location);
       }
     } catch (error) {
+      if (error instanceof BodyOpenError) throw error.cause;
       if (
         signal.aborted &&
         !(error instanceof OutboundHttpError && error.code !== OutboundErrorCode.TIMEOUT)
@@ -142,6 +150,7 @@ export class OutboundHttpService implements OnModuleDestroy {
     } finally {
       clearTimeout(timeout);
       request.signal?.removeEventListener('abort', passOn);
+      for (const stream of opened) stream.destroy();
     }
   }
 
@@ -149,6 +158,7 @@ export class OutboundHttpService implements OnModuleDestroy {
   private async send(
     hop: Hop,
     signal: AbortSignal,
+    opened: Readable[],
   ): Promise<{ status: number; headers: Record<string, string | string[]>; data: Readable }> {
     const host = socketHost(hop.url);
     const port = targetPort(hop.url);
@@ -156,11 +166,12 @@ export class OutboundHttpService implements OnModuleDestroy {
     const addresses = await untilAborted(checkedAddresses({ ...guard, resolve: this.resolve }, host), signal);
     const protocol = hop.url.protocol as 'http:' | 'https:';
     const agent = this.agents.for(protocol, { host, port }, guard, addresses);
+    const { headers, data } = await requestBody(hop, opened);
     const response = await this.http.axiosRef.request<Readable>({
       url: hop.url.href,
       method: hop.method,
-      headers: hop.headers,
-      data: hop.body,
+      headers,
+      data,
       httpAgent: protocol === 'http:' ? agent : undefined,
       httpsAgent: protocol === 'https:' ? agent : undefined,
       proxy: false,
@@ -174,6 +185,23 @@ export class OutboundHttpService implements OnModuleDestroy {
     });
     return { status: response.status, headers: plainHeaders(response.headers), data: response.data };
   }
+}
+
+/** The headers and data of one request: a streamed body is opened now, with its own Content-Length. */
+async function requestBody(
+  hop: Hop,
+  opened: Readable[],
+): Promise<{ headers: Record<string, string>; data: string | Buffer | Readable | undefined }> {
+  if (!isStreamedBody(hop.body)) return { headers: hop.headers, data: hop.body };
+  const body: StreamedBody = hop.body;
+  const stream = await body.open().catch((error: unknown) => {
+    throw new BodyOpenError(error);
+  });
+  opened.push(stream);
+  const headers = Object.fromEntries(
+    Object.entries(hop.headers).filter(([name]) => name.toLowerCase() !== 'content-length'),
+  );
+  return { headers: { ...headers, 'content-length': String(body.length) }, data: stream };
 }
 
 function plainHeaders(headers: unknown): Record<string, string | string[]> {

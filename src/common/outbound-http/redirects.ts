@@ -1,6 +1,7 @@
 import { OutboundHttpError } from './outbound-http.error';
 import { OutboundErrorCode } from './outbound-errors';
 import { parseTarget } from './request-target';
+import type { StreamedBody } from './streamed-body';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -9,7 +10,7 @@ export interface Hop {
   method: HttpMethod;
   url: URL;
   headers: Record<string, string>;
-  body?: string | Buffer;
+  body?: string | Buffer | StreamedBody;
   /** What must never reach another origin (it carries an env value). */
   confined?: Confined;
 }
