@@ -42,8 +42,35 @@ describe('ApiStepConfig', () => {
       url: 'https://x.test',
       compensate: { method: 'POST', url: '{{env.UNDO_URL}}', headers: {}, payload: 'x' },
     },
+    { url: 'https://x.test', method: 'POST', file: { field: 'documents', as: 'body' } },
+    {
+      url: 'https://x.test',
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/pdf' },
+      file: { field: 'scan', as: 'body' },
+    },
+    {
+      url: 'https://x.test',
+      method: 'PATCH',
+      payload: { id: '{{savedData._id}}' },
+      file: { field: 'documents', as: 'multipart', partName: 'files[]', dataPartName: 'meta.json' },
+    },
+    { url: 'https://x.test', method: 'POST', file: { field: 'documents', as: 'multipart' } },
   ])('accepts %j', (config) => {
     expect(problems(config)).toEqual([]);
+  });
+
+  it('says what a file option conflicts with', () => {
+    const messages = (plain: object) =>
+      validateSync(plainToInstance(ApiStepConfig, plain)).flatMap((error) =>
+        Object.values(error.constraints ?? {}),
+      );
+    expect(messages({ url: 'https://x.test', file: { field: 'd', as: 'body' } })).toEqual([
+      'file needs method POST, PUT or PATCH (the file is sent as the request body)',
+    ]);
+    expect(
+      messages({ url: 'https://x.test', method: 'POST', payload: 'x', file: { field: 'd', as: 'body' } }),
+    ).toEqual(['file with "as": "body" sends the file alone: leave payload out, or use "as": "multipart"']);
   });
 
   it('defaults the method to GET', () => {
@@ -81,6 +108,48 @@ describe('ApiStepConfig', () => {
     [
       { url: 'https://x.test', compensate: { method: 'DELETE', url: '{{result.data.self}}' } },
       ['compensate.url'],
+    ],
+    // file: a field of the record, sent as the body or in a multipart body, by a method with a body.
+    [{ url: 'https://x.test', method: 'POST', file: 'documents' }, ['file']],
+    [{ url: 'https://x.test', method: 'POST', file: { as: 'body' } }, ['file.field']],
+    [{ url: 'https://x.test', method: 'POST', file: { field: '', as: 'body' } }, ['file.field']],
+    [{ url: 'https://x.test', method: 'POST', file: { field: '{{input.f}}', as: 'body' } }, ['file.field']],
+    [{ url: 'https://x.test', method: 'POST', file: { field: 'd', as: 'stream' } }, ['file.as']],
+    [{ url: 'https://x.test', method: 'POST', file: { field: 'd', as: 'body', extra: 1 } }, ['file.extra']],
+    [{ url: 'https://x.test', file: { field: 'd', as: 'body' } }, ['file']],
+    [{ url: 'https://x.test', method: 'DELETE', file: { field: 'd', as: 'multipart' } }, ['file']],
+    [
+      { url: 'https://x.test', method: 'POST', payload: { a: 1 }, file: { field: 'd', as: 'body' } },
+      ['file'],
+    ],
+    [
+      { url: 'https://x.test', method: 'POST', file: { field: 'd', as: 'body', partName: 'upload' } },
+      ['file.partName'],
+    ],
+    [
+      { url: 'https://x.test', method: 'POST', file: { field: 'd', as: 'multipart', partName: 'a"b' } },
+      ['file.partName'],
+    ],
+    [
+      {
+        url: 'https://x.test',
+        method: 'POST',
+        file: { field: 'd', as: 'multipart', dataPartName: 'x\r\ny' },
+      },
+      ['file.dataPartName'],
+    ],
+    [
+      { url: 'https://x.test', method: 'POST', file: { field: 'd', as: 'multipart', dataPartName: 'file' } },
+      ['file'],
+    ],
+    [
+      {
+        url: 'https://x.test',
+        method: 'POST',
+        headers: { 'content-type': 'multipart/form-data' },
+        file: { field: 'd', as: 'multipart' },
+      },
+      ['file'],
     ],
   ])('rejects %j', (config, paths) => {
     expect(problems(config)).toEqual(paths);

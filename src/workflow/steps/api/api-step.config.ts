@@ -10,7 +10,9 @@ import {
   MaxLength,
   Min,
   ValidateBy,
+  ValidateIf,
   ValidateNested,
+  type ValidationArguments,
   type ValidationOptions,
 } from 'class-validator';
 import type { HttpMethod } from '../../../common/outbound-http';
@@ -69,6 +71,92 @@ function IsStringOrObject(options?: ValidationOptions): PropertyDecorator {
   );
 }
 
+export const API_FILE_MODES = ['body', 'multipart'] as const;
+export type ApiFileMode = (typeof API_FILE_MODES)[number];
+/** The methods that send a body: a step with `file` uses one of them. */
+export const API_FILE_METHODS: readonly HttpMethod[] = ['POST', 'PUT', 'PATCH'];
+export const DEFAULT_FILE_PART_NAME = 'file';
+export const DEFAULT_DATA_PART_NAME = 'data';
+
+/** A multipart part name: nothing a header parameter would need to escape (no quotes, no line breaks). */
+const PART_NAME = /^[A-Za-z0-9_.[\]-]{1,100}$/;
+
+/** A part name given only where there are parts: `as: multipart`. */
+function OnlyForMultipart(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'onlyForMultipart',
+      validator: {
+        validate: (_value: unknown, args?: ValidationArguments) =>
+          (args?.object as ApiFileConfig | undefined)?.as === 'multipart',
+        defaultMessage: () => '$property is only for "as": "multipart"',
+      },
+    },
+    options,
+  );
+}
+
+/**
+ * `file`: a file of the run's record (savedData) sent as the request body itself, or as a part of a
+ * multipart/form-data body (with the rendered `payload`, if any, as another part).
+ */
+export class ApiFileConfig {
+  /** The attachment field whose file is sent, as named in the form's schema (no template). */
+  @IsString()
+  @Matches(/^[^{}]{1,200}$/, { message: '$property must be a field name (1-200 characters, no template)' })
+  field: string;
+
+  @IsIn(API_FILE_MODES) as: ApiFileMode;
+
+  /** `multipart` only: the file part's name; default `file`. */
+  @ValidateIf((o: ApiFileConfig) => o.partName !== undefined)
+  @OnlyForMultipart()
+  @Matches(PART_NAME, { message: '$property must be 1-100 letters, digits or _ . - [ ]' })
+  partName?: string;
+
+  /** `multipart` only: the name of the part that carries `payload`; default `data`. */
+  @ValidateIf((o: ApiFileConfig) => o.dataPartName !== undefined)
+  @OnlyForMultipart()
+  @Matches(PART_NAME, { message: '$property must be 1-100 letters, digits or _ . - [ ]' })
+  dataPartName?: string;
+}
+
+/** What a step's other options say against its `file`, or null. */
+export function fileConflict(config: Partial<ApiStepConfig>): string | null {
+  const file = config.file;
+  if (!isPlainObject(file)) return null;
+  if (!API_FILE_METHODS.includes(config.method ?? 'GET'))
+    return 'file needs method POST, PUT or PATCH (the file is sent as the request body)';
+  const hasContentType = Object.keys(config.headers ?? {}).some(
+    (name) => name.toLowerCase() === 'content-type',
+  );
+  if (file.as === 'body' && config.payload !== undefined)
+    return 'file with "as": "body" sends the file alone: leave payload out, or use "as": "multipart"';
+  if (file.as === 'multipart' && hasContentType)
+    return 'file with "as": "multipart" sets its own Content-Type (with the boundary): leave it out of headers';
+  if (
+    file.as === 'multipart' &&
+    (file.partName ?? DEFAULT_FILE_PART_NAME) === (file.dataPartName ?? DEFAULT_DATA_PART_NAME)
+  )
+    return 'file: partName and dataPartName must differ';
+  return null;
+}
+
+/** `file` fits the step's method, headers and payload (see `fileConflict`). */
+function FitsRequest(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'apiFile',
+      validator: {
+        validate: (_value: unknown, args?: ValidationArguments) =>
+          fileConflict(args?.object as ApiStepConfig) === null,
+        defaultMessage: (args) => String(fileConflict(args?.object as ApiStepConfig)),
+      },
+    },
+    options,
+  );
+}
+
 /** The request sent when a rolled-back run undoes an `api` step; templates may read `result`. */
 export class ApiCompensateConfig {
   @IsIn(API_METHODS) method: HttpMethod;
@@ -85,7 +173,7 @@ export class ApiCompensateConfig {
   @IsOptional() @IsStringOrObject() payload?: string | Record<string, unknown>;
 }
 
-/** The `config` of an `api` step (url, method, headers, payload). */
+/** The `config` of an `api` step (url, method, headers, payload, file). */
 export class ApiStepConfig {
   @IsString()
   @IsNotEmpty()
@@ -107,4 +195,11 @@ export class ApiStepConfig {
   @IsOptional() @IsInt() @Min(1) @Max(MAX_API_RESPONSE_BYTES) maxResponseBytes?: number;
 
   @IsOptional() @ValidateNested() @Type(() => ApiCompensateConfig) compensate?: ApiCompensateConfig;
+
+  /** A file of the run's record to send (see ApiFileConfig); the result stays `{status, data}`. */
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => ApiFileConfig)
+  @FitsRequest()
+  file?: ApiFileConfig;
 }

@@ -1,4 +1,4 @@
-import { Inject } from '@nestjs/common';
+import { Inject, Optional } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../../config/app-config';
 import {
   containsSecret,
@@ -8,6 +8,7 @@ import {
   SecretOrigins,
   type SecretOriginRefusal,
   StepError,
+  StepFiles,
   type CompensationOutcome,
   type StepContext,
   type StepOutcome,
@@ -15,6 +16,7 @@ import {
   WorkflowStep,
 } from '../../sdk';
 import { ApiStepConfig } from './api-step.config';
+import { fileBody, recordFileToSend, type FileBody, type TextPart } from './file-body';
 import {
   OutboundErrorCode,
   OutboundHttpError,
@@ -38,6 +40,8 @@ interface RequestParts {
   url: string;
   headers?: Record<string, string>;
   payload?: string | Record<string, unknown>;
+  /** The body `file` makes (the file, or a multipart body with it and the payload). */
+  file?: FileBody;
 }
 
 /** How much of an error answer's body goes into the step log. */
@@ -64,6 +68,8 @@ export class ApiStep implements WorkflowStepHandler<ApiStepConfig, ApiStepResult
   constructor(
     private readonly outbound: OutboundHttpService,
     @Inject(APP_CONFIG) config: AppConfig,
+    // Absent where the workflow module is not (a unit test of this module): `file` then has no record.
+    @Optional() private readonly files?: StepFiles,
   ) {
     this.envAllowlist = config.workflowEnvAllowlist;
     this.secretOrigins = SecretOrigins.of(config);
@@ -71,8 +77,15 @@ export class ApiStep implements WorkflowStepHandler<ApiStepConfig, ApiStepResult
 
   async execute(context: StepContext, config: ApiStepConfig): Promise<StepOutcome<ApiStepResult>> {
     const url = renderUrl(config.url, (path) => context.render(`{{${path}}}`));
+    const file = config.file
+      ? fileBody(
+          await recordFileToSend(this.files, context, config.file.field),
+          config.file,
+          payloadPart(config.payload),
+        )
+      : undefined;
     const secrets = envSecrets(this.envAllowlist);
-    const response = await this.send({ ...config, url }, config, context.signal, secrets);
+    const response = await this.send({ ...config, url, file }, config, context.signal, secrets);
     // Redacted as it enters the run: later steps (a notify mail) never read an echoed secret.
     return { result: { status: response.status, data: redact(response.data, secrets) } };
   }
@@ -97,9 +110,9 @@ export class ApiStep implements WorkflowStepHandler<ApiStepConfig, ApiStepResult
     signal: AbortSignal,
     secrets: ReadonlySet<string>,
   ): Promise<OutboundResponse> {
-    const request = toRequest(parts);
+    const { templated, ...request } = toRequest(parts);
     // Judged on what is sent, whichever template (or earlier step) put a value there.
-    const refused = this.secretOrigins.refusalOf(request);
+    const refused = this.secretOrigins.refusalOf({ ...request, body: templated });
     if (refused) throw secretOriginError(refused, this.secretOrigins.boundTo(refused.name));
     const response = await this.outbound
       .request({
@@ -112,7 +125,7 @@ export class ApiStep implements WorkflowStepHandler<ApiStepConfig, ApiStepResult
           headers: Object.entries(request.headers)
             .filter(([, value]) => containsSecret(value, secrets))
             .map(([name]) => name),
-          body: typeof request.body === 'string' && containsSecret(request.body, secrets),
+          body: templated !== undefined && containsSecret(templated, secrets),
         },
       })
       .catch((error: unknown) => {
@@ -123,22 +136,31 @@ export class ApiStep implements WorkflowStepHandler<ApiStepConfig, ApiStepResult
   }
 }
 
-/** An object payload is sent as JSON; a string as is, labelled JSON when it parses as JSON. */
-function toRequest(
-  parts: RequestParts,
-): Pick<OutboundRequest, 'method' | 'url' | 'body'> & { headers: Record<string, string> } {
+/**
+ * The request of the parts: the payload as the body, or the body `file` made; the step's own
+ * Content-Type header wins. `templated` is the text templates wrote into the body (the payload),
+ * where an env value could be; a file's bytes are the record's, no template's.
+ */
+function toRequest(parts: RequestParts): Pick<OutboundRequest, 'method' | 'url' | 'body'> & {
+  headers: Record<string, string>;
+  templated?: string;
+} {
   const headers = { ...parts.headers };
   const hasContentType = Object.keys(headers).some((name) => name.toLowerCase() === 'content-type');
-  let body: string | undefined;
-  if (typeof parts.payload === 'string') {
-    body = parts.payload;
-    if (!hasContentType)
-      headers['content-type'] = isJson(body) ? 'application/json' : 'text/plain; charset=utf-8';
-  } else if (parts.payload !== undefined && parts.payload !== null) {
-    body = JSON.stringify(parts.payload);
-    if (!hasContentType) headers['content-type'] = 'application/json';
-  }
-  return { method: parts.method ?? 'GET', url: parts.url, headers, body };
+  const payload = payloadPart(parts.payload);
+  const contentType = parts.file?.contentType ?? payload?.contentType;
+  if (contentType !== undefined && !hasContentType) headers['content-type'] = contentType;
+  const body = parts.file?.body ?? payload?.text;
+  return { method: parts.method ?? 'GET', url: parts.url, headers, body, templated: payload?.text };
+}
+
+/** An object payload is sent as JSON; a string as is, labelled JSON when it parses as JSON. */
+function payloadPart(payload: RequestParts['payload']): TextPart | undefined {
+  if (typeof payload === 'string')
+    return { text: payload, contentType: isJson(payload) ? 'application/json' : 'text/plain; charset=utf-8' };
+  if (payload !== undefined && payload !== null)
+    return { text: JSON.stringify(payload), contentType: 'application/json' };
+  return undefined;
 }
 
 function isJson(text: string): boolean {
