@@ -45,7 +45,8 @@ describe('workflow limits: step timeout, run timeout, concurrency, step count', 
     const result = await run(t, admin, workflowId, configId, { name: 'x' });
     const elapsedMs = Date.now() - started;
     expect(elapsedMs).toBeGreaterThanOrEqual(1000);
-    expect(elapsedMs).toBeLessThan(3000);
+    // Before the answer due at 4 s, with room for a loaded CI machine.
+    expect(elapsedMs).toBeLessThan(3800);
     expect(result).toMatchObject({
       success: false,
       steps: [{ name: 'slow', status: 'failed', error: { code: 'WORKFLOW_TIMEOUT' } }],
