@@ -5,6 +5,7 @@ import { type SmtpTestServer } from '../utils/smtp-test-server';
 import { useAppSuite } from '../utils/app-suite';
 import type { TestApp } from '../utils/test-app';
 import { createSteps, run } from '../utils/workflow-api';
+import { until } from '../utils/until';
 
 const PDF = Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(400_000)]);
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
@@ -21,16 +22,6 @@ function attachmentsOf(raw: string): { filename: string; contentType: string; co
     const content = Buffer.from(rest.join('\r\n\r\n').split('\r\n--')[0].replace(/\s+/g, ''), 'base64');
     return [{ filename, contentType, content }];
   });
-}
-
-async function until<T>(probe: () => Promise<T> | T, done: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 describe('attachments in webhooks and workflows: metadata in payloads and scopes, files in mails', () => {

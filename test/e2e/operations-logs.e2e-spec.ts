@@ -5,6 +5,7 @@ import { databaseThatCanGoAway } from '../utils/database-outage';
 import { startSmtpTestServer, type SmtpTestServer } from '../utils/smtp-test-server';
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { createSteps, run } from '../utils/workflow-api';
+import { untilTrue } from '../utils/until';
 
 /** The structured lines (`{msg, ...ids}`) a Logger method was called with, whose message matches. */
 function lines(spy: jest.SpyInstance, pattern: RegExp): Record<string, unknown>[] {
@@ -18,17 +19,8 @@ function lines(spy: jest.SpyInstance, pattern: RegExp): Record<string, unknown>[
     );
 }
 
-async function until(
-  done: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs = 20_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const until = (done: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000) =>
+  untilTrue(done, what, { timeoutMs });
 
 describe('operations log lines: undelivered effects, SMTP failing and back, failed runs', () => {
   let smtp: SmtpTestServer;

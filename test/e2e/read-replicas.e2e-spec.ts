@@ -9,6 +9,7 @@ import { relayTo } from '../utils/replica-relay';
 import { withDatabase } from '../utils/snapshot';
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database';
+import { untilTrue } from '../utils/until';
 
 /**
  * Reads on a real streaming replica of the test server (TEST_REPLICA_URL: scripts/replica-start, as
@@ -317,10 +318,5 @@ onReplica('reads on a streaming replica, never a stale read of your own write', 
 });
 
 /** Waits (up to 60 s) until `condition` holds; polls every 50 ms. */
-async function until(condition: () => Promise<boolean>, ms = 60_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const until = (condition: () => Promise<boolean>, timeoutMs = 60_000) =>
+  untilTrue(condition, 'the condition', { timeoutMs });

@@ -7,6 +7,7 @@ import { startHttpServer, type HttpTestServer, type RecordedRequest } from '../u
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { createTestDatabase } from '../utils/test-database';
 import { WebhookDeliveryRetention } from '../../src/webhooks/webhook-delivery-retention';
+import { until } from '../utils/until';
 
 /**
  * Signed webhooks against real loopback receivers. Signatures are checked with the `standardwebhooks`
@@ -28,15 +29,9 @@ type Truthy<T> = Exclude<T, false | null | undefined | 0 | ''>;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function waitFor<T>(what: string, probe: () => Promise<T> | T, timeoutMs = 8000): Promise<Truthy<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value as Truthy<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
+/** The first truthy value `probe` gives (every 25 ms); fails after `timeoutMs` naming `what`. */
+const waitFor = async <T>(what: string, probe: () => Promise<T> | T, timeoutMs = 8000) =>
+  (await until(probe, Boolean, what, timeoutMs, 25)) as Truthy<T>;
 
 /** Verifies one request with the reference implementation; the parsed body, or the thrown error. */
 function verify(secret: string, request: RecordedRequest, signature = request.headers['webhook-signature']) {

@@ -7,6 +7,7 @@ import { useAppSuite } from '../utils/app-suite';
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { createTestDatabase } from '../utils/test-database';
 import { onPostgres } from '../utils/configurations';
+import { untilTrue } from '../utils/until';
 
 describe('AppCache', () => {
   let t: TestApp;
@@ -120,13 +121,8 @@ onPostgres('process memory while the notification connection is down (PostgreSQL
   });
 });
 
-async function waitFor(condition: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const waitFor = (condition: () => Promise<boolean>, timeoutMs = 5000) =>
+  untilTrue(condition, 'the condition', { timeoutMs, everyMs: 20 });
 
 const withRedis = process.env.TEST_REDIS_URL ? describe : describe.skip;
 withRedis('shared state across two app instances through Redis', () => {

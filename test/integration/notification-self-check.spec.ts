@@ -8,6 +8,7 @@ import {
 } from '../../src/database/change-notifications';
 import { createTestApp } from '../utils/test-app';
 import { onPostgres } from '../utils/configurations';
+import { untilTrue } from '../utils/until';
 
 /**
  * The self-check of change notifications: a notice to itself that does not come back in time
@@ -59,10 +60,5 @@ onPostgres('change notifications self-check (PostgreSQL)', () => {
   });
 });
 
-async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+const waitFor = (condition: () => boolean, timeoutMs = 5000) =>
+  untilTrue(condition, 'the condition', { timeoutMs, everyMs: 10 });

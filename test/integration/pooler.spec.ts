@@ -7,6 +7,7 @@ import { createConfig } from '../factories/config.factory';
 import { adminToken } from '../factories/user.factory';
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { createSteps, execute } from '../utils/workflow-api';
+import { untilTrue } from '../utils/until';
 
 /**
  * The service behind PgBouncer in transaction mode (TEST_PGBOUNCER_URL, in front of the server of
@@ -125,10 +126,5 @@ behindPooler('behind PgBouncer in transaction mode', () => {
   });
 });
 
-async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const waitFor = (condition: () => boolean | Promise<boolean>, timeoutMs = 5000) =>
+  untilTrue(condition, 'the condition', { timeoutMs, everyMs: 20 });

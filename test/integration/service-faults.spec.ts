@@ -8,6 +8,7 @@ import { PostgresTestCluster } from '../utils/postgres-test-cluster';
 import { startRedisTestServer, type RedisTestServer } from '../utils/redis-test-server';
 import { startServiceProcess, type ServiceProcess } from '../utils/service-process';
 import { TEST_ADMIN } from '../utils/test-app';
+import { untilTrue } from '../utils/until';
 
 /**
  * The real service, two instances in child processes on a PostgreSQL server of this suite's own: one
@@ -316,13 +317,8 @@ async function startInstance(name: string, env: Record<string, string>): Promise
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function until(condition: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await sleep(50);
-  }
-}
+const until = (condition: () => Promise<boolean>, timeoutMs = 30_000) =>
+  untilTrue(condition, 'the condition', { timeoutMs });
 
 /**
  * From now (the dependency is back), the milliseconds until every instance answers again; fails past

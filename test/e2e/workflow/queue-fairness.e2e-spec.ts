@@ -3,16 +3,12 @@ import { useAppSuite } from '../../utils/app-suite';
 import type { TestApp } from '../../utils/test-app';
 import { createSteps, execute } from '../../utils/workflow-api';
 import { GateStep, GateStepModule } from '../../utils/workflow-gate-step';
+import { untilTrue } from '../../utils/until';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
+const until = (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000) =>
+  untilTrue(check, what, { timeoutMs, everyMs: 25 });
 
 /** One user cannot fill the queue for everyone: a per-user bound, and claims fair between users. */
 describe('workflow queue: per-user bound and fair claims', () => {
