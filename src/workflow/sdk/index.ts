@@ -21,7 +21,7 @@ export {
 } from './step-handler';
 export { StepError, type StepErrorOptions } from './step-error';
 export type { RunWriteHandle } from './run-write-handle';
-export { StepFiles, type StepFile } from './step-files';
+export { runRecordFiles, StepFiles, type StepFile } from './step-files';
 export { StepFilesModule } from './step-files.module';
 export { createStepTestContext, type StepTestContext, type StepTestOptions } from './step-test-kit';
 

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import { Injectable } from '@nestjs/common';
 import { RecordAttachments } from '../../data/record-attachments.service';
 import { RecordsService } from '../../data/records.service';
+import { StepError } from './step-error';
 import type { StepContext } from './step-handler';
 
 /** A file of a record, as a step sees it (the record's JSON shows the same metadata). */
@@ -64,4 +65,23 @@ export class StepFiles {
     );
     return download.body;
   }
+}
+
+/**
+ * The files of the run's record (savedData: the record that triggered the run, or the one a `save`
+ * step stored), of `fields` only when given, read as the run's caller. NO_RECORD_TO_ATTACH when the
+ * run has no record, or where no StepFiles is provided; `option` names the step option asking.
+ */
+export async function runRecordFiles(
+  files: StepFiles | undefined,
+  context: Pick<StepContext, 'ctx' | 'scope'>,
+  option: string,
+  fields?: readonly string[],
+): Promise<StepFile[]> {
+  const record = context.scope.savedData;
+  if (!files || typeof record?._id !== 'string' || typeof record.configId !== 'string')
+    throw new StepError(`${option} needs the run’s record (savedData): a triggered run’s or a save step’s`, {
+      code: 'NO_RECORD_TO_ATTACH',
+    });
+  return files.ofRecord(context, record.configId, record._id, fields);
 }

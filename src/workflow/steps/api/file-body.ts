@@ -1,7 +1,7 @@
 import { PassThrough, type Readable } from 'node:stream';
 import FormData from 'form-data';
 import type { StreamedBody } from '../../../common/outbound-http';
-import { StepError, type StepContext, type StepFile, type StepFiles } from '../../sdk';
+import { runRecordFiles, StepError, type StepContext, type StepFile, type StepFiles } from '../../sdk';
 import { DEFAULT_DATA_PART_NAME, DEFAULT_FILE_PART_NAME, type ApiFileConfig } from './api-step.config';
 
 /** A text body part (the rendered `payload`) with its content type. */
@@ -32,24 +32,21 @@ export async function recordFileToSend(
   context: StepContext,
   field: string,
 ): Promise<FileToSend> {
-  const record = context.scope.savedData;
-  if (!files || typeof record?._id !== 'string' || typeof record.configId !== 'string')
-    throw new StepError('file needs the run’s record (savedData): a triggered run’s or a save step’s', {
-      code: 'NO_RECORD_TO_ATTACH',
-    });
-  const found = await files.ofRecord(context, record.configId, record._id, [field]);
+  const found = await runRecordFiles(files, context, 'file', [field]);
+  const recordId = context.scope.savedData?._id;
   if (found.length === 0)
     throw new StepError(`The record's field "${field}" holds no file`, {
       code: 'NO_FILE_TO_SEND',
-      details: { field, recordId: record._id },
+      details: { field, recordId },
     });
   if (found.length > 1)
     throw new StepError(`The record's field "${field}" holds ${found.length} files; file sends one`, {
       code: 'TOO_MANY_FILES_TO_SEND',
-      details: { field, recordId: record._id, count: found.length },
+      details: { field, recordId, count: found.length },
     });
   const [file] = found;
-  return { file, open: () => files.open(context, file) };
+  // runRecordFiles refuses a step without StepFiles, so `files` is there.
+  return { file, open: () => files!.open(context, file) };
 }
 
 /**

@@ -3,6 +3,7 @@ import { headerText } from '../../../mail/mail-text';
 import { Inject, Optional } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../../config/app-config';
 import {
+  runRecordFiles,
   StepError,
   StepFiles,
   type StepContext,
@@ -63,16 +64,8 @@ export class NotifyStep implements WorkflowStepHandler<NotifyStepConfig, NotifyS
    */
   private async attachedFiles(context: StepContext, attachFiles: boolean | string[] | undefined) {
     if (!attachFiles) return [];
-    const record = context.scope.savedData;
-    if (!this.files || typeof record?._id !== 'string' || typeof record.configId !== 'string')
-      throw new StepError(
-        'attachFiles needs the run’s record (savedData): a triggered run’s or a save step’s',
-        {
-          code: 'NO_RECORD_TO_ATTACH',
-        },
-      );
     const fields = Array.isArray(attachFiles) ? attachFiles : undefined;
-    const files = await this.files.ofRecord(context, record.configId, record._id, fields);
+    const files = await runRecordFiles(this.files, context, 'attachFiles', fields);
     const total = files.reduce((sum, file) => sum + file.size, 0);
     const limit = this.config.notifyAttachmentsMaxBytes;
     if (total > limit)
