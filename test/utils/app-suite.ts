@@ -51,12 +51,22 @@ export interface AppSuiteOptions {
 
 /**
  * Registers the hooks every suite that boots the app repeats: one app (and the servers it talks to)
- * for the file, and a clean seed (admin token, users, forms) handed to `use` before each test, or
- * once (`seed: 'once'`). Assign what `use` gets to the suite's own variables:
+ * for the file, and a clean seed (admin token, users, forms) before each test, or once
+ * (`seed: 'once'`). It returns the suite, an object whose fields are filled when the seed is made:
+ * `const s = useAppSuite({ users: 1 })`, then `s.t`, `s.admin`, `s.user` inside hooks and tests.
+ * The older form hands the suite to a callback, for suites that keep their own variables:
  * `useAppSuite((s) => ({ t, admin, user } = s), { users: 1 })`. A suite's own `beforeEach`,
  * registered after this call, runs after the seed.
  */
-export function useAppSuite(use: (suite: AppSuite) => void, options: AppSuiteOptions = {}): void {
+export function useAppSuite(options?: AppSuiteOptions): AppSuite;
+export function useAppSuite(use: (suite: AppSuite) => void, options?: AppSuiteOptions): AppSuite;
+export function useAppSuite(
+  useOrOptions?: ((suite: AppSuite) => void) | AppSuiteOptions,
+  maybeOptions: AppSuiteOptions = {},
+): AppSuite {
+  const use = typeof useOrOptions === 'function' ? useOrOptions : undefined;
+  const options = typeof useOrOptions === 'function' ? maybeOptions : (useOrOptions ?? {});
+  const suite = {} as AppSuite;
   let t: TestApp | undefined;
   let partner: HttpTestServer | undefined;
   let smtp: SmtpTestServer | undefined;
@@ -67,7 +77,7 @@ export function useAppSuite(use: (suite: AppSuite) => void, options: AppSuiteOpt
     for (const user of toList(options.users)) users.push(await createUser(t!, user));
     const configIds: string[] = [];
     for (const form of toList(options.forms)) configIds.push(await createConfig(t!, admin, form));
-    use({
+    Object.assign(suite, {
       t: t!,
       admin,
       users,
@@ -77,6 +87,7 @@ export function useAppSuite(use: (suite: AppSuite) => void, options: AppSuiteOpt
       partner: partner!,
       smtp: smtp!,
     });
+    use?.(suite);
   };
 
   beforeAll(async () => {
@@ -111,6 +122,7 @@ export function useAppSuite(use: (suite: AppSuite) => void, options: AppSuiteOpt
       await seed();
     });
   }
+  return suite;
 }
 
 function toList<T extends object>(entries: number | T[] | undefined): T[] {
