@@ -45,3 +45,26 @@ export async function createConfig(
     throw new Error(`config create failed: ${response.statusCode} ${response.body}`);
   return response.json().id;
 }
+
+/**
+ * A configuration as the API answers it once stored, with what a create fills in when the body
+ * leaves it out (no schema, no rules, default preferences, version 1); `fields` are the rest.
+ */
+export function storedConfig(fields: Record<string, unknown>): Record<string, unknown> {
+  return {
+    id: expect.any(String),
+    tags: [],
+    siteId: null,
+    description: null,
+    schema: null,
+    validationRules: [],
+    computedRules: [],
+    preferences: { saveLimit: null, allowEdit: true, allowDelete: true, storeComputedResults: false },
+    definition: null,
+    isActive: true,
+    createdAt: expect.any(String),
+    updatedAt: expect.any(String),
+    version: 1,
+    ...fields,
+  };
+}
