@@ -17,6 +17,17 @@ export function workflowBody(overrides: WorkflowBody = {}): WorkflowBody {
   };
 }
 
+/**
+ * The steps of the commonest durable run: `store` saves the record, then `tell` POSTs its id to `url`
+ * (an `api` step, a partner told of the new record).
+ */
+export function saveThenPost(url: string): WorkflowBody[] {
+  return [
+    { name: 'store', type: 'save' },
+    { name: 'tell', type: 'api', config: { url, method: 'POST', payload: { id: '{{savedData._id}}' } } },
+  ];
+}
+
 export function postWorkflow(t: TestApp, token: string, body: WorkflowBody): Promise<LightMyRequestResponse> {
   return t.request({ method: 'POST', url: '/api/workflow', token, payload: body });
 }
