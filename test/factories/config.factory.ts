@@ -68,3 +68,17 @@ export function storedConfig(fields: Record<string, unknown>): Record<string, un
     ...fields,
   };
 }
+
+/**
+ * The overrides of a form for suites about files: "Claims", a `name` and the given fields (files,
+ * typically: `{ type: 'string', format: 'attachment' }`), no rules and no save limit.
+ */
+export function claimsForm(fields: Record<string, unknown>): Record<string, unknown> {
+  return {
+    title: 'Claims',
+    schema: { type: 'object', properties: { name: { type: 'string' }, ...fields } },
+    computedRules: [],
+    validationRules: [],
+    preferences: { saveLimit: null },
+  };
+}
