@@ -13,6 +13,14 @@ function sample(text: string, ...parts: string[]): number | undefined {
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
+/** The parts of the sample counting records created through the API (201s of the create route). */
+const RECORDS_CREATED = [
+  'fdws_http_request_duration_seconds_count{',
+  'method="POST"',
+  'route="/api/data/:configId"',
+  'status="201"',
+];
+
 describe('GET /metrics', () => {
   // No queue workers: a queued run stays queued, so the queue gauges have something to show.
   const s = useAppSuite({ env: { THROTTLE_AUTH_LIMIT: '2', WORKFLOW_WORKERS: '0' }, seed: 'once' });
@@ -33,15 +41,7 @@ describe('GET /metrics', () => {
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
     const text = response.body;
-    expect(
-      sample(
-        text,
-        'fdws_http_request_duration_seconds_count{',
-        'method="POST"',
-        'route="/api/data/:configId"',
-        'status="201"',
-      ),
-    ).toBe(1);
+    expect(sample(text, ...RECORDS_CREATED)).toBe(1);
     expect(sample(text, 'fdws_rate_limit_refusals_total{', 'route="/auth/login"')).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'fdws_db_pool_connections{', 'state="waiting"')).toBe(0);
     expect(sample(text, 'fdws_db_errors_total{', 'kind="query"')).toBe(0);
@@ -86,15 +86,7 @@ describe('GET /metrics', () => {
     expect(sample(text, 'fdws_workflow_outbox_effects{', 'state="sent"')).toBe(1);
     expect(sample(text, 'fdws_workflow_outbox_effects{', 'state="pending"')).toBe(0);
     expect(sample(text, 'fdws_workflow_outbox_effects{', 'state="failed"')).toBe(0);
-    expect(
-      sample(
-        text,
-        'fdws_http_request_duration_seconds_count{',
-        'method="POST"',
-        'route="/api/data/:configId"',
-        'status="201"',
-      ),
-    ).toBeGreaterThanOrEqual(1);
+    expect(sample(text, ...RECORDS_CREATED)).toBeGreaterThanOrEqual(1);
   });
 });
 
