@@ -1,5 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { WorkflowClock } from '../../src/workflow/engine/workflow-clock';
+import { bodyOf } from './expect-status';
 import type { TestApp } from './test-app';
 
 /** HTTP helpers for the workflow e2e tests: everything goes through the real routes. */
@@ -76,10 +77,7 @@ export async function run(
   configId: string,
   data: Record<string, unknown>,
 ): Promise<any> {
-  const response = await execute(t, token, workflowId, configId, data);
-  if (response.statusCode !== 200)
-    throw new Error(`workflow execute failed: ${response.statusCode} ${response.body}`);
-  return response.json();
+  return bodyOf(await execute(t, token, workflowId, configId, data), 200, 'workflow execute');
 }
 
 /** The active records of a configuration as the admin sees them. */
@@ -89,9 +87,7 @@ export async function activeRecords(
   configId: string,
 ): Promise<{ total: number; data: any[] }> {
   const response = await t.request({ method: 'GET', url: `/api/data/${configId}`, token: admin });
-  if (response.statusCode !== 200)
-    throw new Error(`record list failed: ${response.statusCode} ${response.body}`);
-  return response.json();
+  return bodyOf(response, 200, 'record list');
 }
 
 /** Replaces the form permissions of a configuration (admin). */
