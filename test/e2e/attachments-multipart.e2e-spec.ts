@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { sql } from 'drizzle-orm';
-import { rowsOf } from '../../src/database/raw-rows';
 import { PDF, PNG, sha256, uploadAnswer } from '../factories/attachment-files';
 import { postRecord } from '../utils/api-requests';
 import { useAppSuite } from '../utils/app-suite';
+import { countRows } from '../utils/row-counts';
 
 const FORM_SCHEMA = {
   type: 'object',
@@ -58,15 +57,8 @@ describe('attachments: multipart uploads and a record sent with its files', () =
   const uploadParts = (parts: Part[], query = '') =>
     send(`/api/data/${s.configId}/attachments${query}`, parts);
   const createParts = (parts: Part[]) => send(`/api/data/${s.configId}`, parts);
-  const counts = async () => {
-    const [row] = rowsOf(
-      await s.t.database.client.db.execute(sql`select
-        (select count(*)::int from attachments) as attachments,
-        (select count(*)::int from attachment_blobs) as blobs,
-        (select count(*)::int from data_records) as records`),
-    );
-    return row;
-  };
+  const counts = () =>
+    countRows(s.t, { attachments: 'attachments', blobs: 'attachment_blobs', records: 'data_records' });
   const download = (url: string) => s.t.request({ method: 'GET', url, token: s.user.token });
 
   it('uploads one file part: its part name is the field unless ?field= says otherwise', async () => {

@@ -1,14 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { sql } from 'drizzle-orm';
 import JSZip from 'jszip';
 import { AttachmentCleanup } from '../../src/attachments/attachment-cleanup';
 import { RecordTrashPurge } from '../../src/data/record-trash-purge';
-import { rowsOf } from '../../src/database/raw-rows';
 import { PDF, PNG, sha256, uploadAnswer } from '../factories/attachment-files';
 import { createSite } from '../factories/site.factory';
 import { createUser } from '../factories/user.factory';
 import { postConfig, postRecord } from '../utils/api-requests';
 import { useAppSuite } from '../utils/app-suite';
+import { countRows } from '../utils/row-counts';
 import { createTestApp } from '../utils/test-app';
 import { dataSheet } from '../utils/xlsx';
 
@@ -44,15 +43,12 @@ describe('attachments: files in submissions', () => {
       },
       payload: bytes,
     });
-  const counts = async () => {
-    const [row] = rowsOf(
-      await s.t.database.client.db.execute(sql`select
-        (select count(*)::int from attachments) as attachments,
-        (select count(*)::int from attachment_blobs) as blobs,
-        (select count(*)::int from attachment_blob_chunks) as chunks`),
-    );
-    return row;
-  };
+  const counts = () =>
+    countRows(s.t, {
+      attachments: 'attachments',
+      blobs: 'attachment_blobs',
+      chunks: 'attachment_blob_chunks',
+    });
   const createRecord = (data: Record<string, unknown>, token = s.user.token, host?: string) =>
     postRecord(s.t, token, s.configId, data, host ? { host } : undefined);
   /** GET `url` as the first user, or as `token` on `host`. */
@@ -229,22 +225,15 @@ describe('attachments: files in submissions', () => {
   });
 
   it('takes the type from the bytes: a PNG named .pdf is refused by a PDF field and stored as PNG elsewhere', async () => {
-    const refused = await upload(PNG, {
-      field: 'contract',
-      filename: 'contract.pdf',
-      contentType: 'application/pdf',
-    });
+    const namedPdf = { filename: 'contract.pdf', contentType: 'application/pdf' };
+    const refused = await upload(PNG, { field: 'contract', ...namedPdf });
     expect(refused.statusCode).toBe(415);
     expect(refused.json()).toMatchObject({
       code: 'ATTACHMENT_TYPE_NOT_ALLOWED',
       details: { mediaType: 'image/png' },
     });
     expect(await counts()).toEqual({ attachments: 0, blobs: 0, chunks: 0 });
-    const stored = await upload(PNG, {
-      field: 'documents',
-      filename: 'contract.pdf',
-      contentType: 'application/pdf',
-    });
+    const stored = await upload(PNG, { field: 'documents', ...namedPdf });
     expect(stored.json()).toMatchObject({ mediaType: 'image/png', filename: 'contract.pdf' });
     const pdf = await upload(PDF, { field: 'contract', filename: 'contract.pdf' });
     expect(pdf.json()).toMatchObject({ mediaType: 'application/pdf' });

@@ -4,6 +4,7 @@ import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../src/database/raw-rows';
 import { postRecord } from '../utils/api-requests';
 import { useAppSuite } from '../utils/app-suite';
+import { countRows } from '../utils/row-counts';
 
 /**
  * The CSV download on either database: on PostgreSQL the rows are written by the database (COPY), on
@@ -141,10 +142,7 @@ describe('CSV export', () => {
       "'); select pg_sleep(10); --,2",
       'plain,4',
     ]);
-    const count = rowsOf(
-      await s.t.database.client.db.execute(sql`select count(*)::int as n from data_records`),
-    );
-    expect(count[0].n).toBe(notes.length);
+    expect(await countRows(s.t, { records: 'data_records' })).toEqual({ records: notes.length });
   });
 
   it('writes records wider than one COPY statement takes (1,664 columns at most) with the batch writer', async () => {

@@ -3,6 +3,7 @@ import { adminToken } from '../factories/user.factory';
 import { createConfig, ORDER_FORM } from '../factories/config.factory';
 import { postConfig, postRecord } from '../utils/api-requests';
 import { useAppSuite } from '../utils/app-suite';
+import { countRows } from '../utils/row-counts';
 import { createTestApp } from '../utils/test-app';
 
 /** `{"a":{"a":…1…}}` nested `depth` levels, as JSON text (JSON.stringify itself would overflow). */
@@ -33,8 +34,8 @@ describe('hostile bodies: nesting depth and malformed Unicode', () => {
 
   const count = async (query: ReturnType<typeof sql>) =>
     ((await s.t.database.client.db.execute(query)) as any).rows[0].n as number;
-  const rowCount = (table: 'users' | 'form_configs' | 'data_records') =>
-    count(sql.raw(`select count(*)::int as n from ${table}`));
+  const rowCount = async (table: 'users' | 'form_configs' | 'data_records') =>
+    (await countRows(s.t, { n: table })).n;
   /** POST of `body` as it is, sent as JSON unless `contentType` says otherwise. */
   const send = (url: string, body: string, token?: string, contentType = 'application/json') =>
     s.t.request({ method: 'POST', url, token, headers: { 'content-type': contentType }, payload: body });
