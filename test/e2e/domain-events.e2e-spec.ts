@@ -6,7 +6,8 @@ import { EventConsumer } from '../../src/events/event-consumer';
 import { RecordsRepository } from '../../src/data/records.repository';
 import { DomainEventsRepository } from '../../src/events/domain-events.repository';
 import { EventDispatcher } from '../../src/events/event-dispatcher.service';
-import { createRecord, postRecord } from '../factories/record.factory';
+import { createRecord } from '../factories/record.factory';
+import { postRecord } from '../utils/api-requests';
 import { useAppSuite } from '../utils/app-suite';
 import { createSteps, run } from '../utils/workflow-api';
 

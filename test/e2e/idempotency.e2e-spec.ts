@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../src/database/raw-rows';
 import { IdempotencyRetention } from '../../src/idempotency/idempotency-retention';
 import { createConfig } from '../factories/config.factory';
-import { postRecord } from '../factories/record.factory';
+import { postRecord } from '../utils/api-requests';
 import { createUser } from '../factories/user.factory';
 import { errorBody } from '../utils/api-error';
 import { useAppSuite } from '../utils/app-suite';

@@ -1,4 +1,4 @@
-import type { LightMyRequestResponse } from 'fastify';
+import { postRecord } from '../utils/api-requests';
 import { bodyOf } from '../utils/expect-status';
 import type { TestApp } from '../utils/test-app';
 
@@ -9,26 +9,13 @@ export interface CreatedRecord {
   data: Record<string, any>;
 }
 
-type Submission = [
-  t: TestApp,
-  token: string,
-  configId: string,
-  data: Record<string, unknown>,
-  headers?: Record<string, string>,
-];
-
-/** Submits `data` to a form as `token`'s user and returns the answer as it is (any status). */
-export function postRecord(
-  ...[t, token, configId, data, headers]: Submission
-): Promise<LightMyRequestResponse> {
-  return t.request({ method: 'POST', url: `/api/data/${configId}`, token, payload: data, headers });
-}
-
 /**
  * Creates a record through the API (the set-up many suites wrote out as a request and an
  * `expect(…).toBe(201)`); fails the test, with the answer, on anything but 201.
  */
-export async function createRecord(...submission: Submission): Promise<CreatedRecord> {
+export async function createRecord(
+  ...submission: [t: TestApp, token: string, configId: string, data: object, headers?: Record<string, string>]
+): Promise<CreatedRecord> {
   return bodyOf(await postRecord(...submission), 201, 'record create');
 }
 
