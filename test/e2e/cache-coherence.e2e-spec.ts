@@ -1,7 +1,8 @@
 import { createConfig, ORDER_FORM } from '../factories/config.factory';
-import { adminToken, createUser } from '../factories/user.factory';
+import { adminToken, createUser, deactivateUser } from '../factories/user.factory';
+import { requestAs } from '../utils/request-as';
 import { createTestApp, type TestApp } from '../utils/test-app';
-import { createWorkflow, run, workflowBody } from '../utils/workflow-api';
+import { createWorkflow, execute, run, workflowBody } from '../utils/workflow-api';
 
 /**
  * Two instances of the service on one database, with the defaults (CACHE_ENABLED unset, no
@@ -37,14 +38,7 @@ describe('two instances keep their in-process lookups coherent', () => {
   it('a user deactivated on one instance is refused by the other', async () => {
     const { user, token } = await createUser(first);
     expect((await me(second, token)).statusCode).toBe(200);
-    const admin = await adminToken(first);
-    const update = await first.request({
-      method: 'PUT',
-      url: `/api/users/${user.id}`,
-      token: admin,
-      payload: { isActive: false },
-    });
-    expect(update.statusCode).toBe(200);
+    await deactivateUser(first, await adminToken(first), user.id);
     await settle();
     expect((await me(second, token)).statusCode).toBe(401);
   });
@@ -60,12 +54,7 @@ describe('two instances keep their in-process lookups coherent', () => {
       ...ORDER_FORM.schema,
       properties: { ...ORDER_FORM.schema.properties, qty: { type: 'integer', maximum: 1 } },
     };
-    const update = await first.request({
-      method: 'PUT',
-      url: `/api/configs/${configId}`,
-      token: admin,
-      payload: { schema: tightened },
-    });
+    const update = await requestAs(first, admin, 'PUT', `/api/configs/${configId}`, { schema: tightened });
     expect(update.statusCode).toBe(200);
     await settle();
     const refused = await submit(valid);
@@ -76,13 +65,12 @@ describe('two instances keep their in-process lookups coherent', () => {
   it('a configuration deleted on one instance is a 404 on the other', async () => {
     const admin = await adminToken(first);
     const configId = await createConfig(first, admin);
-    expect(
-      (await second.request({ method: 'GET', url: `/api/data/${configId}`, token: admin })).statusCode,
-    ).toBe(200);
-    const removed = await first.request({ method: 'DELETE', url: `/api/configs/${configId}`, token: admin });
+    const records = () => requestAs(second, admin, 'GET', `/api/data/${configId}`);
+    expect((await records()).statusCode).toBe(200);
+    const removed = await requestAs(first, admin, 'DELETE', `/api/configs/${configId}`);
     expect(removed.statusCode).toBe(200);
     await settle();
-    const after = await second.request({ method: 'GET', url: `/api/data/${configId}`, token: admin });
+    const after = await records();
     expect(after.statusCode).toBe(404);
     expect(after.json().code).toBe('CONFIG_NOT_FOUND');
   });
@@ -93,31 +81,18 @@ describe('two instances keep their in-process lookups coherent', () => {
     const workflowId = await createWorkflow(first, admin, workflowBody());
     const before = await run(second, admin, workflowId, configId, { name: 'Ann' });
     expect(before.results.shape).toEqual({ who: 'Ann' });
-    const changed = await first.request({
-      method: 'PUT',
-      url: `/api/workflow/${workflowId}`,
-      token: admin,
-      payload: {
-        config: { steps: [{ name: 'shape', type: 'transform', config: { mapping: { person: 'name' } } }] },
-      },
+    const url = `/api/workflow/${workflowId}`;
+    const changed = await requestAs(first, admin, 'PUT', url, {
+      config: { steps: [{ name: 'shape', type: 'transform', config: { mapping: { person: 'name' } } }] },
     });
     expect(changed.statusCode).toBe(200);
     await settle();
     const after = await run(second, admin, workflowId, configId, { name: 'Ann' });
     expect(after.results.shape).toEqual({ person: 'Ann' });
-    const removed = await first.request({
-      method: 'DELETE',
-      url: `/api/workflow/${workflowId}`,
-      token: admin,
-    });
+    const removed = await requestAs(first, admin, 'DELETE', url);
     expect(removed.statusCode).toBe(200);
     await settle();
-    const gone = await second.request({
-      method: 'POST',
-      url: `/api/workflow/${workflowId}/execute`,
-      token: admin,
-      payload: { configId, data: { name: 'Ann' } },
-    });
+    const gone = await execute(second, admin, workflowId, configId, { name: 'Ann' });
     expect(gone.statusCode).toBe(404);
     expect(gone.json().code).toBe('WORKFLOW_NOT_FOUND');
   });
