@@ -4,6 +4,7 @@ import { RequestMethod } from '@nestjs/common';
 import { AUTH_DECISION } from '../../src/common/auth/auth-decision.decorators';
 import { createUser } from '../factories/user.factory';
 import { createConfig } from '../factories/config.factory';
+import { createRole } from '../factories/role.factory';
 import { createSite } from '../factories/site.factory';
 import { useAppSuite } from '../utils/app-suite';
 import { requestAs, statusAs, type Call } from '../utils/request-as';
@@ -80,11 +81,7 @@ describe('access control', () => {
   });
 
   it('configuration writes check the role permission map: a custom role granted configs:create may create, not delete', async () => {
-    const created = await send(s.admin, 'POST', '/api/roles', {
-      name: 'designer',
-      permissions: { configs: ['read', 'create'] },
-    });
-    expect(created.statusCode).toBe(201);
+    const role = await createRole(s.t, s.admin, 'designer', { configs: ['read', 'create'] });
     // A non-admin writes configurations in their own site only (test/e2e/delegated-authors.e2e-spec.ts).
     const site = await createSite(s.t, s.admin, 'Design', 'design.example.com');
     const onSite = { host: 'design.example.com' };
@@ -100,7 +97,7 @@ describe('access control', () => {
     const configUrl = `/api/configs/${config.json().id}`;
     expect(await statusOf(designer.token, 'DELETE', configUrl, undefined, onSite)).toBe(403);
     // Granting the action takes effect (the role's permissions are re-read after the change).
-    await send(s.admin, 'PUT', `/api/roles/${created.json().id}`, {
+    await send(s.admin, 'PUT', `/api/roles/${role}`, {
       permissions: { configs: ['read', 'create', 'delete'] },
     });
     expect(await statusOf(designer.token, 'DELETE', configUrl, undefined, onSite)).toBe(200);

@@ -5,7 +5,7 @@ import ExcelJS from 'exceljs';
 import { RecordDraftRetention } from '../../src/data/record-draft-retention';
 import { EventDispatcher } from '../../src/events/event-dispatcher.service';
 import { createConfig } from '../factories/config.factory';
-import { createSite } from '../factories/site.factory';
+import { createTwoSites, ON_A as onA, ON_B as onB } from '../factories/two-sites';
 import { createUser, type TestUser } from '../factories/user.factory';
 import { useAppSuite } from '../utils/app-suite';
 import { errorBody } from '../utils/error-body';
@@ -262,13 +262,9 @@ describe('drafts', () => {
     });
 
     it('in the site it was saved through only', async () => {
-      const onA = { host: 'alpha.example.com' };
-      const onB = { host: 'beta.example.com' };
-      const siteUser = await createUser(s.t, { siteId: await createSite(s.t, s.admin, 'Alpha', onA.host) });
-      const managerB = await createUser(s.t, {
-        role: 'manager',
-        siteId: await createSite(s.t, s.admin, 'Beta', onB.host),
-      });
+      const { siteA, siteB } = await createTwoSites(s.t, s.admin);
+      const siteUser = await createUser(s.t, { siteId: siteA });
+      const managerB = await createUser(s.t, { role: 'manager', siteId: siteB });
       const dataId = await saveDraft(siteUser, HALF, s.configId, onA);
       expect((await read(siteUser.token, dataId, s.configId, onA)).json()).toMatchObject({ status: 'draft' });
       expect((await read(s.admin, dataId, s.configId, onA)).statusCode).toBe(200);

@@ -6,7 +6,7 @@ import { createUser, type TestUser } from '../factories/user.factory';
 import { useAppSuite } from '../utils/app-suite';
 import { requestAs, type Call } from '../utils/request-as';
 import { createSteps, run } from '../utils/workflow-api';
-import { createSite } from '../factories/site.factory';
+import { createTwoSites, ON_A as onA, ON_B as onB } from '../factories/two-sites';
 
 const ORDER = { name: 'Ann', qty: 2, price: 3 };
 const FORM = 'application/x-www-form-urlencoded';
@@ -409,13 +409,10 @@ describe('record lifecycle: trash, restore, purge and history', () => {
     });
 
     it("a shared form's record: the trash and the history stay with the site it came through", async () => {
-      const siteA = await createSite(s.t, s.admin, 'Alpha', 'alpha.example.com');
-      const siteB = await createSite(s.t, s.admin, 'Beta', 'beta.example.com');
+      const { siteA, siteB } = await createTwoSites(s.t, s.admin);
       const userA = await createUser(s.t, { siteId: siteA });
       const managerA = await createUser(s.t, { role: 'manager', siteId: siteA });
       const managerB = await createUser(s.t, { role: 'manager', siteId: siteB });
-      const onA = { host: 'alpha.example.com' };
-      const onB = { host: 'beta.example.com' };
       const saved = await send(userA.token, 'POST', `/api/data/${s.configId}`, ORDER, onA);
       const dataId = saved.json().dataId;
       const get = (url: string, token: string, headers: Record<string, string>) =>

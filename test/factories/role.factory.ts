@@ -1,0 +1,19 @@
+import type { TestApp } from '../utils/test-app';
+
+/** Creates a custom role through the admin API (`POST /api/roles`) and returns its id; fails unless 201. */
+export async function createRole(
+  t: TestApp,
+  adminToken: string,
+  name: string,
+  permissions: Record<string, string[]>,
+): Promise<string> {
+  const response = await t.request({
+    method: 'POST',
+    url: '/api/roles',
+    token: adminToken,
+    payload: { name, permissions },
+  });
+  if (response.statusCode !== 201)
+    throw new Error(`role create failed: ${response.statusCode} ${response.body}`);
+  return response.json().id as string;
+}
