@@ -96,15 +96,9 @@ describe('records', () => {
       expect((await submit(alice.token, configId, { name: 'b', qty: 1 })).statusCode).toBe(201);
       const refused = await submit(alice.token, configId, { name: 'c', qty: 1 });
       expect(refused.statusCode).toBe(400);
+      const limitOf2 = 'You have reached the limit of 2 submissions for this form.';
       expect(refused.json()).toEqual(
-        errorBody(
-          400,
-          'DATA_SAVE_LIMIT_REACHED',
-          'You have reached the limit of 2 submissions for this form.',
-          {
-            details: { limit: 2 },
-          },
-        ),
+        errorBody(400, 'DATA_SAVE_LIMIT_REACHED', limitOf2, { details: { limit: 2 } }),
       );
       const hu = await submit(alice.token, configId, { name: 'c', qty: 1 }, '?lang=hu');
       expect(hu.json().error).toBe('Elérte az űrlaphoz tartozó 2 beküldéses korlátot.');

@@ -5,6 +5,7 @@ import { ChangeNotifications, NOTIFICATION_PROBE } from '../../src/database/chan
 import { createPostgresPool } from '../../src/database/postgres-pool';
 import { createConfig } from '../factories/config.factory';
 import { adminToken } from '../factories/user.factory';
+import { requestAs, statusAs } from '../utils/request-as';
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { createSteps, execute } from '../utils/workflow-api';
 import { untilTrue } from '../utils/until';
@@ -57,12 +58,9 @@ behindPooler('behind PgBouncer in transaction mode', () => {
       runs.map(() => [200, 'success']),
     );
     for (const created of creates.slice(0, 10)) {
-      const read = await second.request({
-        method: 'GET',
-        url: `/api/data/${configId}/${created.json().dataId}`,
-        token: admin,
-      });
-      expect(read.statusCode).toBe(200);
+      expect(await statusAs(second, admin, 'GET', `/api/data/${configId}/${created.json().dataId}`)).toBe(
+        200,
+      );
     }
   });
 
@@ -70,15 +68,10 @@ behindPooler('behind PgBouncer in transaction mode', () => {
     const configId = await createConfig(first, admin);
     await waitFor(() => second.app.get(ChangeNotifications).connected);
     const title = async () =>
-      (await second.request({ method: 'GET', url: `/api/configs/${configId}`, token: admin })).json().title;
+      (await requestAs(second, admin, 'GET', `/api/configs/${configId}`)).json().title;
     expect(await title()).toBe('Order form');
     expect(await title()).toBe('Order form');
-    const update = await first.request({
-      method: 'PUT',
-      url: `/api/configs/${configId}`,
-      token: admin,
-      payload: { title: 'Retitled' },
-    });
+    const update = await requestAs(first, admin, 'PUT', `/api/configs/${configId}`, { title: 'Retitled' });
     expect(update.statusCode).toBe(200);
     await waitFor(async () => (await title()) === 'Retitled', 2000);
   });
@@ -105,15 +98,9 @@ behindPooler('behind PgBouncer in transaction mode', () => {
       // A configuration retitled on another instance is read fresh here.
       const configId = await createConfig(first, admin);
       const title = async () =>
-        (await pooledOnly.request({ method: 'GET', url: `/api/configs/${configId}`, token: admin })).json()
-          .title;
+        (await requestAs(pooledOnly, admin, 'GET', `/api/configs/${configId}`)).json().title;
       expect(await title()).toBe('Order form');
-      await first.request({
-        method: 'PUT',
-        url: `/api/configs/${configId}`,
-        token: admin,
-        payload: { title: 'Now' },
-      });
+      await requestAs(first, admin, 'PUT', `/api/configs/${configId}`, { title: 'Now' });
       expect(await title()).toBe('Now');
       await new Promise((resolve) => setTimeout(resolve, 1500));
       expect(warn.mock.calls.filter(([message]) => /do not arrive/.test(String(message)))).toHaveLength(1);
