@@ -1,6 +1,6 @@
 /**
- * The query string a grid-library store sends for `params` (docs/grid-protocol.md): each value
- * as JSON, a string as it is, every one URL-encoded.
+ * The query string a grid-library store sends for `params`: each value as JSON (a string as it is),
+ * every one URL-encoded.
  */
 export function gridQuery(params: Record<string, unknown>): string {
   return Object.entries(params)
