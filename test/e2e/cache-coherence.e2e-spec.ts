@@ -1,7 +1,8 @@
 import { createConfig, ORDER_FORM } from '../factories/config.factory';
 import { adminToken, createUser, deactivateUser } from '../factories/user.factory';
 import { requestAs } from '../utils/request-as';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import type { TestApp } from '../utils/test-app';
+import { useTwoInstances } from '../utils/two-instances';
 import { createWorkflow, execute, run, workflowBody } from '../utils/workflow-api';
 
 /**
@@ -10,23 +11,14 @@ import { createWorkflow, execute, run, workflowBody } from '../utils/workflow-ap
  * is seen by the other on its very next request.
  */
 describe('two instances keep their in-process lookups coherent', () => {
-  let first: TestApp;
-  let second: TestApp;
-  const env = { CACHE_ENABLED: 'false', REDIS_URL: '' };
-  beforeAll(async () => {
-    first = await createTestApp({ env });
-    second = await createTestApp({ env, database: first.database });
-  });
-  afterAll(async () => {
-    await second.close();
-    await first.close();
-  });
+  const apps = useTwoInstances({ CACHE_ENABLED: 'false', REDIS_URL: '' });
 
   const me = (t: TestApp, token: string) => t.request({ method: 'GET', url: '/auth/me', token });
   /** The notice goes through the database; give it the few milliseconds it takes. */
   const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
 
   it('a logout on one instance refuses the token on the other', async () => {
+    const { first, second } = apps;
     const { token } = await createUser(first);
     expect((await me(second, token)).statusCode).toBe(200);
     expect((await me(second, token)).statusCode).toBe(200);
@@ -36,6 +28,7 @@ describe('two instances keep their in-process lookups coherent', () => {
   });
 
   it('a user deactivated on one instance is refused by the other', async () => {
+    const { first, second } = apps;
     const { user, token } = await createUser(first);
     expect((await me(second, token)).statusCode).toBe(200);
     await deactivateUser(first, await adminToken(first), user.id);
@@ -44,6 +37,7 @@ describe('two instances keep their in-process lookups coherent', () => {
   });
 
   it('a configuration changed on one instance validates by its new rules on the other', async () => {
+    const { first, second } = apps;
     const admin = await adminToken(first);
     const configId = await createConfig(first, admin);
     const submit = (data: object) =>
@@ -63,6 +57,7 @@ describe('two instances keep their in-process lookups coherent', () => {
   });
 
   it('a configuration deleted on one instance is a 404 on the other', async () => {
+    const { first, second } = apps;
     const admin = await adminToken(first);
     const configId = await createConfig(first, admin);
     const records = () => requestAs(second, admin, 'GET', `/api/data/${configId}`);
@@ -76,6 +71,7 @@ describe('two instances keep their in-process lookups coherent', () => {
   });
 
   it('a workflow changed on one instance runs its new definition on the other, and a deleted one is a 404 there', async () => {
+    const { first, second } = apps;
     const admin = await adminToken(first);
     const configId = await createConfig(first, admin);
     const workflowId = await createWorkflow(first, admin, workflowBody());

@@ -30,14 +30,14 @@ describe('drafts', () => {
   const send = (...call: Call) => requestAs(s.t, ...call);
 
   /** Saves a record (`?status=draft`: a draft) that must be created, and returns its id. */
-  const saved = async (query: string, user: TestUser, payload: object, config: string, headers = {}) => {
+  const createdId = async (query: string, user: TestUser, payload: object, config: string, headers = {}) => {
     const response = await send(user.token, 'POST', `/api/data/${config}${query}`, payload, headers);
     expect(response.statusCode).toBe(201);
     return response.json().dataId as string;
   };
   const saveDraft = (user: TestUser, payload: object = HALF, config = s.configId, headers = {}) =>
-    saved('?status=draft', user, payload, config, headers);
-  const submitRecord = (user: TestUser, payload: object) => saved('', user, payload, s.configId);
+    createdId('?status=draft', user, payload, config, headers);
+  const submitRecord = (user: TestUser, payload: object) => createdId('', user, payload, s.configId);
   const read = (token: string, dataId: string, config = s.configId, headers = {}) =>
     send(token, 'GET', `/api/data/${config}/${dataId}`, undefined, headers);
   const patch = (token: string, dataId: string, payload: object, headers = {}, config = s.configId) =>

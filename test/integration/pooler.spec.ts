@@ -6,7 +6,8 @@ import { createPostgresPool } from '../../src/database/postgres-pool';
 import { createConfig } from '../factories/config.factory';
 import { adminToken } from '../factories/user.factory';
 import { requestAs, statusAs } from '../utils/request-as';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { createTestApp } from '../utils/test-app';
+import { useTwoInstances } from '../utils/two-instances';
 import { createSteps, execute } from '../utils/workflow-api';
 import { untilTrue } from '../utils/until';
 
@@ -19,23 +20,14 @@ const behindPooler =
   process.env.TEST_PGBOUNCER_URL && process.env.TEST_DATABASE_URL ? describe : describe.skip;
 
 behindPooler('behind PgBouncer in transaction mode', () => {
-  let first: TestApp;
-  let second: TestApp;
+  const apps = useTwoInstances({ CACHE_ENABLED: 'false', WORKFLOW_WORKERS: '0' });
   let admin: string;
   beforeAll(async () => {
-    first = await createTestApp({ env: { CACHE_ENABLED: 'false', WORKFLOW_WORKERS: '0' } });
-    second = await createTestApp({
-      env: { CACHE_ENABLED: 'false', WORKFLOW_WORKERS: '0' },
-      database: first.database,
-    });
-    admin = await adminToken(first);
-  });
-  afterAll(async () => {
-    await second.close();
-    await first.close();
+    admin = await adminToken(apps.first);
   });
 
   it('concurrent creates and workflow runs (the prepared writes) all succeed and are readable', async () => {
+    const { first, second } = apps;
     const configId = await createConfig(first, admin);
     const workflowId = await createSteps(first, admin, [{ name: 'store', type: 'save', config: {} }]);
     const creates = await Promise.all(
@@ -65,6 +57,7 @@ behindPooler('behind PgBouncer in transaction mode', () => {
   });
 
   it('with DATABASE_LISTEN_URL, a configuration retitled on one instance is seen on the other at once', async () => {
+    const { first, second } = apps;
     const configId = await createConfig(first, admin);
     await waitFor(() => second.app.get(ChangeNotifications).connected);
     const title = async () =>
@@ -77,6 +70,7 @@ behindPooler('behind PgBouncer in transaction mode', () => {
   });
 
   it('LISTEN through the pooler: notices do not arrive, which is warned once, and nothing is kept', async () => {
+    const { first } = apps;
     const saved = { ...NOTIFICATION_PROBE };
     NOTIFICATION_PROBE.timeoutMs = 300;
     NOTIFICATION_PROBE.intervalMs = 500;
