@@ -12,6 +12,10 @@ import { createWorkflow, execute, run, workflowBody } from '../utils/workflow-ap
  */
 describe('two instances keep their in-process lookups coherent', () => {
   const apps = useTwoInstances({ CACHE_ENABLED: 'false', REDIS_URL: '' });
+  let admin: string;
+  beforeAll(async () => {
+    admin = await adminToken(apps.first);
+  });
 
   const me = (t: TestApp, token: string) => t.request({ method: 'GET', url: '/auth/me', token });
   /** The notice goes through the database; give it the few milliseconds it takes. */
@@ -31,14 +35,13 @@ describe('two instances keep their in-process lookups coherent', () => {
     const { first, second } = apps;
     const { user, token } = await createUser(first);
     expect((await me(second, token)).statusCode).toBe(200);
-    await deactivateUser(first, await adminToken(first), user.id);
+    await deactivateUser(first, admin, user.id);
     await settle();
     expect((await me(second, token)).statusCode).toBe(401);
   });
 
   it('a configuration changed on one instance validates by its new rules on the other', async () => {
     const { first, second } = apps;
-    const admin = await adminToken(first);
     const configId = await createConfig(first, admin);
     const submit = (data: object) =>
       second.request({ method: 'POST', url: `/api/data/${configId}`, token: admin, payload: data });
@@ -58,7 +61,6 @@ describe('two instances keep their in-process lookups coherent', () => {
 
   it('a configuration deleted on one instance is a 404 on the other', async () => {
     const { first, second } = apps;
-    const admin = await adminToken(first);
     const configId = await createConfig(first, admin);
     const records = () => requestAs(second, admin, 'GET', `/api/data/${configId}`);
     expect((await records()).statusCode).toBe(200);
@@ -72,7 +74,6 @@ describe('two instances keep their in-process lookups coherent', () => {
 
   it('a workflow changed on one instance runs its new definition on the other, and a deleted one is a 404 there', async () => {
     const { first, second } = apps;
-    const admin = await adminToken(first);
     const configId = await createConfig(first, admin);
     const workflowId = await createWorkflow(first, admin, workflowBody());
     const before = await run(second, admin, workflowId, configId, { name: 'Ann' });
