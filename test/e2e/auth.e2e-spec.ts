@@ -1,7 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { adminToken, createUser, deactivateUser } from '../factories/user.factory';
 import { useAppSuite } from '../utils/app-suite';
-import { errorBody } from '../utils/error-body';
+import { errorBody } from '../utils/api-error';
 import { createTestApp, TEST_JWT_SECRET } from '../utils/test-app';
 import { createTestDatabase } from '../utils/test-database';
 
@@ -50,7 +50,7 @@ describe.each(['/auth', '/api/auth'])('auth routes under %s', (prefix) => {
     const answers = await Promise.all([register(payload), register(payload)]);
     expect(answers.map((r) => r.statusCode).sort()).toEqual([201, 409]);
     expect(answers.find((r) => r.statusCode === 409)!.json()).toEqual(
-      errorBody(409, 'EMAIL_TAKEN', 'This e-mail address is already registered.'),
+      errorBody(409, { code: 'EMAIL_TAKEN', error: 'This e-mail address is already registered.' }),
     );
   });
 
@@ -84,7 +84,9 @@ describe.each(['/auth', '/api/auth'])('auth routes under %s', (prefix) => {
     expect(wrong.statusCode).toBe(401);
     expect(unknown.statusCode).toBe(401);
     expect(wrong.json()).toEqual(unknown.json());
-    expect(wrong.json()).toEqual(errorBody(401, 'INVALID_CREDENTIALS', 'Invalid e-mail or password.'));
+    expect(wrong.json()).toEqual(
+      errorBody(401, { code: 'INVALID_CREDENTIALS', error: 'Invalid e-mail or password.' }),
+    );
   });
 
   it('logout blacklists the token; other tokens of the user keep working', async () => {
@@ -193,7 +195,10 @@ describe('forged and stale tokens', () => {
         expect({ url, status: response.statusCode, body: response.json() }).toEqual({
           url,
           status: 401,
-          body: errorBody(401, 'TOKEN_INVALID', 'The access token is invalid or has expired.'),
+          body: errorBody(401, {
+            code: 'TOKEN_INVALID',
+            error: 'The access token is invalid or has expired.',
+          }),
         });
       }
     },

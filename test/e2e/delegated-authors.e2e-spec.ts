@@ -5,7 +5,7 @@ import { createRole } from '../factories/role.factory';
 import { createTwoSites, ON_A as onA, ON_B as onB, ON_NO_SITE as onNoSite } from '../factories/two-sites';
 import { createUser, type TestUser } from '../factories/user.factory';
 import { useAppSuite } from '../utils/app-suite';
-import { errorBody } from '../utils/error-body';
+import { errorBody } from '../utils/api-error';
 import { requestAs } from '../utils/request-as';
 import { untilTrue } from '../utils/until';
 import { createWorkflow, workflowBody } from '../utils/workflow-api';
@@ -22,7 +22,7 @@ describe('delegated authors stay inside their site', () => {
   let siteB: string;
   let authorA: TestUser;
   let globalAuthor: TestUser;
-  const forbidden = errorBody(403, 'SITE_FORBIDDEN', expect.any(String));
+  const forbidden = errorBody(403, { code: 'SITE_FORBIDDEN', error: expect.any(String) });
   const send = (
     method: 'POST' | 'PUT' | 'DELETE',
     url: string,

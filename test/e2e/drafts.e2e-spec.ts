@@ -8,7 +8,7 @@ import { createConfig } from '../factories/config.factory';
 import { createTwoSites, ON_A as onA, ON_B as onB } from '../factories/two-sites';
 import { createUser, type TestUser } from '../factories/user.factory';
 import { useAppSuite } from '../utils/app-suite';
-import { errorBody } from '../utils/error-body';
+import { errorBody } from '../utils/api-error';
 import { requestAs, type Call } from '../utils/request-as';
 
 const DAY = 86_400_000;
@@ -69,7 +69,7 @@ describe('drafts', () => {
       const refused = await submit(alice.token, dataId);
       expect(refused.statusCode).toBe(422);
       expect(refused.json()).toMatchObject({
-        ...errorBody(422, 'DRAFT_INCOMPLETE', expect.stringMatching(/draft/i)),
+        ...errorBody(422, { code: 'DRAFT_INCOMPLETE', error: expect.stringMatching(/draft/i) }),
         validationErrors: [{ field: 'qty', rule: 'required' }],
         fieldResults: { qty: { valid: false }, name: { valid: true } },
       });

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { createConfig } from '../factories/config.factory';
 import { useAppSuite } from '../utils/app-suite';
-import { errorBody } from '../utils/error-body';
+import { errorBody } from '../utils/api-error';
 import { gridQuery } from '../utils/grid-query';
 import { requestAs } from '../utils/request-as';
 
@@ -555,7 +555,9 @@ describe('grid-library list protocol', () => {
     });
 
     const refusal = (reason: string) =>
-      errorBody(400, 'INVALID_QUERY', `The query parameter filter is not valid: ${reason}`, {
+      errorBody(400, {
+        code: 'INVALID_QUERY',
+        error: `The query parameter filter is not valid: ${reason}`,
         details: { parameter: 'filter', reason },
       });
 

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { createConfig } from '../factories/config.factory';
 import { useAppSuite } from '../utils/app-suite';
-import { errorBody } from '../utils/error-body';
+import { errorBody } from '../utils/api-error';
 import { gridQuery } from '../utils/grid-query';
 import { requestAs } from '../utils/request-as';
 import { RecordsRepository } from '../../src/data/records.repository';
@@ -12,13 +12,13 @@ describe('list answers are bounded in rows and bytes', () => {
   const s = useAppSuite({ env: { LIST_MAX_ROWS: '5', LIST_MAX_BYTES: '2048' }, seed: 'once' });
   let small: string;
   let big: string;
-  const TOO_LARGE = errorBody(
-    422,
-    'LIST_TOO_LARGE',
-    'The answer would exceed the list limits (at most 5 records and 2048 bytes of record data); ' +
+  const TOO_LARGE = errorBody(422, {
+    code: 'LIST_TOO_LARGE',
+    error:
+      'The answer would exceed the list limits (at most 5 records and 2048 bytes of record data); ' +
       'ask for smaller pages (take, limit) or narrow the filter.',
-    { details: { maxRows: 5, maxBytes: 2048 } },
-  );
+    details: { maxRows: 5, maxBytes: 2048 },
+  });
 
   beforeAll(async () => {
     const free = { schema: null, validationRules: [], computedRules: [] };

@@ -1,5 +1,5 @@
 import { useAppSuite } from '../utils/app-suite';
-import { errorBody } from '../utils/error-body';
+import { errorBody } from '../utils/api-error';
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { adminToken, createUser } from '../factories/user.factory';
 import { databaseThatCanGoAway } from '../utils/database-outage';
@@ -41,7 +41,7 @@ describe('platform: health, docs, error body, localization, headers', () => {
   it('an unknown route is a 404 in the error body, without stack outside development', async () => {
     const response = await get('/no-such-route');
     expect(response.statusCode).toBe(404);
-    expect(response.json()).toEqual(errorBody(404, 'ROUTE_NOT_FOUND', 'No such route.'));
+    expect(response.json()).toEqual(errorBody(404, { code: 'ROUTE_NOT_FOUND', error: 'No such route.' }));
   });
 
   it('localizes messages by ?lang=, ?locale= and Accept-Language, falling back to en', async () => {
@@ -61,7 +61,9 @@ describe('platform: health, docs, error body, localization, headers', () => {
     });
     expect(response.statusCode).toBe(422);
     const body = response.json();
-    expect(body).toMatchObject(errorBody(422, 'VALIDATION_FAILED', 'The request is not valid.'));
+    expect(body).toMatchObject(
+      errorBody(422, { code: 'VALIDATION_FAILED', error: 'The request is not valid.' }),
+    );
     const fields = body.validationErrors.map((e: { field: string }) => e.field);
     expect(fields).toEqual(expect.arrayContaining(['email', 'password', 'name', 'extra']));
     expect(body.validationErrors[0]).toEqual({
@@ -84,7 +86,7 @@ describe('platform: health, docs, error body, localization, headers', () => {
 
   it('401 without a token, 401 with a garbage token, 403 for a role that may not', async () => {
     expect((await get('/auth/me')).json()).toEqual(
-      errorBody(401, 'UNAUTHORIZED', 'Authentication is required.'),
+      errorBody(401, { code: 'UNAUTHORIZED', error: 'Authentication is required.' }),
     );
     const garbage = await get('/auth/me', {}, 'not.a.jwt');
     expect(garbage.statusCode).toBe(401);
@@ -102,7 +104,9 @@ describe('platform: health, docs, error body, localization, headers', () => {
       payload: { ...payload, email: 'DUP@example.com' },
     });
     expect(again.statusCode).toBe(409);
-    expect(again.json()).toEqual(errorBody(409, 'EMAIL_TAKEN', 'This e-mail address is already registered.'));
+    expect(again.json()).toEqual(
+      errorBody(409, { code: 'EMAIL_TAKEN', error: 'This e-mail address is already registered.' }),
+    );
   });
 
   it('echoes a well-formed x-request-id and makes one up otherwise', async () => {
@@ -209,7 +213,9 @@ describe('platform: development mode and limits', () => {
         payload: { email: 'a@example.com', password: 'x'.repeat(2000) },
       });
       expect(response.statusCode).toBe(413);
-      expect(response.json()).toEqual(errorBody(413, 'PAYLOAD_TOO_LARGE', 'The request body is too large.'));
+      expect(response.json()).toEqual(
+        errorBody(413, { code: 'PAYLOAD_TOO_LARGE', error: 'The request body is too large.' }),
+      );
     });
   });
 
@@ -224,7 +230,9 @@ describe('platform: development mode and limits', () => {
       for (let i = 0; i < 10; i++) expect((await login()).statusCode).toBe(401);
       const limited = await login();
       expect(limited.statusCode).toBe(429);
-      expect(limited.json()).toEqual(errorBody(429, 'RATE_LIMITED', 'Too many requests; try again later.'));
+      expect(limited.json()).toEqual(
+        errorBody(429, { code: 'RATE_LIMITED', error: 'Too many requests; try again later.' }),
+      );
       // Eleven requests counted so far against the general limit of 100; the 101st is refused.
       const other = (ip: string) => t.request({ method: 'GET', url: '/api/no-such', remoteAddress: ip });
       expect((await other('10.0.0.9')).statusCode).toBe(404);
@@ -286,7 +294,10 @@ describe('platform: development mode and limits', () => {
       const ready = await t.request({ method: 'GET', url: '/health/ready' });
       expect(ready.statusCode).toBe(503);
       expect(ready.json()).toEqual(
-        errorBody(503, 'DATABASE_UNAVAILABLE', 'The database is unavailable; try again later.'),
+        errorBody(503, {
+          code: 'DATABASE_UNAVAILABLE',
+          error: 'The database is unavailable; try again later.',
+        }),
       );
       const login = await t.request({
         method: 'POST',

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { createConfig, ORDER_FORM } from '../factories/config.factory';
 import { useAppSuite } from '../utils/app-suite';
-import { errorBody } from '../utils/error-body';
+import { errorBody } from '../utils/api-error';
 import { createdAnswer } from '../utils/record-answers';
 import { requestAs, type Call } from '../utils/request-as';
 
@@ -61,7 +61,7 @@ describe('records', () => {
       expect(response.statusCode).toBe(400);
       const body = response.json();
       expect(body).toMatchObject(
-        errorBody(400, 'DATA_VALIDATION_FAILED', 'The submitted data is not valid.'),
+        errorBody(400, { code: 'DATA_VALIDATION_FAILED', error: 'The submitted data is not valid.' }),
       );
       expect(body.validationErrors).toEqual([
         { field: 'name', rule: 'required', message: 'must have required property name' },
@@ -98,7 +98,7 @@ describe('records', () => {
       expect(refused.statusCode).toBe(400);
       const limitOf2 = 'You have reached the limit of 2 submissions for this form.';
       expect(refused.json()).toEqual(
-        errorBody(400, 'DATA_SAVE_LIMIT_REACHED', limitOf2, { details: { limit: 2 } }),
+        errorBody(400, { code: 'DATA_SAVE_LIMIT_REACHED', error: limitOf2, details: { limit: 2 } }),
       );
       const hu = await submit(alice.token, configId, { name: 'c', qty: 1 }, '?lang=hu');
       expect(hu.json().error).toBe('Elérte az űrlaphoz tartozó 2 beküldéses korlátot.');
@@ -176,7 +176,9 @@ describe('records', () => {
       });
       expect((await get(manager.token)).statusCode).toBe(200);
       expect((await get(s.admin)).statusCode).toBe(200);
-      expect((await get(bob.token)).json()).toEqual(errorBody(404, 'RECORD_NOT_FOUND', 'Record not found.'));
+      expect((await get(bob.token)).json()).toEqual(
+        errorBody(404, { code: 'RECORD_NOT_FOUND', error: 'Record not found.' }),
+      );
     });
 
     it('PUT replaces data, re-validates and recomputes; only the owner or an admin may', async () => {
@@ -246,7 +248,7 @@ describe('records', () => {
       const foreign = await del(bob.token);
       expect(foreign.statusCode).toBe(403);
       expect(foreign.json()).toEqual(
-        errorBody(403, 'FORBIDDEN', 'You are not authorized to change this record.'),
+        errorBody(403, { code: 'FORBIDDEN', error: 'You are not authorized to change this record.' }),
       );
       const deleted = await del(alice.token);
       expect(deleted.statusCode).toBe(200);

@@ -1,6 +1,6 @@
 import { createUser } from '../factories/user.factory';
 import { useAppSuite, type AppSuite } from '../utils/app-suite';
-import { errorBody } from '../utils/error-body';
+import { errorBody } from '../utils/api-error';
 
 /** A request without a token (registration and login). */
 const anonymous = (s: AppSuite, url: string, payload: object) =>
@@ -18,7 +18,7 @@ describe('REGISTRATION_ENABLED=false: only admins create users', () => {
     expect(response.statusCode).toBe(403);
     const disabled =
       'Self-registration is switched off on this service; ask an administrator for an account.';
-    expect(response.json()).toEqual(errorBody(403, 'REGISTRATION_DISABLED', disabled));
+    expect(response.json()).toEqual(errorBody(403, { code: 'REGISTRATION_DISABLED', error: disabled }));
     const login = await anonymous(s, '/auth/login', { email: 'self@example.com', password });
     expect(login.statusCode).toBe(401);
   });

@@ -6,7 +6,7 @@ import { createConfig } from '../factories/config.factory';
 import { createTwoSites, ON_A as onA, ON_B as onB, ON_NO_SITE as onNoSite } from '../factories/two-sites';
 import { createSteps, execute } from '../utils/workflow-api';
 import { useAppSuite } from '../utils/app-suite';
-import { errorBody } from '../utils/error-body';
+import { errorBody } from '../utils/api-error';
 import { requestAs } from '../utils/request-as';
 import { contextOf } from '../utils/user-context';
 
@@ -67,7 +67,7 @@ describe('records and runs of a shared form belong to the site they came through
     expect(grid.statusCode).toBe(200);
     expect(grid.json()).toMatchObject({ data: [], totalCount: 0 });
 
-    const notFound = errorBody(404, 'RECORD_NOT_FOUND', 'Record not found.');
+    const notFound = errorBody(404, { code: 'RECORD_NOT_FOUND', error: 'Record not found.' });
     const single = await get(`${base}/${dataId}`, managerB.token, onB);
     expect(single.statusCode).toBe(404);
     expect(single.json()).toEqual(notFound);
@@ -197,7 +197,9 @@ describe('records and runs of a shared form belong to the site they came through
     expect((await history(onNoSite)).json()).toMatchObject({ totalCount: 0, data: [] });
     const foreign = await get(`/api/workflow/runs/${globalRunId}`, globalManager.token, onB);
     expect(foreign.statusCode).toBe(404);
-    expect(foreign.json()).toEqual(errorBody(404, 'WORKFLOW_RUN_NOT_FOUND', 'Workflow run not found.'));
+    expect(foreign.json()).toEqual(
+      errorBody(404, { code: 'WORKFLOW_RUN_NOT_FOUND', error: 'Workflow run not found.' }),
+    );
     expect((await get(`/api/workflow/${workflowId}/runs`, managerB.token, onB)).json().totalCount).toBe(0);
     expect((await get(`/api/workflow/${workflowId}/runs`, s.admin)).json().totalCount).toBe(2);
   });
@@ -216,7 +218,7 @@ describe('records and runs of a shared form belong to the site they came through
 
     const foreign = await get(`/api/sites/${siteB}`, userA.token, onA);
     expect(foreign.statusCode).toBe(404);
-    expect(foreign.json()).toEqual(errorBody(404, 'SITE_NOT_FOUND', 'Site not found.'));
+    expect(foreign.json()).toEqual(errorBody(404, { code: 'SITE_NOT_FOUND', error: 'Site not found.' }));
     expect((await get(`/api/sites/${siteA}`, userA.token, onA)).json()).toMatchObject({ id: siteA });
     expect((await get(`/api/sites/${siteA}`, globalManager.token, onNoSite)).statusCode).toBe(404);
     expect((await get(`/api/sites/${siteB}`, s.admin)).statusCode).toBe(200);
