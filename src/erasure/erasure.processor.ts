@@ -1,6 +1,5 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { causeChain } from '../common/errors/cause-chain';
-import { settleWithin } from '../common/lifecycle/settle-within';
+import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { LeasedWork } from '../common/lifecycle/leased-work';
 import { RecordErasure } from '../data/record-erasure.service';
 import { EventDispatcher } from '../events/event-dispatcher.service';
 import { IdempotencyService } from '../idempotency/idempotency.service';
@@ -16,7 +15,6 @@ import { ErasuresRepository, type ErasureRow } from './erasures.repository';
 export const ERASURE_LEASE_MS = 60_000;
 /** How often every instance looks for an erasure whose instance died. */
 const TAKE_OVER_EVERY_MS = 10_000;
-const SHUTDOWN_WAIT_MS = 10_000;
 
 /**
  * Works through erasures step by step (ERASURE_STEPS), recording each step done in the erasure's
@@ -25,13 +23,8 @@ const SHUTDOWN_WAIT_MS = 10_000;
  * service; none touches another feature's table.
  */
 @Injectable()
-export class ErasureProcessor implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(ErasureProcessor.name);
+export class ErasureProcessor extends LeasedWork<ErasureRow> implements OnApplicationBootstrap {
   private readonly instance = newInstanceName();
-  private readonly inFlight = new Set<Promise<void>>();
-  private readonly processing = new Set<string>();
-  private timer?: NodeJS.Timeout;
-  private stopping = false;
 
   constructor(
     private readonly erasures: ErasuresRepository,
@@ -42,7 +35,9 @@ export class ErasureProcessor implements OnApplicationBootstrap, OnApplicationSh
     private readonly idempotency: IdempotencyService,
     private readonly imports: ImportsService,
     private readonly users: UsersService,
-  ) {}
+  ) {
+    super('erasure');
+  }
 
   /** The name this instance holds erasures under (the accepting request stores it as the first owner). */
   get owner(): string {
@@ -51,52 +46,24 @@ export class ErasureProcessor implements OnApplicationBootstrap, OnApplicationSh
 
   onApplicationBootstrap(): void {
     void this.takeOver();
-    this.timer = setInterval(() => void this.takeOver(), TAKE_OVER_EVERY_MS);
-    this.timer.unref();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    this.stopping = true;
-    clearInterval(this.timer);
-    // An erasure still going stops before its next step; its lease expires and it is taken over.
-    await settleWithin(this.inFlight, SHUTDOWN_WAIT_MS);
+    this.takeOverEvery(TAKE_OVER_EVERY_MS);
   }
 
   /** Works through an erasure this instance holds, in the background. */
   start(erasure: ErasureRow): void {
-    if (this.processing.has(erasure.id)) return;
-    this.processing.add(erasure.id);
-    const work = this.process(erasure)
-      .catch((error: unknown) =>
-        this.logger.warn(`erasure ${erasure.id} stopped: ${causeChain(error)} (taken over later)`),
-      )
-      .finally(() => {
-        this.inFlight.delete(work);
-        this.processing.delete(erasure.id);
-      });
-    this.inFlight.add(work);
+    void this.startWork(erasure);
   }
 
   /** Takes over one erasure whose instance died (its lease expired) and works through it; whether one was found. */
   async takeOver(): Promise<boolean> {
-    if (this.stopping) return false;
-    try {
-      const erasure = await this.erasures.claimAbandoned(this.instance, ERASURE_LEASE_MS);
-      if (!erasure) return false;
-      this.start(erasure);
-      return true;
-    } catch (error) {
-      this.logger.warn(`erasure take-over failed: ${causeChain(error)}`);
-      return false;
-    }
+    return (await this.claimAndStart()) !== null;
   }
 
-  /** Resolves when every erasure this instance is working through now has stopped. */
-  async settled(): Promise<void> {
-    await Promise.allSettled([...this.inFlight]);
+  protected claimAbandoned(): Promise<ErasureRow | null> {
+    return this.erasures.claimAbandoned(this.instance, ERASURE_LEASE_MS);
   }
 
-  private async process(erasure: ErasureRow): Promise<void> {
+  protected async process(erasure: ErasureRow): Promise<void> {
     for (let step = erasure.nextStep; step < ERASURE_STEPS.length; step++) {
       if (this.stopping) return;
       const removed = await this.run(ERASURE_STEPS[step], erasure);

@@ -1,15 +1,8 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { buildRequestContext, type AuthUser } from '../common/context/request-context';
 import { AppError } from '../common/errors/app-error';
-import { causeChain } from '../common/errors/cause-chain';
 import type { Locale } from '../common/i18n/locale';
-import { settleWithin } from '../common/lifecycle/settle-within';
+import { LeasedWork } from '../common/lifecycle/leased-work';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { RecordImports } from '../data/record-imports.service';
 import { IMPORT_INSTANCE } from './import-instance';
@@ -23,8 +16,6 @@ export interface ImportRequest {
   requestId: string;
 }
 
-const SHUTDOWN_WAIT_MS = 10_000;
-
 /**
  * Stores the staged rows of uploaded `all-or-nothing` imports (`valid-rows` stores its rows while
  * the upload is read, see ImportStager): the instance that received the file starts at once (in the
@@ -35,58 +26,35 @@ const SHUTDOWN_WAIT_MS = 10_000;
  * between two). An import whose upload was cut off with its instance is failed.
  */
 @Injectable()
-export class ImportProcessor implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(ImportProcessor.name);
-  private readonly inFlight = new Set<Promise<void>>();
-  private readonly processing = new Set<string>();
-  private timer?: NodeJS.Timeout;
-  private stopping = false;
-
+export class ImportProcessor extends LeasedWork<ImportRow> implements OnApplicationBootstrap {
   constructor(
     private readonly imports: ImportsRepository,
     private readonly records: RecordImports,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.takeOver(), Math.max(this.config.importLeaseMs / 2, 1000));
-    this.timer.unref();
+  ) {
+    super('import');
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    this.stopping = true;
-    clearInterval(this.timer);
-    await settleWithin(this.inFlight, SHUTDOWN_WAIT_MS);
+  onApplicationBootstrap(): void {
+    this.takeOverEvery(Math.max(this.config.importLeaseMs / 2, 1000));
   }
 
   /** Stores the import's rows in the background; resolves when this instance stops working on it. */
   start(row: ImportRow): Promise<void> {
-    if (this.processing.has(row.id)) return Promise.resolve();
-    this.processing.add(row.id);
-    const work = this.process(row)
-      .catch((error: unknown) =>
-        this.logger.warn(`import ${row.id} stopped: ${causeChain(error)} (taken over later)`),
-      )
-      .finally(() => {
-        this.inFlight.delete(work);
-        this.processing.delete(row.id);
-      });
-    this.inFlight.add(work);
-    return work;
+    return this.startWork(row);
   }
 
   /** Takes over one abandoned import, if any; resolves when it has been worked through. */
   async takeOver(): Promise<void> {
-    if (this.stopping) return;
-    try {
-      const row = await this.imports.claimAbandoned(IMPORT_INSTANCE, this.config.importLeaseMs);
-      if (row) await this.start(row);
-    } catch (error) {
-      this.logger.warn(`import take-over failed: ${causeChain(error)}`);
-    }
+    const started = await this.claimAndStart();
+    if (started) await started.work;
   }
 
-  private async process(row: ImportRow): Promise<void> {
+  protected claimAbandoned(): Promise<ImportRow | null> {
+    return this.imports.claimAbandoned(IMPORT_INSTANCE, this.config.importLeaseMs);
+  }
+
+  protected async process(row: ImportRow): Promise<void> {
     if (row.status === 'receiving') {
       // Its upload was cut off with the instance reading it: the rest of the file is gone.
       await this.imports.finish(row.id, IMPORT_INSTANCE, 'failed', { code: 'IMPORT_UPLOAD_INTERRUPTED' });

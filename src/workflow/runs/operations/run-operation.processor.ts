@@ -1,19 +1,12 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import {
   buildRequestContext,
   type AuthUser,
   type RequestContext,
 } from '../../../common/context/request-context';
 import { AppError } from '../../../common/errors/app-error';
-import { causeChain } from '../../../common/errors/cause-chain';
 import type { Locale } from '../../../common/i18n/locale';
-import { settleWithin } from '../../../common/lifecycle/settle-within';
+import { LeasedWork } from '../../../common/lifecycle/leased-work';
 import { APP_CONFIG, type AppConfig } from '../../../config/app-config';
 import { isUniqueViolation } from '../../../database/unique-violation';
 import type { RerunBody } from '../../engine/run-replay';
@@ -34,8 +27,6 @@ export interface OperationRequest {
   rerun?: RerunBody;
 }
 
-const SHUTDOWN_WAIT_MS = 10_000;
-
 /**
  * Works through bulk operations: the accepting instance starts one at once (in the background);
  * every instance with workers takes over an operation whose lease expired (its instance died or
@@ -46,14 +37,7 @@ const SHUTDOWN_WAIT_MS = 10_000;
  * run, and a run found cancelled already counts as done.
  */
 @Injectable()
-export class RunOperationProcessor implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(RunOperationProcessor.name);
-  private readonly inFlight = new Set<Promise<void>>();
-  /** The operations this instance is working through now. */
-  private readonly processing = new Set<string>();
-  private timer?: NodeJS.Timeout;
-  private stopping = false;
-
+export class RunOperationProcessor extends LeasedWork<RunOperationRow> implements OnApplicationBootstrap {
   constructor(
     private readonly operations: RunOperationsRepository,
     private readonly runs: WorkflowRunsService,
@@ -61,51 +45,25 @@ export class RunOperationProcessor implements OnApplicationBootstrap, OnApplicat
     private readonly clock: WorkflowClock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(WORKFLOW_INSTANCE) private readonly instance: string,
-  ) {}
+  ) {
+    super('workflow operation');
+  }
 
   onApplicationBootstrap(): void {
     if (this.config.workflowWorkers === 0) return;
-    this.timer = setInterval(() => void this.takeOver(), Math.max(this.config.workflowPollMs, 1000));
-    this.timer.unref();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    this.stopping = true;
-    clearInterval(this.timer);
-    // An operation still going stops before its next run; its lease expires and it is taken over.
-    await settleWithin(this.inFlight, SHUTDOWN_WAIT_MS);
+    this.takeOverEvery(Math.max(this.config.workflowPollMs, 1000));
   }
 
   /** Works through an operation this instance holds, in the background. */
   start(operation: RunOperationRow): void {
-    // Its lease ran out while this instance still works on it (one slow run): the take-over found
-    // its own operation, which must not get a second loop counting the same runs again.
-    if (this.processing.has(operation.id)) return;
-    this.processing.add(operation.id);
-    const work = this.process(operation)
-      .catch((error: unknown) =>
-        this.logger.warn(
-          `workflow operation ${operation.id} stopped: ${causeChain(error)} (taken over later)`,
-        ),
-      )
-      .finally(() => {
-        this.inFlight.delete(work);
-        this.processing.delete(operation.id);
-      });
-    this.inFlight.add(work);
+    void this.startWork(operation);
   }
 
-  private async takeOver(): Promise<void> {
-    if (this.stopping) return;
-    try {
-      const operation = await this.operations.claimAbandoned(this.instance, this.config.workflowLeaseMs);
-      if (operation) this.start(operation);
-    } catch (error) {
-      this.logger.warn(`workflow operation take-over failed: ${causeChain(error)}`);
-    }
+  protected claimAbandoned(): Promise<RunOperationRow | null> {
+    return this.operations.claimAbandoned(this.instance, this.config.workflowLeaseMs);
   }
 
-  private async process(operation: RunOperationRow): Promise<void> {
+  protected async process(operation: RunOperationRow): Promise<void> {
     const request = operation.request as unknown as OperationRequest;
     const ctx = buildRequestContext({
       user: request.actor,
