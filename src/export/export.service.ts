@@ -22,6 +22,7 @@ import {
 import { JsonExportWriter } from './json-export.writer';
 import { XlsxExportWriter } from './xlsx-export.writer';
 import { zipExport } from './zip-export';
+import { drainOrClose } from './drain-or-close';
 import type { OnRecordBatch } from '../data/record-cursor.repository';
 
 export interface ExportDownload {
@@ -183,17 +184,4 @@ function parseColumns(value: unknown): string[] | undefined {
     });
   }
   return columns;
-}
-
-/** Resolves when the stream can take more, or is gone; leaves no listener behind. */
-function drainOrClose(stream: PassThrough): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      stream.off('drain', done);
-      stream.off('close', done);
-      resolve();
-    };
-    stream.on('drain', done);
-    stream.on('close', done);
-  });
 }

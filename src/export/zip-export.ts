@@ -3,6 +3,7 @@ import archiver from 'archiver';
 import type { AttachmentsService } from '../attachments/attachments.service';
 import type { ListedRecordRow } from '../data/record.mapper';
 import type { OnRecordBatch } from '../data/record-cursor.repository';
+import { drainOrClose } from './drain-or-close';
 import { JsonExportWriter } from './json-export.writer';
 
 /**
@@ -43,16 +44,4 @@ export function zipExport(
     zip.destroy(error as Error);
   });
   return zip;
-}
-
-function drainOrClose(stream: PassThrough): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      stream.off('drain', done);
-      stream.off('close', done);
-      resolve();
-    };
-    stream.on('drain', done);
-    stream.on('close', done);
-  });
 }
