@@ -5,6 +5,7 @@ import type {
   ConfigVersionAction,
   ConfigVersionRow,
   ConfigVersionSummaryRow,
+  VersionedPart,
 } from './form-config-versions.repository';
 
 export function toConfigSummary(row: Pick<ConfigRow, 'id' | 'title' | 'type' | 'tags'>): ConfigSummaryDto {
@@ -15,16 +16,7 @@ export function toConfigSummary(row: Pick<ConfigRow, 'id' | 'title' | 'type' | '
 export function toConfigResponse(row: ConfigRow): ConfigResponseDto {
   return {
     id: row.id,
-    title: row.title,
-    type: row.type,
-    tags: row.tags,
-    siteId: row.siteId ?? null,
-    description: row.description ?? null,
-    schema: row.schema ?? null,
-    validationRules: row.validationRules,
-    computedRules: row.computedRules,
-    preferences: row.preferences,
-    definition: row.definition ?? null,
+    ...versionedPartsOf(row),
     isActive: row.isActive,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
@@ -47,6 +39,16 @@ export function toConfigVersion(row: ConfigVersionRow): ConfigVersionDto {
   return {
     ...toConfigVersionSummary(row),
     configId: row.configId,
+    ...versionedPartsOf(row),
+  };
+}
+
+/**
+ * The content a version keeps (VERSIONED_PARTS), as the API returns it: the same in a configuration
+ * and in each of its versions. Spread where these fields stand, so the JSON keeps its key order.
+ */
+function versionedPartsOf(row: Pick<ConfigRow, VersionedPart>): Pick<ConfigVersionDto, VersionedPart> {
+  return {
     title: row.title,
     type: row.type,
     tags: row.tags,
