@@ -77,13 +77,7 @@ export function trashScope(ctx: RequestContext, access: FormAccess): RecordScope
       ? new AppError('FORBIDDEN', { messageKey: 'data.deleteNotAllowed' })
       : new AppError('FORBIDDEN');
   }
-  const user = requireUser(ctx);
-  return {
-    configId: access.config.id,
-    site: ownSiteScopeOf(ctx),
-    ownerId: user.role === 'admin' ? null : user.userId,
-    state: 'deleted',
-  };
+  return { ...everyoneIfAdminElseOwn(ctx, access), state: 'deleted' };
 }
 
 /**
@@ -91,12 +85,19 @@ export function trashScope(ctx: RequestContext, access: FormAccess): RecordScope
  * anyone else's only their own (viewAllResults does not show other people's drafts).
  */
 export function draftScope(ctx: RequestContext, access: FormAccess): RecordScope {
+  return { ...everyoneIfAdminElseOwn(ctx, access), status: 'draft' };
+}
+
+/**
+ * The records of a configuration in the caller's site scope: everyone's for an admin, else the
+ * caller's own. The trash and the drafts share this rule (viewAllResults widens neither).
+ */
+function everyoneIfAdminElseOwn(ctx: RequestContext, access: FormAccess): RecordScope {
   const user = requireUser(ctx);
   return {
     configId: access.config.id,
     site: ownSiteScopeOf(ctx),
     ownerId: user.role === 'admin' ? null : user.userId,
-    status: 'draft',
   };
 }
 
