@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { requireUser, type RequestContext } from '../common/context/request-context';
-import { siteOfNewRecord } from '../common/context/site-scope';
 import { AppError } from '../common/errors/app-error';
 import { ifMatchAllows, NO_PRECONDITION, type IfMatch } from '../common/http/conditional-requests';
 import { EventDispatcher } from '../events/event-dispatcher.service';
@@ -18,6 +17,7 @@ import {
   storedComputedResults,
   validationFailed,
 } from './record-rules';
+import { newRecordOf } from './new-record';
 import { anyStatus, recordScope } from './record-selection';
 import type { RecordRow } from './record.mapper';
 import { RecordsService } from './records.service';
@@ -51,16 +51,7 @@ export class RecordDraftsService {
     const check = this.validator.validateDraft(config, data, ctx.locale);
     if (!check.valid) throw validationFailed(check);
     const inserted = await this.drafts.insert(
-      {
-        configId: config.id,
-        configVersion: config.version,
-        userId: user.userId,
-        siteId: siteOfNewRecord(ctx, config.siteId),
-        data,
-        dataKeys: Object.keys(data),
-        computedResults: null,
-        idempotencyKey: null,
-      },
+      newRecordOf(ctx, config, user.userId, data, { computedResults: null, idempotencyKey: null }),
       authorOf(ctx),
       this.attachments.linkerFor(ctx, config),
     );

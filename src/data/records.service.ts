@@ -1,7 +1,7 @@
 import type { CarriedWrite } from '../database/carried-write';
 import { Inject, Injectable } from '@nestjs/common';
 import { requireUser, type RequestContext } from '../common/context/request-context';
-import { ownSiteScopeOf, siteOfNewRecord } from '../common/context/site-scope';
+import { ownSiteScopeOf } from '../common/context/site-scope';
 import { AppError } from '../common/errors/app-error';
 import {
   expectedVersions,
@@ -26,6 +26,7 @@ import {
   type ListedRecordRow,
   type RecordRow,
 } from './record.mapper';
+import { newRecordOf } from './new-record';
 import { anyStatus, hiddenDraft, listScope, recordScope, type RecordScope } from './record-selection';
 import { RecordsRepository, type RecordWrite } from './records.repository';
 import { RecordHistoryRepository } from './history/record-history.repository';
@@ -81,19 +82,10 @@ export class RecordsService {
     const { computedResults } = validation;
     const saveLimit = config.preferences.saveLimit ?? null;
     const outcome = await this.records.insertWithinLimit(
-      {
-        configId: config.id,
-        // The configuration row validated against (already loaded): no extra query per create.
-        configVersion: config.version,
-        userId: user.userId,
-        // A shared form's record belongs to the site the submission came through.
-        siteId: siteOfNewRecord(ctx, config.siteId),
-        data,
-        // jsonb keeps its own key order: the submitted order is stored beside it.
-        dataKeys: Object.keys(data),
+      newRecordOf(ctx, config, user.userId, data, {
         computedResults: storedComputedResults(config, computedResults),
         idempotencyKey: options.idempotencyKey ?? null,
-      },
+      }),
       saveLimit,
       authorOf(ctx),
       options.carrying ?? null,
@@ -205,14 +197,7 @@ export class RecordsService {
   ): Promise<RecordDto> {
     const access = await this.access.require(ctx, configId, 'deleteOwnResults');
     const scope = anyStatus(recordScope(ctx, access, { owners: 'any' }));
-    const record = await this.records.findInScope(dataId, scope);
-    if (!record || hiddenDraft(ctx, record)) throw new AppError('RECORD_NOT_FOUND');
-    // Discarding a draft is its owner's whatever allowDelete says: no submission is deleted.
-    assertOwnerMayChange(requireUser(ctx), record, {
-      allowed: record.isDraft || access.config.preferences.allowDelete,
-      refusal: 'data.deleteNotAllowed',
-    });
-    if (!ifMatchAllows(ifMatch, record.version)) throw await this.staleRecord(record, ifMatch);
+    const record = await this.requireDeletable(ctx, access, scope, dataId, ifMatch);
     const deleted = await this.records.deactivate(record.id, authorOf(ctx), expectedVersions(ifMatch));
     if (!deleted) throw await this.missedWrite(dataId, scope, ifMatch);
     this.events.dispatchSoon();
@@ -252,13 +237,7 @@ export class RecordsService {
   ): Promise<RecordDto> {
     const access = await this.access.require(ctx, configId, 'deleteOwnResults');
     const scope: RecordScope = { ...recordScope(ctx, access, { owners: 'any' }), state: 'deleted' };
-    const record = await this.records.findInScope(dataId, scope);
-    if (!record || hiddenDraft(ctx, record)) throw new AppError('RECORD_NOT_FOUND');
-    assertOwnerMayChange(requireUser(ctx), record, {
-      allowed: record.isDraft || access.config.preferences.allowDelete,
-      refusal: 'data.deleteNotAllowed',
-    });
-    if (!ifMatchAllows(ifMatch, record.version)) throw await this.staleRecord(record, ifMatch);
+    const record = await this.requireDeletable(ctx, access, scope, dataId, ifMatch);
     // A draft comes back a draft, which counts against no limit.
     const saveLimit = record.isDraft ? null : (access.config.preferences.saveLimit ?? null);
     const outcome = await this.records.restoreWithinLimit(
@@ -299,6 +278,27 @@ export class RecordsService {
     const record = await this.records.findInScope(dataId, scope);
     if (!record) throw new AppError('RECORD_NOT_FOUND');
     assertVisible(ctx, scope, record);
+    return record;
+  }
+
+  /**
+   * The record a delete or a restore acts on (404, 403 by the delete's rule, 412 off If-Match). A
+   * draft is its owner's to discard whatever allowDelete says: no submission is deleted.
+   */
+  private async requireDeletable(
+    ctx: RequestContext,
+    access: FormAccess,
+    scope: RecordScope,
+    dataId: string,
+    ifMatch: IfMatch,
+  ): Promise<RecordRow> {
+    const record = await this.records.findInScope(dataId, scope);
+    if (!record || hiddenDraft(ctx, record)) throw new AppError('RECORD_NOT_FOUND');
+    assertOwnerMayChange(requireUser(ctx), record, {
+      allowed: record.isDraft || access.config.preferences.allowDelete,
+      refusal: 'data.deleteNotAllowed',
+    });
+    if (!ifMatchAllows(ifMatch, record.version)) throw await this.staleRecord(record, ifMatch);
     return record;
   }
 
