@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { and, count, desc, eq, sql } from 'drizzle-orm';
 import { isUuid } from '../common/validation/is-uuid';
 import { DATABASE, type Database } from '../database/database.types';
+import { leaseUntil, oldestAbandoned } from '../database/leases';
 import { erasures } from '../database/schema';
 
 export type ErasureRow = typeof erasures.$inferSelect;
@@ -9,8 +10,6 @@ export type NewErasure = Pick<
   typeof erasures.$inferInsert,
   'kind' | 'subject' | 'subjectKey' | 'recordIds' | 'runIds' | 'requestedBy'
 >;
-
-const leaseUntil = (leaseMs: number) => sql`now() + ${`${leaseMs} milliseconds`}::interval`;
 
 /**
  * Erasures: the operation while it runs (held under a lease by the instance working through it,
@@ -73,13 +72,7 @@ export class ErasuresRepository {
     const [row] = await this.db
       .update(erasures)
       .set({ leaseOwner: owner, leaseUntil: leaseUntil(leaseMs) })
-      .where(
-        sql`${erasures.id} = (
-          select id from ${erasures}
-          where status = 'running' and (lease_until is null or lease_until < now())
-          order by created_at limit 1 for update skip locked
-        )`,
-      )
+      .where(oldestAbandoned(erasures, sql`status = 'running'`))
       .returning();
     return row ?? null;
   }

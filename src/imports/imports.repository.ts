@@ -3,6 +3,7 @@ import { and, eq, inArray, isNotNull, sql, type SQL } from 'drizzle-orm';
 import type { FieldError } from '../common/errors/app-error';
 import { isUuid } from '../common/validation/is-uuid';
 import { DATABASE, type Database } from '../database/database.types';
+import { leaseUntil, oldestAbandoned } from '../database/leases';
 import { rowsOf } from '../database/raw-rows';
 import { isUniqueViolation } from '../database/unique-violation';
 import { dataImportRows, dataImports } from '../database/schema';
@@ -26,7 +27,6 @@ export interface Refusal extends FieldError {
   row: number;
 }
 
-const leaseUntil = (leaseMs: number) => sql`now() + ${`${leaseMs} milliseconds`}::interval`;
 const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
 /** A failed import that stored rows, within its key's lifetime: the same key continues it. */
 const resumable = (maxAgeMs: number) =>
@@ -224,13 +224,7 @@ export class ImportsRepository {
     const [row] = await this.db
       .update(dataImports)
       .set({ leaseOwner: owner, leaseUntil: leaseUntil(leaseMs) })
-      .where(
-        sql`${dataImports.id} = (
-          select id from ${dataImports}
-          where status in ('receiving', 'storing') and (lease_until is null or lease_until < now())
-          order by created_at limit 1 for update skip locked
-        )`,
-      )
+      .where(oldestAbandoned(dataImports, sql`status in ('receiving', 'storing')`))
       .returning();
     return row ?? null;
   }

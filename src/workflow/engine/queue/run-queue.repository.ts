@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { and, count, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { isUuid } from '../../../common/validation/is-uuid';
 import { DATABASE, type Database } from '../../../database/database.types';
+import { leaseUntil } from '../../../database/leases';
 import { rowsOf } from '../../../database/raw-rows';
 import { workflowRuns } from '../../../database/schema';
 import type { NewRun, RunProgress, WorkflowRunRow } from '../model/run-records';
@@ -24,7 +25,6 @@ export interface QueueState {
 
 /** A transaction-scoped advisory lock on a name (released at commit or rollback). */
 const advisoryLock = (name: string) => sql`select pg_advisory_xact_lock(hashtextextended(${name}, 0))`;
-const leaseUntil = (leaseMs: number) => sql`now() + ${`${leaseMs} milliseconds`}::interval`;
 
 /**
  * The queue of durable runs, which are rows of workflow_runs: what puts a run in it (bounded per user

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { and, eq, sql } from 'drizzle-orm';
 import { isUuid } from '../../../common/validation/is-uuid';
 import { DATABASE, type Database } from '../../../database/database.types';
+import { leaseUntil, oldestAbandoned } from '../../../database/leases';
 import { workflowOperations } from '../../../database/schema';
 
 export type RunOperationRow = typeof workflowOperations.$inferSelect;
@@ -9,8 +10,6 @@ export type NewRunOperation = Pick<
   typeof workflowOperations.$inferInsert,
   'workflowId' | 'kind' | 'request' | 'runIds' | 'matched' | 'userId'
 >;
-
-const leaseUntil = (leaseMs: number) => sql`now() + ${`${leaseMs} milliseconds`}::interval`;
 
 /**
  * Bulk operations on runs. The instance that accepts one holds it under a lease while it works
@@ -45,13 +44,7 @@ export class RunOperationsRepository {
     const [row] = await this.db
       .update(workflowOperations)
       .set({ leaseOwner: owner, leaseUntil: leaseUntil(leaseMs) })
-      .where(
-        sql`${workflowOperations.id} = (
-          select id from ${workflowOperations}
-          where status = 'running' and (lease_until is null or lease_until < now())
-          order by created_at limit 1 for update skip locked
-        )`,
-      )
+      .where(oldestAbandoned(workflowOperations, sql`status = 'running'`))
       .returning();
     return row ?? null;
   }
