@@ -1,7 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import { buildRequestContext, type AuthUser } from '../common/context/request-context';
+import { contextOfKept, type KeptRequest } from '../common/context/kept-request';
 import { AppError } from '../common/errors/app-error';
-import type { Locale } from '../common/i18n/locale';
 import { LeasedWork } from '../common/lifecycle/leased-work';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { RecordImports } from '../data/record-imports.service';
@@ -9,12 +8,7 @@ import { IMPORT_INSTANCE } from './import-instance';
 import { ImportsRepository, type ImportRow } from './imports.repository';
 
 /** What an import keeps of its request: the importer (its rows are stored as them), site and locale. */
-export interface ImportRequest {
-  actor: AuthUser;
-  siteId: string | null;
-  locale: Locale;
-  requestId: string;
-}
+export type ImportRequest = KeptRequest;
 
 /**
  * Stores the staged rows of uploaded `all-or-nothing` imports (`valid-rows` stores its rows while
@@ -62,13 +56,7 @@ export class ImportProcessor extends LeasedWork<ImportRow> implements OnApplicat
       return;
     }
     const request = row.request as unknown as ImportRequest;
-    const ctx = buildRequestContext({
-      user: request.actor,
-      siteId: request.siteId,
-      locale: request.locale,
-      requestId: request.requestId,
-      origin: { kind: 'import', importId: row.id },
-    });
+    const ctx = contextOfKept(request, { kind: 'import', importId: row.id });
     const target = {
       configId: row.configId,
       configVersion: row.configVersion,

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
+import { keepRequest } from '../common/context/kept-request';
 import { requireUser, type RequestContext } from '../common/context/request-context';
 import { AppError } from '../common/errors/app-error';
 import { csvCell } from '../common/text/csv-cell';
@@ -125,12 +126,7 @@ export class ImportsService {
     key: string | undefined,
   ): Promise<{ opened: ImportRow } | { earlier: ImportRow }> {
     const user = requireUser(ctx);
-    const request: ImportRequest = {
-      actor: user,
-      siteId: ctx.siteId,
-      locale: ctx.locale,
-      requestId: ctx.requestId,
-    };
+    const request: ImportRequest = keepRequest(ctx, user);
     const row = {
       configId: target.configId,
       siteId: target.siteId,

@@ -1,11 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import {
-  buildRequestContext,
-  type AuthUser,
-  type RequestContext,
-} from '../../../common/context/request-context';
+import { contextOfKept, type KeptRequest } from '../../../common/context/kept-request';
+import type { RequestContext } from '../../../common/context/request-context';
 import { AppError } from '../../../common/errors/app-error';
-import type { Locale } from '../../../common/i18n/locale';
 import { LeasedWork } from '../../../common/lifecycle/leased-work';
 import { APP_CONFIG, type AppConfig } from '../../../config/app-config';
 import { isUniqueViolation } from '../../../database/unique-violation';
@@ -18,11 +14,7 @@ import { operationRunId } from './operation-run-id';
 import { RunOperationsRepository, type RunOperationRow } from './run-operations.repository';
 
 /** What an operation keeps of its request: the admin who asked (every run is handled as them). */
-export interface OperationRequest {
-  actor: AuthUser;
-  siteId: string | null;
-  locale: Locale;
-  requestId: string;
+export interface OperationRequest extends KeptRequest {
   filter: Record<string, unknown>;
   rerun?: RerunBody;
 }
@@ -65,12 +57,7 @@ export class RunOperationProcessor extends LeasedWork<RunOperationRow> implement
 
   protected async process(operation: RunOperationRow): Promise<void> {
     const request = operation.request as unknown as OperationRequest;
-    const ctx = buildRequestContext({
-      user: request.actor,
-      siteId: request.siteId,
-      locale: request.locale,
-      requestId: request.requestId,
-    });
+    const ctx = contextOfKept(request);
     const leaseMs = this.config.workflowLeaseMs;
     for (let index = operation.done + operation.failed; index < operation.runIds.length; index++) {
       if (this.stopping) return;

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { keepRequest } from '../../../common/context/kept-request';
 import { requireUser, type RequestContext } from '../../../common/context/request-context';
 import { ownSiteScopeOf } from '../../../common/context/site-scope';
 import { AppError } from '../../../common/errors/app-error';
@@ -65,10 +66,7 @@ export class RunOperationsService {
         details: { max: MAX_OPERATION_RUNS },
       });
     const request: OperationRequest = {
-      actor: user,
-      siteId: ctx.siteId,
-      locale: ctx.locale,
-      requestId: ctx.requestId,
+      ...keepRequest(ctx, user),
       filter: { ...body.filter },
       ...(kind === 'rerun' && 'from' in body
         ? { rerun: { from: body.from, definition: body.definition ?? 'original' } }
