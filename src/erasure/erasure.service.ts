@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { requireUser, type RequestContext } from '../common/context/request-context';
+import { requireAdmin, type RequestContext } from '../common/context/request-context';
 import { AppError } from '../common/errors/app-error';
 import { parseFieldPath } from '../common/validation/field-path';
 import { isUuid } from '../common/validation/is-uuid';
@@ -101,13 +101,6 @@ export class ErasureService {
     if (created) this.processor.start(row);
     return toErasureResponse(row);
   }
-}
-
-/** The routes' guard holds it too (`@Roles('admin')`); the service holds it for any other caller. */
-function requireAdmin(ctx: RequestContext) {
-  const user = requireUser(ctx);
-  if (user.role !== 'admin') throw new AppError('FORBIDDEN');
-  return user;
 }
 
 function toErasureResponse(row: ErasureRow): ErasureDto {

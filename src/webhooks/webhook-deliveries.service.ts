@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import type { RequestContext } from '../common/context/request-context';
+import { requireAdmin, type RequestContext } from '../common/context/request-context';
 import { AppError } from '../common/errors/app-error';
 import type { ShortPageQueryDto } from '../common/http/short-page-query.dto';
 import { isUuid } from '../common/validation/is-uuid';
 import type { WebhookDeliveryDto, WebhookDeliveryPageDto } from './dto/webhook-delivery.dto';
-import { requireAdmin } from './webhook-access';
 import { WebhookDeliveriesRepository, type WebhookDeliveryRow } from './webhook-deliveries.repository';
 import { WebhookSender } from './webhook-sender.service';
 import { toDeliveryResponse } from './webhook.mapper';

@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { RequestContext } from '../common/context/request-context';
-import { requireUser } from '../common/context/request-context';
+import { requireAdmin, requireUser, type RequestContext } from '../common/context/request-context';
 import { AppError, type FieldError } from '../common/errors/app-error';
 import { isUuid } from '../common/validation/is-uuid';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
@@ -17,7 +16,6 @@ import type {
   WebhookListDto,
   WebhookResponseDto,
 } from './dto/webhook-subscription.dto';
-import { requireAdmin } from './webhook-access';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookSender } from './webhook-sender.service';
 import { newWebhookSecret } from './webhook-signature';

@@ -62,6 +62,17 @@ export function requireUser(ctx: RequestContext): AuthUser {
   return ctx.user;
 }
 
+/**
+ * The caller when an admin: a 401 without one, a 403 for anyone else. For services that are the
+ * admins' alone, which check it themselves whatever route or job calls them (their routes' guard,
+ * `@Roles('admin')`, holds it too).
+ */
+export function requireAdmin(ctx: RequestContext): AuthUser {
+  const user = requireUser(ctx);
+  if (user.role !== 'admin') throw new AppError('FORBIDDEN');
+  return user;
+}
+
 declare module 'fastify' {
   interface FastifyRequest {
     user?: AuthUser;

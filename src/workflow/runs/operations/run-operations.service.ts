@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { keepRequest } from '../../../common/context/kept-request';
-import { requireUser, type RequestContext } from '../../../common/context/request-context';
+import { requireAdmin, type RequestContext } from '../../../common/context/request-context';
 import { ownSiteScopeOf } from '../../../common/context/site-scope';
 import { AppError } from '../../../common/errors/app-error';
 import { APP_CONFIG, type AppConfig } from '../../../config/app-config';
@@ -94,13 +94,6 @@ export class RunOperationsService {
     if (!operation) throw new AppError('WORKFLOW_OPERATION_NOT_FOUND');
     return toOperationResponse(operation);
   }
-}
-
-/** The routes' guard holds it too (`@Roles('admin')`); the service holds it for any other caller. */
-function requireAdmin(ctx: RequestContext) {
-  const user = requireUser(ctx);
-  if (user.role !== 'admin') throw new AppError('FORBIDDEN');
-  return user;
 }
 
 function toOperationResponse(row: RunOperationRow): RunOperationDto {
