@@ -1,8 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { type TestUser } from '../../factories/user.factory';
 import { useAppSuite } from '../../utils/app-suite';
-import { type HttpTestServer, type RecordedRequest } from '../../utils/http-test-server';
-import type { TestApp } from '../../utils/test-app';
+import { type RecordedRequest } from '../../utils/http-test-server';
 import { createSteps, postWorkflow, run, workflowBody } from '../../utils/workflow-api';
 
 const PDF = Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(600_000)]);
@@ -16,13 +14,7 @@ async function formDataOf(request: RecordedRequest): Promise<FormData> {
 }
 
 describe('the api step sends a file of the run’s record: as the body, or in a multipart body', () => {
-  let t: TestApp;
-  let admin: string;
-  let user: TestUser;
-  let configId: string;
-  let partner: HttpTestServer;
-
-  useAppSuite((suite) => ({ t, admin, user, configId, partner } = suite), {
+  const s = useAppSuite({
     partner: true,
     users: 1,
     forms: [
@@ -44,10 +36,10 @@ describe('the api step sends a file of the run’s record: as the body, or in a 
   });
 
   const upload = async (field: string, bytes: Buffer, filename: string): Promise<string> => {
-    const response = await t.request({
+    const response = await s.t.request({
       method: 'POST',
-      url: `/api/data/${configId}/attachments?field=${field}&filename=${filename}`,
-      token: user.token,
+      url: `/api/data/${s.configId}/attachments?field=${field}&filename=${filename}`,
+      token: s.user.token,
       headers: { 'content-type': 'application/octet-stream' },
       payload: bytes,
     });
@@ -56,13 +48,13 @@ describe('the api step sends a file of the run’s record: as the body, or in a 
   };
 
   it('as the body: the file’s bytes, typed with its media type and sized, streamed to the partner', async () => {
-    const workflowId = await createSteps(t, admin, [
+    const workflowId = await createSteps(s.t, s.admin, [
       { name: 'store', type: 'save' },
       {
         name: 'send',
         type: 'api',
         config: {
-          url: partner.url('/scans/{{savedData._id}}'),
+          url: s.partner.url('/scans/{{savedData._id}}'),
           method: 'PUT',
           headers: { 'X-Claim': '{{input.name}}' },
           file: { field: 'scan', as: 'body' },
@@ -70,11 +62,11 @@ describe('the api step sends a file of the run’s record: as the body, or in a 
       },
     ]);
     const scan = await upload('scan', PDF, 'claim.pdf');
-    const body = await run(t, user.token, workflowId, configId, { name: 'Ann', scan });
+    const body = await run(s.t, s.user.token, workflowId, s.configId, { name: 'Ann', scan });
     expect(body).toMatchObject({ success: true, status: 'success' });
     expect(body.results.send).toEqual({ status: 200, data: { ok: true } });
-    expect(partner.requests).toHaveLength(1);
-    const [received] = partner.requests;
+    expect(s.partner.requests).toHaveLength(1);
+    const [received] = s.partner.requests;
     expect(received.method).toBe('PUT');
     expect(received.url).toBe(`/scans/${body.results.store.dataId}`);
     expect(received.headers['content-type']).toBe('application/pdf');
@@ -84,13 +76,13 @@ describe('the api step sends a file of the run’s record: as the body, or in a 
   });
 
   it('as the body, a Content-Type of the step’s headers wins over the file’s media type', async () => {
-    const workflowId = await createSteps(t, admin, [
+    const workflowId = await createSteps(s.t, s.admin, [
       { name: 'store', type: 'save' },
       {
         name: 'send',
         type: 'api',
         config: {
-          url: partner.url('/raw'),
+          url: s.partner.url('/raw'),
           method: 'POST',
           headers: { 'Content-Type': 'application/octet-stream' },
           file: { field: 'scan', as: 'body' },
@@ -98,22 +90,22 @@ describe('the api step sends a file of the run’s record: as the body, or in a 
       },
     ]);
     const scan = await upload('scan', TEXT, 'notes.txt');
-    expect(await run(t, user.token, workflowId, configId, { name: 'Bo', scan })).toMatchObject({
+    expect(await run(s.t, s.user.token, workflowId, s.configId, { name: 'Bo', scan })).toMatchObject({
       success: true,
     });
-    const [received] = partner.requests;
+    const [received] = s.partner.requests;
     expect(received.headers['content-type']).toBe('application/octet-stream');
     expect(received.bytes.equals(TEXT)).toBe(true);
   });
 
   it('in a multipart body: the file as one part (name, filename, type) and the rendered payload as another', async () => {
-    const workflowId = await createSteps(t, admin, [
+    const workflowId = await createSteps(s.t, s.admin, [
       { name: 'store', type: 'save' },
       {
         name: 'send',
         type: 'api',
         config: {
-          url: partner.url('/claims'),
+          url: s.partner.url('/claims'),
           method: 'POST',
           payload: { claim: '{{savedData._id}}', name: '{{input.name}}' },
           file: { field: 'documents', as: 'multipart', partName: 'document' },
@@ -121,10 +113,10 @@ describe('the api step sends a file of the run’s record: as the body, or in a 
       },
     ]);
     const document = await upload('documents', PDF, 'claim.pdf');
-    const body = await run(t, user.token, workflowId, configId, { name: 'Cy', documents: [document] });
+    const body = await run(s.t, s.user.token, workflowId, s.configId, { name: 'Cy', documents: [document] });
     expect(body).toMatchObject({ success: true, results: { send: { status: 200, data: { ok: true } } } });
-    expect(partner.requests).toHaveLength(1);
-    const [received] = partner.requests;
+    expect(s.partner.requests).toHaveLength(1);
+    const [received] = s.partner.requests;
     expect(received.headers['content-type']).toMatch(/^multipart\/form-data; boundary=\S+$/);
     expect(received.headers['content-length']).toBe(String(received.bytes.length));
     const form = await formDataOf(received);
@@ -143,19 +135,19 @@ describe('the api step sends a file of the run’s record: as the body, or in a 
   });
 
   it('in a multipart body without a payload: the file part alone, named file by default', async () => {
-    const workflowId = await createSteps(t, admin, [
+    const workflowId = await createSteps(s.t, s.admin, [
       { name: 'store', type: 'save' },
       {
         name: 'send',
         type: 'api',
-        config: { url: partner.url('/files'), method: 'POST', file: { field: 'scan', as: 'multipart' } },
+        config: { url: s.partner.url('/files'), method: 'POST', file: { field: 'scan', as: 'multipart' } },
       },
     ]);
     const scan = await upload('scan', TEXT, 'notes.txt');
-    expect(await run(t, user.token, workflowId, configId, { name: 'Di', scan })).toMatchObject({
+    expect(await run(s.t, s.user.token, workflowId, s.configId, { name: 'Di', scan })).toMatchObject({
       success: true,
     });
-    const form = await formDataOf(partner.requests[0]);
+    const form = await formDataOf(s.partner.requests[0]);
     expect([...form.keys()]).toEqual(['file']);
     const file = form.get('file') as File;
     expect([file.name, file.type]).toEqual(['notes.txt', 'text/plain']);
@@ -168,7 +160,7 @@ describe('the api step sends a file of the run’s record: as the body, or in a 
       {
         name: 'send',
         type: 'api',
-        config: { url: partner.url('/x'), method: 'POST', file: { field, as: 'body' } },
+        config: { url: s.partner.url('/x'), method: 'POST', file: { field, as: 'body' } },
       },
     ];
     const failure = (code: string) => ({
@@ -179,41 +171,41 @@ describe('the api step sends a file of the run’s record: as the body, or in a 
         { name: 'send', status: 'failed', attempts: 1, error: { code } },
       ],
     });
-    const scanStep = await createSteps(t, admin, steps('scan'));
-    const noFile = await run(t, user.token, scanStep, configId, { name: 'Ed' });
+    const scanStep = await createSteps(s.t, s.admin, steps('scan'));
+    const noFile = await run(s.t, s.user.token, scanStep, s.configId, { name: 'Ed' });
     expect(noFile).toMatchObject(failure('NO_FILE_TO_SEND'));
     expect(noFile.steps[1].error.details).toEqual({ field: 'scan', recordId: noFile.results.store.dataId });
     // A field the form does not have holds no file either.
-    const unknown = await createSteps(t, admin, steps('nothing'));
-    expect(await run(t, user.token, unknown, configId, { name: 'Fa' })).toMatchObject(
+    const unknown = await createSteps(s.t, s.admin, steps('nothing'));
+    expect(await run(s.t, s.user.token, unknown, s.configId, { name: 'Fa' })).toMatchObject(
       failure('NO_FILE_TO_SEND'),
     );
     // Which of several files to send is not guessed.
-    const documents = await createSteps(t, admin, steps('documents'));
+    const documents = await createSteps(s.t, s.admin, steps('documents'));
     const two = [await upload('documents', PDF, 'a.pdf'), await upload('documents', TEXT, 'b.txt')];
-    const several = await run(t, user.token, documents, configId, { name: 'Gu', documents: two });
+    const several = await run(s.t, s.user.token, documents, s.configId, { name: 'Gu', documents: two });
     expect(several).toMatchObject(failure('TOO_MANY_FILES_TO_SEND'));
     expect(several.steps[1].error.details).toMatchObject({ field: 'documents', count: 2 });
     // No save step and no triggering record: no record to take a file from.
-    const alone = await createSteps(t, admin, steps('scan').slice(1));
-    expect(await run(t, user.token, alone, configId, { name: 'Hu' })).toMatchObject({
+    const alone = await createSteps(s.t, s.admin, steps('scan').slice(1));
+    expect(await run(s.t, s.user.token, alone, s.configId, { name: 'Hu' })).toMatchObject({
       success: false,
       steps: [{ name: 'send', status: 'failed', error: { code: 'NO_RECORD_TO_ATTACH' } }],
     });
-    expect(partner.requests).toHaveLength(0);
-    expect(partner.connections).toBe(0);
+    expect(s.partner.requests).toHaveLength(0);
+    expect(s.partner.connections).toBe(0);
   });
 
   it('refuses a file option that does not fit when the definition is saved (422 naming the step)', async () => {
     const refused = async (config: Record<string, unknown>) => {
       const response = await postWorkflow(
-        t,
-        admin,
+        s.t,
+        s.admin,
         workflowBody({
           config: {
             steps: [
               { name: 'store', type: 'save' },
-              { name: 'send', type: 'api', config: { url: partner.url('/x'), ...config } },
+              { name: 'send', type: 'api', config: { url: s.partner.url('/x'), ...config } },
             ],
           },
         }),

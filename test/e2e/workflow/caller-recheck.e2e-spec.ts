@@ -1,6 +1,4 @@
-import { createUser, type TestUser } from '../../factories/user.factory';
-import { type HttpTestServer } from '../../utils/http-test-server';
-import { type TestApp } from '../../utils/test-app';
+import { createUser } from '../../factories/user.factory';
 import { useAppSuite, WORKFLOW_SUITE } from '../../utils/app-suite';
 import { activeRecords, createSteps, execute } from '../../utils/workflow-api';
 
@@ -10,17 +8,12 @@ import { activeRecords, createSteps, execute } from '../../utils/workflow-api';
  * code of the refusal; the `save` after the retried call never stores a record.
  */
 describe('workflow runs re-check their caller (active, role, site) before steps with an effect', () => {
-  let receiver: HttpTestServer;
-  let t: TestApp;
-  let admin: string;
-  let user: TestUser;
-  let configId: string;
   let calls: number;
-  useAppSuite((suite) => ({ t, partner: receiver, admin, user, configId } = suite), WORKFLOW_SUITE);
+  const s = useAppSuite(WORKFLOW_SUITE);
   beforeEach(() => {
     calls = 0;
     // The first call fails (retryable), every later one succeeds.
-    receiver.handle((_req, res) => {
+    s.partner.handle((_req, res) => {
       calls += 1;
       res.writeHead(calls === 1 ? 503 : 200, { 'content-type': 'application/json' });
       res.end('{}');
@@ -30,10 +23,10 @@ describe('workflow runs re-check their caller (active, role, site) before steps 
   /** Calls the partner (retried after `delayMs`), then saves: the save must not happen. */
   const callThenSave = (delayMs: number) =>
     createSteps(
-      t,
-      admin,
+      s.t,
+      s.admin,
       [
-        { name: 'call', type: 'api', config: { url: receiver.url('/hook') } },
+        { name: 'call', type: 'api', config: { url: s.partner.url('/hook') } },
         { name: 'store', type: 'save' },
       ],
       { config: { retry: { enabled: true, maxAttempts: 3, backoff: 'fixed', delayMs } } },
@@ -42,7 +35,11 @@ describe('workflow runs re-check their caller (active, role, site) before steps 
   async function waitForRun(runId: string, done: (run: any) => boolean): Promise<any> {
     const deadline = Date.now() + 20_000;
     for (;;) {
-      const response = await t.request({ method: 'GET', url: `/api/workflow/runs/${runId}`, token: admin });
+      const response = await s.t.request({
+        method: 'GET',
+        url: `/api/workflow/runs/${runId}`,
+        token: s.admin,
+      });
       const run = response.json();
       if (done(run)) return run;
       if (Date.now() > deadline) throw new Error(`run did not reach the state: ${response.body}`);
@@ -51,20 +48,20 @@ describe('workflow runs re-check their caller (active, role, site) before steps 
   }
 
   async function patchUser(body: Record<string, unknown>): Promise<void> {
-    const response = await t.request({
+    const response = await s.t.request({
       method: 'PUT',
-      url: `/api/users/${user.user.id}`,
-      token: admin,
+      url: `/api/users/${s.user.user.id}`,
+      token: s.admin,
       payload: body,
     });
     expect(response.statusCode).toBe(200);
   }
 
   async function createSite(): Promise<string> {
-    const response = await t.request({
+    const response = await s.t.request({
       method: 'POST',
       url: '/api/sites',
-      token: admin,
+      token: s.admin,
       payload: { name: 'Elsewhere', domains: ['elsewhere.example.com'] },
     });
     expect(response.statusCode).toBe(201);
@@ -72,10 +69,10 @@ describe('workflow runs re-check their caller (active, role, site) before steps 
   }
 
   async function demotionRole(): Promise<string> {
-    const response = await t.request({
+    const response = await s.t.request({
       method: 'POST',
       url: '/api/roles',
-      token: admin,
+      token: s.admin,
       payload: { name: 'reader', permissions: { configs: ['read'], workflows: ['read'] } },
     });
     expect(response.statusCode).toBe(201);
@@ -91,10 +88,10 @@ describe('workflow runs re-check their caller (active, role, site) before steps 
     async (_what, change, code) => {
       const workflowId = await callThenSave(1500);
       const queued = await execute(
-        t,
-        user.token,
+        s.t,
+        s.user.token,
         workflowId,
-        configId,
+        s.configId,
         { name: 'Ann', qty: 2 },
         { prefer: 'respond-async' },
       );
@@ -110,16 +107,16 @@ describe('workflow runs re-check their caller (active, role, site) before steps 
       });
       expect(run.steps).toHaveLength(1);
       expect(calls).toBe(1);
-      expect((await activeRecords(t, admin, configId)).total).toBe(0);
+      expect((await activeRecords(s.t, s.admin, s.configId)).total).toBe(0);
     },
   );
 
   it('a manager demoted to user while the retry waits: the save on a managers-only form stores nothing (FORBIDDEN before the step)', async () => {
     // Only managers may write the form; a plain user may still see it and run workflows on it.
-    const grants = await t.request({
+    const grants = await s.t.request({
       method: 'PUT',
-      url: `/api/permissions/${configId}`,
-      token: admin,
+      url: `/api/permissions/${s.configId}`,
+      token: s.admin,
       payload: {
         roles: {
           manager: ['viewForm', 'createResults', 'viewOwnResults', 'executeWorkflows'],
@@ -128,12 +125,12 @@ describe('workflow runs re-check their caller (active, role, site) before steps 
       },
     });
     expect(grants.statusCode).toBe(200);
-    const manager = await createUser(t, { role: 'manager' });
+    const manager = await createUser(s.t, { role: 'manager' });
     const workflowId = await createSteps(
-      t,
-      admin,
+      s.t,
+      s.admin,
       [
-        { name: 'call', type: 'api', config: { url: receiver.url('/hook') } },
+        { name: 'call', type: 'api', config: { url: s.partner.url('/hook') } },
         // `continue`: a refusal by the save itself would let the run end `success`; the re-check ends it.
         { name: 'store', type: 'save', onError: 'continue' },
       ],
@@ -143,20 +140,20 @@ describe('workflow runs re-check their caller (active, role, site) before steps 
       },
     );
     const queued = await execute(
-      t,
+      s.t,
       manager.token,
       workflowId,
-      configId,
+      s.configId,
       { name: 'Ann', qty: 2 },
       { prefer: 'respond-async' },
     );
     expect(queued.statusCode).toBe(202);
     const runId = queued.json().runId;
     await waitForRun(runId, (run) => run.status === 'queued' && calls === 1);
-    const demoted = await t.request({
+    const demoted = await s.t.request({
       method: 'PUT',
       url: `/api/users/${manager.user.id}`,
-      token: admin,
+      token: s.admin,
       payload: { role: 'user' },
     });
     expect(demoted.statusCode).toBe(200);
@@ -170,12 +167,12 @@ describe('workflow runs re-check their caller (active, role, site) before steps 
       ],
     });
     expect(calls).toBe(2);
-    expect((await activeRecords(t, admin, configId)).total).toBe(0);
+    expect((await activeRecords(s.t, s.admin, s.configId)).total).toBe(0);
   });
 
   it('a run inside its request whose caller is deactivated during a retry wait ends failed (USER_INACTIVE)', async () => {
     const workflowId = await callThenSave(1500);
-    const pending = execute(t, user.token, workflowId, configId, { name: 'Ann', qty: 2 });
+    const pending = execute(s.t, s.user.token, workflowId, s.configId, { name: 'Ann', qty: 2 });
     while (calls === 0) await new Promise((resolve) => setTimeout(resolve, 20));
     await patchUser({ isActive: false });
     const response = await pending;
@@ -188,22 +185,22 @@ describe('workflow runs re-check their caller (active, role, site) before steps 
     });
     expect(response.json().steps).toHaveLength(1);
     expect(calls).toBe(1);
-    expect((await activeRecords(t, admin, configId)).total).toBe(0);
+    expect((await activeRecords(s.t, s.admin, s.configId)).total).toBe(0);
   });
 
   it('a caller who keeps the right is not disturbed: the retried run saves its record', async () => {
     const workflowId = await callThenSave(200);
     const queued = await execute(
-      t,
-      user.token,
+      s.t,
+      s.user.token,
       workflowId,
-      configId,
+      s.configId,
       { name: 'Ann', qty: 2 },
       { prefer: 'respond-async' },
     );
     const run = await waitForRun(queued.json().runId, (r) => !['queued', 'running'].includes(r.status));
     expect(run.steps).toMatchObject([{ status: 'success' }, { status: 'success' }]);
     expect(run.status).toBe('success');
-    expect((await activeRecords(t, admin, configId)).total).toBe(1);
+    expect((await activeRecords(s.t, s.admin, s.configId)).total).toBe(1);
   });
 });

@@ -3,9 +3,6 @@ import { WorkflowRunner } from '../../../src/workflow/engine/workflow-runner.ser
 import { operationRunId } from '../../../src/workflow/runs/operations/operation-run-id';
 import { RunOperationsRepository } from '../../../src/workflow/runs/operations/run-operations.repository';
 import { RunJournalRepository } from '../../../src/workflow/engine/journal/run-journal.repository';
-import { type TestUser } from '../../factories/user.factory';
-import { type HttpTestServer } from '../../utils/http-test-server';
-import { type TestApp } from '../../utils/test-app';
 import { useAppSuite, WORKFLOW_SUITE } from '../../utils/app-suite';
 import { activeRecords, createSteps, execute, run } from '../../utils/workflow-api';
 import { GateStep, GateStepModule } from '../../utils/workflow-gate-step';
@@ -13,28 +10,23 @@ import { sql } from 'drizzle-orm';
 import { until } from '../../utils/until';
 
 describe('bulk operations on runs: cancel and re-run by filter, progress, bounds', () => {
-  let receiver: HttpTestServer;
-  let t: TestApp;
-  let admin: string;
-  let user: TestUser;
-  let configId: string;
-  useAppSuite((suite) => ({ t, partner: receiver, admin, user, configId } = suite), {
+  const s = useAppSuite({
     ...WORKFLOW_SUITE,
     modules: [GateStepModule],
   });
 
-  const post = (url: string, payload: Record<string, unknown>, token = admin) =>
-    t.request({ method: 'POST', url, token, payload });
+  const post = (url: string, payload: Record<string, unknown>, token = s.admin) =>
+    s.t.request({ method: 'POST', url, token, payload });
   const operationOf = async (id: string) =>
-    (await t.request({ method: 'GET', url: `/api/workflow/operations/${id}`, token: admin })).json();
+    (await s.t.request({ method: 'GET', url: `/api/workflow/operations/${id}`, token: s.admin })).json();
   const runOf = async (runId: string) =>
-    (await t.request({ method: 'GET', url: `/api/workflow/runs/${runId}`, token: admin })).json();
+    (await s.t.request({ method: 'GET', url: `/api/workflow/runs/${runId}`, token: s.admin })).json();
 
   it('cancels queued and waiting runs; the operation reports its progress', async () => {
     // One run blocks in the gate; with `concurrency: 1` the asynchronous ones behind it stay queued.
     const workflowId = await createSteps(
-      t,
-      admin,
+      s.t,
+      s.admin,
       [
         { name: 'hold', type: 'gate', condition: 'input.hold', config: { gate: 'bulk' } },
         { name: 'approve', type: 'approval', config: { approvers: { roles: [] } } },
@@ -43,10 +35,10 @@ describe('bulk operations on runs: cancel and re-run by filter, progress, bounds
     );
     const waiting = [];
     for (const name of ['w1', 'w2'])
-      waiting.push((await run(t, user.token, workflowId, configId, { name })).runId);
+      waiting.push((await run(s.t, s.user.token, workflowId, s.configId, { name })).runId);
     expect((await runOf(waiting[0])).status).toBe('waiting');
     const async = (data: Record<string, unknown>) =>
-      execute(t, user.token, workflowId, configId, data, { prefer: 'respond-async' }).then(
+      execute(s.t, s.user.token, workflowId, s.configId, data, { prefer: 'respond-async' }).then(
         (r) => r.json().runId,
       );
     const gated = await async({ name: 'g', hold: true });
@@ -119,31 +111,31 @@ describe('bulk operations on runs: cancel and re-run by filter, progress, bounds
   });
 
   it('re-runs failed runs from their failed step: queued as the admin, no second record, linked by rerunOf; a retried request is the same operation', async () => {
-    const workflowId = await createSteps(t, admin, [
+    const workflowId = await createSteps(s.t, s.admin, [
       { name: 'store', type: 'save' },
-      { name: 'tell', type: 'api', config: { url: receiver.url('/hook'), method: 'POST', payload: {} } },
+      { name: 'tell', type: 'api', config: { url: s.partner.url('/hook'), method: 'POST', payload: {} } },
     ]);
     let calls = 0;
-    receiver.handle((_req, res) => {
+    s.partner.handle((_req, res) => {
       calls += 1;
       res.writeHead(calls <= 3 ? 500 : 200, { 'content-type': 'application/json' });
       res.end('{}');
     });
     const failed = [];
     for (const name of ['a', 'b', 'c'])
-      failed.push((await run(t, user.token, workflowId, configId, { name, qty: 1 })).runId);
-    const ok = (await run(t, user.token, workflowId, configId, { name: 'd', qty: 1 })).runId;
-    expect((await activeRecords(t, admin, configId)).total).toBe(4);
+      failed.push((await run(s.t, s.user.token, workflowId, s.configId, { name, qty: 1 })).runId);
+    const ok = (await run(s.t, s.user.token, workflowId, s.configId, { name: 'd', qty: 1 })).runId;
+    expect((await activeRecords(s.t, s.admin, s.configId)).total).toBe(4);
 
     const bulkRerun = () =>
-      t.request({
+      s.t.request({
         method: 'POST',
         url: `/api/workflow/${workflowId}/runs/rerun`,
-        token: admin,
+        token: s.admin,
         headers: { 'idempotency-key': 'bulk-1' },
         payload: {
           from: 'failed',
-          filter: { status: ['failed'], userId: user.user.id, from: '2000-01-01T00:00:00Z' },
+          filter: { status: ['failed'], userId: s.user.user.id, from: '2000-01-01T00:00:00Z' },
         },
       });
     const accepted = await bulkRerun();
@@ -162,7 +154,11 @@ describe('bulk operations on runs: cancel and re-run by filter, progress, bounds
     ).toMatchObject({ kind: 'rerun', matched: 3, done: 3, failed: 0 });
     const history = async () =>
       (
-        await t.request({ method: 'GET', url: `/api/workflow/${workflowId}/runs?limit=100`, token: admin })
+        await s.t.request({
+          method: 'GET',
+          url: `/api/workflow/${workflowId}/runs?limit=100`,
+          token: s.admin,
+        })
       ).json();
     const page = await until(
       history,
@@ -173,20 +169,20 @@ describe('bulk operations on runs: cancel and re-run by filter, progress, bounds
     expect(reruns.map((r: any) => r.rerunOf).sort()).toEqual([...failed].sort());
     expect(reruns.every((r: any) => r.steps[0].reused === true)).toBe(true);
     expect(reruns.map((r: any) => r.rerunOf)).not.toContain(ok);
-    expect((await activeRecords(t, admin, configId)).total).toBe(4);
+    expect((await activeRecords(s.t, s.admin, s.configId)).total).toBe(4);
   });
 
   it('admins only (403), a missing operation is a 404, a bad filter a 422, over 1000 matched runs a 422', async () => {
-    const workflowId = await createSteps(t, admin, [
+    const workflowId = await createSteps(s.t, s.admin, [
       { name: 'shape', type: 'transform', config: { mapping: {} } },
     ]);
-    const refused = await post(`/api/workflow/${workflowId}/runs/cancel`, {}, user.token);
+    const refused = await post(`/api/workflow/${workflowId}/runs/cancel`, {}, s.user.token);
     expect(refused.statusCode).toBe(403);
     expect(refused.json()).toMatchObject({ code: 'FORBIDDEN' });
-    const missing = await t.request({
+    const missing = await s.t.request({
       method: 'GET',
       url: '/api/workflow/operations/3fa85f64-5717-4562-b3fc-2c963f66afa6',
-      token: admin,
+      token: s.admin,
     });
     expect(missing.statusCode).toBe(404);
     expect(missing.json()).toMatchObject({ code: 'WORKFLOW_OPERATION_NOT_FOUND' });
@@ -196,7 +192,7 @@ describe('bulk operations on runs: cancel and re-run by filter, progress, bounds
     expect(bad.statusCode).toBe(422);
     expect(bad.json()).toMatchObject({ code: 'VALIDATION_FAILED' });
 
-    const runs = t.app.get(RunJournalRepository);
+    const runs = s.t.app.get(RunJournalRepository);
     const finished = {
       status: 'success' as const,
       message: 'ok',
@@ -214,7 +210,7 @@ describe('bulk operations on runs: cancel and re-run by filter, progress, bounds
               workflowId,
               userId: null,
               siteId: null,
-              configId,
+              configId: s.configId,
               request: {},
               startedAt: new Date(),
               definition: { steps: [] },
@@ -232,14 +228,14 @@ describe('bulk operations on runs: cancel and re-run by filter, progress, bounds
   });
 
   it('an operation whose instance died is taken over from where its counters stand', async () => {
-    const workflowId = await createSteps(t, admin, [
+    const workflowId = await createSteps(s.t, s.admin, [
       { name: 'approve', type: 'approval', config: { approvers: {} } },
     ]);
     const runIds = [];
     for (const name of ['a', 'b'])
-      runIds.push((await run(t, user.token, workflowId, configId, { name })).runId);
-    const adminUser = (await t.request({ method: 'GET', url: '/auth/me', token: admin })).json();
-    const operation = await t.app.get(RunOperationsRepository).insert(
+      runIds.push((await run(s.t, s.user.token, workflowId, s.configId, { name })).runId);
+    const adminUser = (await s.t.request({ method: 'GET', url: '/auth/me', token: s.admin })).json();
+    const operation = await s.t.app.get(RunOperationsRepository).insert(
       {
         workflowId,
         kind: 'cancel',
@@ -273,11 +269,11 @@ describe('bulk operations on runs: cancel and re-run by filter, progress, bounds
   });
 
   it('a re-run the dead instance queued before it counted it is not queued again by the take-over', async () => {
-    const workflowId = await createSteps(t, admin, [{ name: 'store', type: 'save' }]);
+    const workflowId = await createSteps(s.t, s.admin, [{ name: 'store', type: 'save' }]);
     const runIds = [];
     for (const name of ['a', 'b'])
-      runIds.push((await run(t, user.token, workflowId, configId, { name, qty: 1 })).runId);
-    const me = (await t.request({ method: 'GET', url: '/auth/me', token: admin })).json();
+      runIds.push((await run(s.t, s.user.token, workflowId, s.configId, { name, qty: 1 })).runId);
+    const me = (await s.t.request({ method: 'GET', url: '/auth/me', token: s.admin })).json();
     const actor = { userId: me.id, email: me.email, role: 'admin', siteId: null };
     const request = {
       actor,
@@ -287,7 +283,7 @@ describe('bulk operations on runs: cancel and re-run by filter, progress, bounds
       filter: {},
       rerun: { from: 'start', definition: 'original' },
     };
-    const operation = await t.app
+    const operation = await s.t.app
       .get(RunOperationsRepository)
       .insert(
         { workflowId, kind: 'rerun', request, runIds, matched: 2, userId: me.id },
@@ -296,7 +292,7 @@ describe('bulk operations on runs: cancel and re-run by filter, progress, bounds
       );
     // The dead instance queued the first re-run, then died before it counted it.
     const ctx = buildRequestContext({ user: actor, siteId: null, locale: 'en', requestId: 'dead' });
-    await t.app
+    await s.t.app
       .get(WorkflowRunner)
       .rerun(
         ctx,
@@ -305,7 +301,7 @@ describe('bulk operations on runs: cancel and re-run by filter, progress, bounds
         true,
         operationRunId(operation.id, runIds[0]),
       );
-    await t.database.client.db.execute(
+    await s.t.database.client.db.execute(
       sql`update workflow_operations set lease_until = now() - interval '1 second' where id = ${operation.id}::uuid`,
     );
     expect(
@@ -317,7 +313,11 @@ describe('bulk operations on runs: cancel and re-run by filter, progress, bounds
     ).toMatchObject({ matched: 2, done: 2, failed: 0 });
     const history = async () =>
       (
-        await t.request({ method: 'GET', url: `/api/workflow/${workflowId}/runs?limit=100`, token: admin })
+        await s.t.request({
+          method: 'GET',
+          url: `/api/workflow/${workflowId}/runs?limit=100`,
+          token: s.admin,
+        })
       ).json();
     const page = await until(history, (p) => p.data.every((r: any) => r.status === 'success'), 'the re-runs');
     expect(

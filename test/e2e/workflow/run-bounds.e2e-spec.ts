@@ -1,6 +1,3 @@
-import { type TestUser } from '../../factories/user.factory';
-import { type HttpTestServer } from '../../utils/http-test-server';
-import { type TestApp } from '../../utils/test-app';
 import { useAppSuite, WORKFLOW_SUITE } from '../../utils/app-suite';
 import { createSteps, execute, run } from '../../utils/workflow-api';
 
@@ -12,24 +9,19 @@ const finished = (r: any) => !['queued', 'running'].includes(r.status);
  * attempt and retry wait, not only the start of each step.
  */
 describe('workflow runs: hostile partner answers and the run deadline', () => {
-  let receiver: HttpTestServer;
-  let t: TestApp;
-  let admin: string;
-  let user: TestUser;
-  let configId: string;
-  useAppSuite((suite) => ({ t, partner: receiver, admin, user, configId } = suite), WORKFLOW_SUITE);
+  const s = useAppSuite(WORKFLOW_SUITE);
 
   const answerJson = (body: string, status = 200) =>
-    receiver.handle((_req, res) => {
+    s.partner.handle((_req, res) => {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(body);
     });
   const callThenSave = (extra: Record<string, unknown> = {}) =>
     createSteps(
-      t,
-      admin,
+      s.t,
+      s.admin,
       [
-        { name: 'call', type: 'api', config: { url: receiver.url('/hook') } },
+        { name: 'call', type: 'api', config: { url: s.partner.url('/hook') } },
         { name: 'store', type: 'save' },
       ],
       extra,
@@ -38,7 +30,11 @@ describe('workflow runs: hostile partner answers and the run deadline', () => {
   async function waitForRun(runId: string): Promise<any> {
     const deadline = Date.now() + 20_000;
     for (;;) {
-      const response = await t.request({ method: 'GET', url: `/api/workflow/runs/${runId}`, token: admin });
+      const response = await s.t.request({
+        method: 'GET',
+        url: `/api/workflow/runs/${runId}`,
+        token: s.admin,
+      });
       if (finished(response.json())) return response.json();
       if (Date.now() > deadline) throw new Error(`run did not finish: ${response.body}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -58,7 +54,7 @@ describe('workflow runs: hostile partner answers and the run deadline', () => {
     async (_what, body) => {
       answerJson(body);
       const workflowId = await callThenSave();
-      const response = await execute(t, user.token, workflowId, configId, ORDER);
+      const response = await execute(s.t, s.user.token, workflowId, s.configId, ORDER);
       expect(response.statusCode).toBe(200);
       const result = response.json();
       expect(result).toMatchObject({
@@ -68,10 +64,10 @@ describe('workflow runs: hostile partner answers and the run deadline', () => {
         steps: [{ name: 'call', status: 'failed', error: { code: 'RESULT_NOT_STORABLE' } }],
       });
       expect(result.steps).toHaveLength(1);
-      const stored = await t.request({
+      const stored = await s.t.request({
         method: 'GET',
         url: `/api/workflow/runs/${result.runId}`,
-        token: admin,
+        token: s.admin,
       });
       expect(stored.statusCode).toBe(200);
       expect(stored.json()).toMatchObject({
@@ -85,7 +81,9 @@ describe('workflow runs: hostile partner answers and the run deadline', () => {
     answerJson(DEEP);
     const workflowId = await callThenSave();
     const started = Date.now();
-    const queued = await execute(t, user.token, workflowId, configId, ORDER, { prefer: 'respond-async' });
+    const queued = await execute(s.t, s.user.token, workflowId, s.configId, ORDER, {
+      prefer: 'respond-async',
+    });
     expect(queued.statusCode).toBe(202);
     const done = await waitForRun(queued.json().runId);
     expect(done).toMatchObject({ status: 'failed', steps: [{ error: { code: 'RESULT_NOT_STORABLE' } }] });
@@ -96,7 +94,7 @@ describe('workflow runs: hostile partner answers and the run deadline', () => {
   it('a failing answer with \\u0000 keeps its code; what cannot be stored is left out', async () => {
     answerJson(NUL, 400);
     const workflowId = await callThenSave();
-    const result = await run(t, user.token, workflowId, configId, ORDER);
+    const result = await run(s.t, s.user.token, workflowId, s.configId, ORDER);
     expect(result).toMatchObject({
       status: 'failed',
       steps: [{ status: 'failed', error: { code: 'HTTP_STATUS' } }],
@@ -104,10 +102,10 @@ describe('workflow runs: hostile partner answers and the run deadline', () => {
   });
 
   it('config.timeoutMs 1000 ends a call to a partner that never answers after about 1 s (WORKFLOW_TIMEOUT)', async () => {
-    receiver.handle(() => undefined);
+    s.partner.handle(() => undefined);
     const workflowId = await callThenSave({ config: { timeoutMs: 1000 } });
     const started = Date.now();
-    const result = await run(t, user.token, workflowId, configId, ORDER);
+    const result = await run(s.t, s.user.token, workflowId, s.configId, ORDER);
     const took = Date.now() - started;
     expect(result).toMatchObject({
       success: false,
@@ -126,14 +124,14 @@ describe('workflow runs: hostile partner answers and the run deadline', () => {
       config: { timeoutMs: 1000, retry: { enabled: true, maxAttempts: 5, backoff: 'fixed', delayMs: 3000 } },
     });
     const started = Date.now();
-    const result = await run(t, user.token, workflowId, configId, ORDER);
+    const result = await run(s.t, s.user.token, workflowId, s.configId, ORDER);
     // Under the 3 s retry wait a run held by it would take.
     expect(Date.now() - started).toBeLessThan(2900);
     expect(result).toMatchObject({
       status: 'failed',
       steps: [{ name: 'call', status: 'failed', error: { code: 'WORKFLOW_TIMEOUT' }, attempts: 1 }],
     });
-    expect(receiver.requests).toHaveLength(1);
+    expect(s.partner.requests).toHaveLength(1);
   });
 
   it('a queued run under config.timeoutMs does not wait in the queue past its deadline', async () => {
@@ -142,7 +140,9 @@ describe('workflow runs: hostile partner answers and the run deadline', () => {
       config: { timeoutMs: 1000, retry: { enabled: true, maxAttempts: 5, backoff: 'fixed', delayMs: 3000 } },
     });
     const started = Date.now();
-    const queued = await execute(t, user.token, workflowId, configId, ORDER, { prefer: 'respond-async' });
+    const queued = await execute(s.t, s.user.token, workflowId, s.configId, ORDER, {
+      prefer: 'respond-async',
+    });
     const done = await waitForRun(queued.json().runId);
     // Under the 3 s retry wait a run held in the queue by it would take.
     expect(Date.now() - started).toBeLessThan(2900);

@@ -2,22 +2,17 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StepRegistry } from '../../../src/workflow/engine/step-registry.service';
 import { createConfig } from '../../factories/config.factory';
-import { type TestUser } from '../../factories/user.factory';
 import { useAppSuite } from '../../utils/app-suite';
-import type { TestApp } from '../../utils/test-app';
 
 describe('workflow smoke', () => {
-  let t: TestApp;
-  let admin: string;
-  let user: TestUser;
-  useAppSuite((suite) => ({ t, admin, user } = suite), { users: 1 });
+  const s = useAppSuite({ users: 1 });
 
   it('validate -> save -> transform runs and is recorded', async () => {
-    const configId = await createConfig(t, admin);
-    const created = await t.request({
+    const configId = await createConfig(s.t, s.admin);
+    const created = await s.t.request({
       method: 'POST',
       url: '/api/workflow',
-      token: admin,
+      token: s.admin,
       payload: {
         name: 'Order intake',
         type: 'save',
@@ -40,10 +35,10 @@ describe('workflow smoke', () => {
     });
     expect(created.statusCode).toBe(201);
     const workflowId = created.json().id;
-    const run = await t.request({
+    const run = await s.t.request({
       method: 'POST',
       url: `/api/workflow/${workflowId}/execute`,
-      token: user.token,
+      token: s.user.token,
       payload: { configId, data: { name: 'Ann', qty: 2, price: 3 } },
     });
     expect(run.statusCode).toBe(200);
@@ -67,18 +62,18 @@ describe('workflow smoke', () => {
       },
       data: { data: { name: 'Ann', qty: 2, price: 3 } },
     });
-    const record = await t.request({
+    const record = await s.t.request({
       method: 'GET',
       url: `/api/data/${configId}/${body.results.store.dataId}`,
-      token: user.token,
+      token: s.user.token,
     });
     expect(record.json().workflow).toEqual([
       expect.objectContaining({ runId: body.runId, status: 'success', workflowName: 'Order intake' }),
     ]);
-    const history = await t.request({
+    const history = await s.t.request({
       method: 'GET',
       url: `/api/workflow/${workflowId}/runs`,
-      token: user.token,
+      token: s.user.token,
     });
     expect(history.json()).toMatchObject({
       totalCount: 1,
@@ -89,11 +84,11 @@ describe('workflow smoke', () => {
   });
 
   it('a failed validate continued past leaves validationResult.valid false for later conditions', async () => {
-    const configId = await createConfig(t, admin);
-    const created = await t.request({
+    const configId = await createConfig(s.t, s.admin);
+    const created = await s.t.request({
       method: 'POST',
       url: '/api/workflow',
-      token: admin,
+      token: s.admin,
       payload: {
         name: 'Triage',
         type: 'validate',
@@ -106,10 +101,10 @@ describe('workflow smoke', () => {
         },
       },
     });
-    const run = await t.request({
+    const run = await s.t.request({
       method: 'POST',
       url: `/api/workflow/${created.json().id}/execute`,
-      token: admin,
+      token: s.admin,
       payload: { configId, data: { name: 'Ann', qty: 500 } },
     });
     expect(run.statusCode).toBe(200);
@@ -125,17 +120,17 @@ describe('workflow smoke', () => {
   });
 
   it('registers every built-in step type, each documented in the README', () => {
-    const types = t.app.get(StepRegistry).types();
+    const types = s.t.app.get(StepRegistry).types();
     expect(types).toEqual(['api', 'approval', 'conditional', 'notify', 'save', 'transform', 'validate']);
     const readme = readFileSync(join(__dirname, '../../../README.md'), 'utf8');
     for (const type of types) expect(readme).toContain(`\`${type}\``);
   });
 
   it('names the step in every 422: DTO fields and step configs alike use config.steps[i]', async () => {
-    const response = await t.request({
+    const response = await s.t.request({
       method: 'POST',
       url: '/api/workflow',
-      token: admin,
+      token: s.admin,
       payload: {
         name: 'Bad',
         type: 'custom',
@@ -151,10 +146,10 @@ describe('workflow smoke', () => {
     expect(response.json().validationErrors).toEqual([
       expect.objectContaining({ field: 'config.steps[0].onError', rule: 'isIn' }),
     ]);
-    const mapping = await t.request({
+    const mapping = await s.t.request({
       method: 'POST',
       url: '/api/workflow',
-      token: admin,
+      token: s.admin,
       payload: {
         name: 'Bad',
         type: 'custom',
@@ -168,11 +163,11 @@ describe('workflow smoke', () => {
   });
 
   it('a rolled-back run answers data null and leaves no active record', async () => {
-    const configId = await createConfig(t, admin);
-    const created = await t.request({
+    const configId = await createConfig(s.t, s.admin);
+    const created = await s.t.request({
       method: 'POST',
       url: '/api/workflow',
-      token: admin,
+      token: s.admin,
       payload: {
         name: 'Undo',
         type: 'save',
@@ -184,10 +179,10 @@ describe('workflow smoke', () => {
         },
       },
     });
-    const run = await t.request({
+    const run = await s.t.request({
       method: 'POST',
       url: `/api/workflow/${created.json().id}/execute`,
-      token: admin,
+      token: s.admin,
       payload: { configId, data: { name: 'Ann', qty: 2 } },
     });
     expect(run.json()).toMatchObject({
@@ -199,7 +194,7 @@ describe('workflow smoke', () => {
         { name: 'boom', status: 'failed', error: { code: 'DATA_VALIDATION_FAILED' } },
       ],
     });
-    const list = await t.request({ method: 'GET', url: `/api/data/${configId}`, token: admin });
+    const list = await s.t.request({ method: 'GET', url: `/api/data/${configId}`, token: s.admin });
     expect(list.json().total).toBe(0);
   });
 });
