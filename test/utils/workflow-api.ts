@@ -1,10 +1,22 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { WorkflowClock } from '../../src/workflow/engine/workflow-clock';
 import type { TestApp } from './test-app';
+import { until } from './until';
 
 /** HTTP helpers for the workflow e2e tests: everything goes through the real routes. */
 
 export type WorkflowBody = Record<string, unknown>;
+
+/** `response` if it has `status`; otherwise an error naming `what` failed, with the status and body. */
+function expectStatus(
+  response: LightMyRequestResponse,
+  status: number,
+  what: string,
+): LightMyRequestResponse {
+  if (response.statusCode !== status)
+    throw new Error(`${what} failed: ${response.statusCode} ${response.body}`);
+  return response;
+}
 
 /** A minimal valid definition (one transform step) that a `user` may run; `overrides` replace top-level fields. */
 export function workflowBody(overrides: WorkflowBody = {}): WorkflowBody {
@@ -23,10 +35,7 @@ export function postWorkflow(t: TestApp, token: string, body: WorkflowBody): Pro
 
 /** Creates a workflow as `token` (an admin) and returns its id; fails the test on anything but 201. */
 export async function createWorkflow(t: TestApp, token: string, body: WorkflowBody): Promise<string> {
-  const response = await postWorkflow(t, token, body);
-  if (response.statusCode !== 201)
-    throw new Error(`workflow create failed: ${response.statusCode} ${response.body}`);
-  return response.json().id;
+  return expectStatus(await postWorkflow(t, token, body), 201, 'workflow create').json().id;
 }
 
 /** `steps` wrapped in a definition a `user` may run; `extra` adds top-level or `config` fields. */
@@ -65,10 +74,37 @@ export async function run(
   configId: string,
   data: Record<string, unknown>,
 ): Promise<any> {
-  const response = await execute(t, token, workflowId, configId, data);
-  if (response.statusCode !== 200)
-    throw new Error(`workflow execute failed: ${response.statusCode} ${response.body}`);
-  return response.json();
+  return expectStatus(await execute(t, token, workflowId, configId, data), 200, 'workflow execute').json();
+}
+
+/** Queues a run (`Prefer: respond-async`); the answer is a 202 with the run id, or the refusal. */
+export function executeAsync(
+  t: TestApp,
+  token: string,
+  workflowId: string,
+  configId: string,
+  data: Record<string, unknown>,
+): Promise<LightMyRequestResponse> {
+  return execute(t, token, workflowId, configId, data, { prefer: 'respond-async' });
+}
+
+/** A run as `token` sees it (GET /api/workflow/runs/:runId); fails the test on anything but 200. */
+export async function getRun(t: TestApp, token: string, runId: string): Promise<any> {
+  const response = await t.request({ method: 'GET', url: `/api/workflow/runs/${runId}`, token });
+  return expectStatus(response, 200, 'run read').json();
+}
+
+/** A run no longer queued or running (it ended, or waits for a decision). */
+export const finished = (run: { status: string }): boolean => !['queued', 'running'].includes(run.status);
+
+/** Reads a run as `token` until `done` accepts it (by default: until it has `finished`), and returns it. */
+export function waitForRun(
+  t: TestApp,
+  token: string,
+  runId: string,
+  done: (run: any) => boolean = finished,
+): Promise<any> {
+  return until(() => getRun(t, token, runId), done, `run ${runId}`);
 }
 
 /** The active records of a configuration as the admin sees them. */
@@ -78,9 +114,7 @@ export async function activeRecords(
   configId: string,
 ): Promise<{ total: number; data: any[] }> {
   const response = await t.request({ method: 'GET', url: `/api/data/${configId}`, token: admin });
-  if (response.statusCode !== 200)
-    throw new Error(`record list failed: ${response.statusCode} ${response.body}`);
-  return response.json();
+  return expectStatus(response, 200, 'record list').json();
 }
 
 /** Replaces the form permissions of a configuration (admin). */
@@ -96,8 +130,7 @@ export async function replaceFormPermissions(
     token: admin,
     payload: body,
   });
-  if (response.statusCode !== 200)
-    throw new Error(`permission replace failed: ${response.statusCode} ${response.body}`);
+  expectStatus(response, 200, 'permission replace');
 }
 
 /**

@@ -1,6 +1,6 @@
 import { createUser } from '../../factories/user.factory';
 import { useAppSuite, WORKFLOW_SUITE } from '../../utils/app-suite';
-import { activeRecords, createSteps, execute } from '../../utils/workflow-api';
+import { activeRecords, createSteps, execute, executeAsync, waitForRun } from '../../utils/workflow-api';
 
 /**
  * A run outlives its request: while it waits on a retry its caller may be deactivated, demoted or
@@ -31,21 +31,6 @@ describe('workflow runs re-check their caller (active, role, site) before steps 
       ],
       { config: { retry: { enabled: true, maxAttempts: 3, backoff: 'fixed', delayMs } } },
     );
-
-  async function waitForRun(runId: string, done: (run: any) => boolean): Promise<any> {
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const response = await s.t.request({
-        method: 'GET',
-        url: `/api/workflow/runs/${runId}`,
-        token: s.admin,
-      });
-      const run = response.json();
-      if (done(run)) return run;
-      if (Date.now() > deadline) throw new Error(`run did not reach the state: ${response.body}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
 
   async function patchUser(body: Record<string, unknown>): Promise<void> {
     const response = await s.t.request({
@@ -87,19 +72,12 @@ describe('workflow runs re-check their caller (active, role, site) before steps 
     'a queued run whose caller was %s while it waited on a retry ends failed (%s), nothing saved',
     async (_what, change, code) => {
       const workflowId = await callThenSave(1500);
-      const queued = await execute(
-        s.t,
-        s.user.token,
-        workflowId,
-        s.configId,
-        { name: 'Ann', qty: 2 },
-        { prefer: 'respond-async' },
-      );
+      const queued = await executeAsync(s.t, s.user.token, workflowId, s.configId, { name: 'Ann', qty: 2 });
       expect(queued.statusCode).toBe(202);
       const runId = queued.json().runId;
-      await waitForRun(runId, (run) => run.status === 'queued' && calls === 1);
+      await waitForRun(s.t, s.admin, runId, (run) => run.status === 'queued' && calls === 1);
       await patchUser(await change());
-      const run = await waitForRun(runId, (r) => !['queued', 'running'].includes(r.status));
+      const run = await waitForRun(s.t, s.admin, runId);
       expect(run).toMatchObject({
         status: 'failed',
         dataId: null,
@@ -139,17 +117,10 @@ describe('workflow runs re-check their caller (active, role, site) before steps 
         config: { retry: { enabled: true, maxAttempts: 3, backoff: 'fixed', delayMs: 1500 } },
       },
     );
-    const queued = await execute(
-      s.t,
-      manager.token,
-      workflowId,
-      s.configId,
-      { name: 'Ann', qty: 2 },
-      { prefer: 'respond-async' },
-    );
+    const queued = await executeAsync(s.t, manager.token, workflowId, s.configId, { name: 'Ann', qty: 2 });
     expect(queued.statusCode).toBe(202);
     const runId = queued.json().runId;
-    await waitForRun(runId, (run) => run.status === 'queued' && calls === 1);
+    await waitForRun(s.t, s.admin, runId, (run) => run.status === 'queued' && calls === 1);
     const demoted = await s.t.request({
       method: 'PUT',
       url: `/api/users/${manager.user.id}`,
@@ -157,7 +128,7 @@ describe('workflow runs re-check their caller (active, role, site) before steps 
       payload: { role: 'user' },
     });
     expect(demoted.statusCode).toBe(200);
-    const run = await waitForRun(runId, (r) => !['queued', 'running'].includes(r.status));
+    const run = await waitForRun(s.t, s.admin, runId);
     expect(run).toMatchObject({
       status: 'failed',
       dataId: null,
@@ -190,15 +161,8 @@ describe('workflow runs re-check their caller (active, role, site) before steps 
 
   it('a caller who keeps the right is not disturbed: the retried run saves its record', async () => {
     const workflowId = await callThenSave(200);
-    const queued = await execute(
-      s.t,
-      s.user.token,
-      workflowId,
-      s.configId,
-      { name: 'Ann', qty: 2 },
-      { prefer: 'respond-async' },
-    );
-    const run = await waitForRun(queued.json().runId, (r) => !['queued', 'running'].includes(r.status));
+    const queued = await executeAsync(s.t, s.user.token, workflowId, s.configId, { name: 'Ann', qty: 2 });
+    const run = await waitForRun(s.t, s.admin, queued.json().runId);
     expect(run.steps).toMatchObject([{ status: 'success' }, { status: 'success' }]);
     expect(run.status).toBe('success');
     expect((await activeRecords(s.t, s.admin, s.configId)).total).toBe(1);

@@ -1,26 +1,16 @@
 import { createConfig } from '../../factories/config.factory';
 import { useAppSuite } from '../../utils/app-suite';
-import { createTestApp, type TestApp } from '../../utils/test-app';
-import { activeRecords, createSteps, execute } from '../../utils/workflow-api';
+import { createTestApp } from '../../utils/test-app';
+import {
+  activeRecords,
+  createSteps,
+  execute,
+  executeAsync,
+  finished,
+  waitForRun,
+} from '../../utils/workflow-api';
 import { GateStep, GateStepModule } from '../../utils/workflow-gate-step';
-
-async function waitForRun(
-  t: TestApp,
-  token: string,
-  runId: string,
-  done: (run: any) => boolean,
-): Promise<any> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const response = await t.request({ method: 'GET', url: `/api/workflow/runs/${runId}`, token });
-    const run = response.json();
-    if (done(run)) return run;
-    if (Date.now() > deadline) throw new Error(`run did not reach the state: ${response.body}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-const finished = (run: any) => !['queued', 'running'].includes(run.status);
+import { untilTrue } from '../../utils/until';
 
 describe('durable workflow runs: asynchronous execution, cancellation, dry run, two instances', () => {
   const s = useAppSuite({
@@ -29,6 +19,18 @@ describe('durable workflow runs: asynchronous execution, cancellation, dry run, 
     partner: true,
     users: 1,
   });
+
+  /** A page of the workflow's runs as `token` sees it. */
+  const runsOf = async (workflowId: string, query = '', token = s.user.token) =>
+    (await s.t.request({ method: 'GET', url: `/api/workflow/${workflowId}/runs${query}`, token })).json();
+  const cancel = (runId: string) =>
+    s.t.request({ method: 'POST', url: `/api/workflow/runs/${runId}/cancel`, token: s.user.token });
+  /** The id of the workflow's one run, once it has called the partner. */
+  async function callingRun(workflowId: string): Promise<string> {
+    const started = async () => (await runsOf(workflowId)).totalCount > 0 && s.partner.requests.length > 0;
+    await untilTrue(started, 'the run to call the partner');
+    return (await runsOf(workflowId)).data[0].id;
+  }
 
   it('Prefer: respond-async answers 202 with Location; the queue runs it to success', async () => {
     const configId = await createConfig(s.t, s.admin);
@@ -40,18 +42,11 @@ describe('durable workflow runs: asynchronous execution, cancellation, dry run, 
         config: { url: s.partner.url('/hook'), method: 'POST', payload: { id: '{{savedData._id}}' } },
       },
     ]);
-    const queued = await execute(
-      s.t,
-      s.user.token,
-      workflowId,
-      configId,
-      { name: 'Ann', qty: 2 },
-      { prefer: 'respond-async' },
-    );
+    const queued = await executeAsync(s.t, s.user.token, workflowId, configId, { name: 'Ann', qty: 2 });
     expect(queued.statusCode).toBe(202);
     expect(queued.json()).toEqual({ runId: expect.any(String), status: 'queued' });
     expect(queued.headers.location).toBe(`/api/workflow/runs/${queued.json().runId}`);
-    const run = await waitForRun(s.t, s.user.token, queued.json().runId, finished);
+    const run = await waitForRun(s.t, s.user.token, queued.json().runId);
     expect(run).toMatchObject({
       status: 'success',
       steps: [
@@ -78,14 +73,7 @@ describe('durable workflow runs: asynchronous execution, cancellation, dry run, 
       [{ name: 'tell', type: 'api', config: { url: s.partner.url('/hook') } }],
       { config: { retry: { enabled: true, maxAttempts: 3, backoff: 'fixed', delayMs: 300 } } },
     );
-    const queued = await execute(
-      s.t,
-      s.user.token,
-      workflowId,
-      configId,
-      { name: 'Ann' },
-      { prefer: 'respond-async' },
-    );
+    const queued = await executeAsync(s.t, s.user.token, workflowId, configId, { name: 'Ann' });
     const waiting = await waitForRun(
       s.t,
       s.user.token,
@@ -93,7 +81,7 @@ describe('durable workflow runs: asynchronous execution, cancellation, dry run, 
       (r) => r.status === 'queued' && calls === 1,
     );
     expect(waiting.status).toBe('queued');
-    const run = await waitForRun(s.t, s.user.token, queued.json().runId, finished);
+    const run = await waitForRun(s.t, s.user.token, queued.json().runId);
     expect(run.status).toBe('success');
     expect(run.steps[0]).toMatchObject({ status: 'success', attempts: 2 });
     expect(run.steps[0].attemptLog.map((a: any) => [a.status, a.delayMs])).toEqual([
@@ -115,28 +103,14 @@ describe('durable workflow runs: asynchronous execution, cancellation, dry run, 
       { config: { retry: { enabled: true, maxAttempts: 5, backoff: 'fixed', delayMs: 20_000 } } },
     );
     const pending = execute(s.t, s.user.token, workflowId, configId, { name: 'Ann' });
-    const history = async () =>
-      (
-        await s.t.request({ method: 'GET', url: `/api/workflow/${workflowId}/runs`, token: s.user.token })
-      ).json();
-    while ((await history()).totalCount === 0 || s.partner.requests.length === 0)
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    const runId = (await history()).data[0].id;
-    const cancel = await s.t.request({
-      method: 'POST',
-      url: `/api/workflow/runs/${runId}/cancel`,
-      token: s.user.token,
-    });
-    expect(cancel.statusCode).toBe(200);
-    expect(cancel.json()).toMatchObject({ id: runId, status: 'running' });
+    const runId = await callingRun(workflowId);
+    const cancelled = await cancel(runId);
+    expect(cancelled.statusCode).toBe(200);
+    expect(cancelled.json()).toMatchObject({ id: runId, status: 'running' });
     const result = (await pending).json();
     expect(result).toMatchObject({ success: false, status: 'cancelled', message: 'Workflow cancelled' });
     expect(s.partner.requests).toHaveLength(1);
-    const again = await s.t.request({
-      method: 'POST',
-      url: `/api/workflow/runs/${runId}/cancel`,
-      token: s.user.token,
-    });
+    const again = await cancel(runId);
     expect(again.statusCode).toBe(409);
     expect(again.json().code).toBe('WORKFLOW_RUN_FINISHED');
   });
@@ -144,9 +118,9 @@ describe('durable workflow runs: asynchronous execution, cancellation, dry run, 
   it('cancel: a run inside its request stops before its next step with an effect once the step in flight ends', async () => {
     const configId = await createConfig(s.t, s.admin);
     let answer: () => void = () => undefined;
-    const cancelled = new Promise<void>((resolve) => (answer = resolve));
+    const answered = new Promise<void>((resolve) => (answer = resolve));
     s.partner.handle((_req, res) => {
-      void cancelled.then(() => {
+      void answered.then(() => {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end('{}');
       });
@@ -157,19 +131,9 @@ describe('durable workflow runs: asynchronous execution, cancellation, dry run, 
       { name: 'store', type: 'save' },
     ]);
     const pending = execute(s.t, s.user.token, workflowId, configId, { name: 'Ann', qty: 1 });
-    const history = async () =>
-      (
-        await s.t.request({ method: 'GET', url: `/api/workflow/${workflowId}/runs`, token: s.user.token })
-      ).json();
-    while ((await history()).totalCount === 0 || s.partner.requests.length === 0)
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    const runId = (await history()).data[0].id;
-    const cancel = await s.t.request({
-      method: 'POST',
-      url: `/api/workflow/runs/${runId}/cancel`,
-      token: s.user.token,
-    });
-    expect(cancel.json()).toMatchObject({ id: runId, status: 'running' });
+    const runId = await callingRun(workflowId);
+    const cancelled = await cancel(runId);
+    expect(cancelled.json()).toMatchObject({ id: runId, status: 'running' });
     answer();
     const result = (await pending).json();
     expect(result).toMatchObject({ status: 'cancelled', runId });
@@ -188,15 +152,8 @@ describe('durable workflow runs: asynchronous execution, cancellation, dry run, 
     ]);
     const pending = execute(s.t, s.user.token, workflowId, configId, { name: 'Ann', qty: 1 });
     while (!GateStep.isWaiting('durable-cancel')) await new Promise((resolve) => setTimeout(resolve, 20));
-    const runId = (
-      await s.t.request({ method: 'GET', url: `/api/workflow/${workflowId}/runs`, token: s.user.token })
-    ).json().data[0].id;
-    const cancel = await s.t.request({
-      method: 'POST',
-      url: `/api/workflow/runs/${runId}/cancel`,
-      token: s.user.token,
-    });
-    expect(cancel.json()).toMatchObject({ id: runId, status: 'running' });
+    const runId = (await runsOf(workflowId)).data[0].id;
+    expect((await cancel(runId)).json()).toMatchObject({ id: runId, status: 'running' });
     GateStep.open('durable-cancel');
     const result = (await pending).json();
     expect(result).toMatchObject({ status: 'cancelled', runId });
@@ -209,19 +166,8 @@ describe('durable workflow runs: asynchronous execution, cancellation, dry run, 
     const workflowId = await createSteps(s.t, s.admin, [
       { name: 'shape', type: 'transform', config: { mapping: { a: 'name' } } },
     ]);
-    const queued = await execute(
-      s.t,
-      s.admin,
-      workflowId,
-      configId,
-      { name: 'Ann' },
-      { prefer: 'respond-async' },
-    );
-    const response = await s.t.request({
-      method: 'POST',
-      url: `/api/workflow/runs/${queued.json().runId}/cancel`,
-      token: s.user.token,
-    });
+    const queued = await executeAsync(s.t, s.admin, workflowId, configId, { name: 'Ann' });
+    const response = await cancel(queued.json().runId);
     expect(response.statusCode).toBe(404);
     expect(response.json().code).toBe('WORKFLOW_RUN_NOT_FOUND');
   });
@@ -274,12 +220,7 @@ describe('durable workflow runs: asynchronous execution, cancellation, dry run, 
     });
     expect(s.partner.requests).toHaveLength(0);
     expect((await activeRecords(s.t, s.admin, configId)).total).toBe(0);
-    const history = await s.t.request({
-      method: 'GET',
-      url: `/api/workflow/${workflowId}/runs`,
-      token: s.admin,
-    });
-    expect(history.json().totalCount).toBe(0);
+    expect((await runsOf(workflowId, '', s.admin)).totalCount).toBe(0);
   });
 
   it('two instances on one database drain 200 queued runs, none run twice', async () => {
@@ -300,30 +241,15 @@ describe('durable workflow runs: asynchronous execution, cancellation, dry run, 
       const runIds: string[] = [];
       for (let i = 0; i < 200; i++) {
         const app = i % 2 === 0 ? s.t : second;
-        const queued = await execute(
-          app,
-          s.admin,
-          workflowId,
-          configId,
-          { name: `n${i}`, qty: 1 },
-          { prefer: 'respond-async' },
-        );
+        const queued = await executeAsync(app, s.admin, workflowId, configId, { name: `n${i}`, qty: 1 });
         runIds.push(queued.json().runId);
       }
       const deadline = Date.now() + 60_000;
       for (;;) {
-        const history = await s.t.request({
-          method: 'GET',
-          url: `/api/workflow/${workflowId}/runs?limit=100`,
-          token: s.admin,
-        });
-        const pages = [history.json()];
-        const page2 = await s.t.request({
-          method: 'GET',
-          url: `/api/workflow/${workflowId}/runs?limit=100&page=2`,
-          token: s.admin,
-        });
-        pages.push(page2.json());
+        const pages = [
+          await runsOf(workflowId, '?limit=100', s.admin),
+          await runsOf(workflowId, '?limit=100&page=2', s.admin),
+        ];
         const runs = pages.flatMap((page) => page.data);
         if (runs.length === 200 && runs.every(finished)) {
           expect(runs.every((run: any) => run.status === 'success')).toBe(true);

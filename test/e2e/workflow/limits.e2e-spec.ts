@@ -1,7 +1,7 @@
 import { createConfig } from '../../factories/config.factory';
 import { answerAfter } from '../../utils/http-test-server';
 import { useAppSuite } from '../../utils/app-suite';
-import { createSteps, execute, run } from '../../utils/workflow-api';
+import { createSteps, executeAsync, run } from '../../utils/workflow-api';
 
 describe('workflow limits: step timeout, run timeout, concurrency, step count', () => {
   const s = useAppSuite({
@@ -72,9 +72,7 @@ describe('workflow limits: step timeout, run timeout, concurrency, step count', 
     );
     const runIds: string[] = [];
     for (let i = 0; i < 4; i++)
-      runIds.push(
-        (await execute(s.t, s.admin, workflowId, configId, {}, { prefer: 'respond-async' })).json().runId,
-      );
+      runIds.push((await executeAsync(s.t, s.admin, workflowId, configId, {})).json().runId);
     const deadline = Date.now() + 15_000;
     while (s.partner.requests.length < 4 && Date.now() < deadline)
       await new Promise((resolve) => setTimeout(resolve, 50));

@@ -4,7 +4,7 @@ import { operationRunId } from '../../../src/workflow/runs/operations/operation-
 import { RunOperationsRepository } from '../../../src/workflow/runs/operations/run-operations.repository';
 import { RunJournalRepository } from '../../../src/workflow/engine/journal/run-journal.repository';
 import { useAppSuite, WORKFLOW_SUITE } from '../../utils/app-suite';
-import { activeRecords, createSteps, execute, run } from '../../utils/workflow-api';
+import { activeRecords, createSteps, executeAsync, getRun, run, waitForRun } from '../../utils/workflow-api';
 import { GateStep, GateStepModule } from '../../utils/workflow-gate-step';
 import { sql } from 'drizzle-orm';
 import { until } from '../../utils/until';
@@ -19,8 +19,28 @@ describe('bulk operations on runs: cancel and re-run by filter, progress, bounds
     s.t.request({ method: 'POST', url, token, payload });
   const operationOf = async (id: string) =>
     (await s.t.request({ method: 'GET', url: `/api/workflow/operations/${id}`, token: s.admin })).json();
-  const runOf = async (runId: string) =>
-    (await s.t.request({ method: 'GET', url: `/api/workflow/runs/${runId}`, token: s.admin })).json();
+  /** The operation once it is done. */
+  const operationDone = (id: string) =>
+    until(
+      () => operationOf(id),
+      (o) => o.status === 'done',
+      `operation ${id} done`,
+    );
+  const runOf = (runId: string) => getRun(s.t, s.admin, runId);
+  /** A page of up to 100 of the workflow's runs, once `done` accepts it. */
+  const runsUntil = (workflowId: string, done: (page: any) => boolean, what: string) =>
+    until(
+      async () =>
+        (
+          await s.t.request({
+            method: 'GET',
+            url: `/api/workflow/${workflowId}/runs?limit=100`,
+            token: s.admin,
+          })
+        ).json(),
+      done,
+      what,
+    );
 
   it('cancels queued and waiting runs; the operation reports its progress', async () => {
     // One run blocks in the gate; with `concurrency: 1` the asynchronous ones behind it stay queued.
@@ -38,9 +58,7 @@ describe('bulk operations on runs: cancel and re-run by filter, progress, bounds
       waiting.push((await run(s.t, s.user.token, workflowId, s.configId, { name })).runId);
     expect((await runOf(waiting[0])).status).toBe('waiting');
     const async = (data: Record<string, unknown>) =>
-      execute(s.t, s.user.token, workflowId, s.configId, data, { prefer: 'respond-async' }).then(
-        (r) => r.json().runId,
-      );
+      executeAsync(s.t, s.user.token, workflowId, s.configId, data).then((r) => r.json().runId);
     const gated = await async({ name: 'g', hold: true });
     await until(async () => GateStep.isWaiting('bulk'), Boolean, 'the gate');
     const queued = [await async({ name: 'q1' }), await async({ name: 'q2' })];
@@ -52,11 +70,7 @@ describe('bulk operations on runs: cancel and re-run by filter, progress, bounds
     expect(accepted.statusCode).toBe(202);
     const { operationId } = accepted.json();
     expect(accepted.headers.location).toBe(`/api/workflow/operations/${operationId}`);
-    const operation = await until(
-      () => operationOf(operationId),
-      (o) => o.status === 'done',
-      'the operation',
-    );
+    const operation = await operationDone(operationId);
     expect(operation).toEqual({
       id: operationId,
       workflowId,
@@ -72,42 +86,23 @@ describe('bulk operations on runs: cancel and re-run by filter, progress, bounds
     for (const runId of queued) expect((await runOf(runId)).status).toBe('cancelled');
     // The gated run was not matched; once it moves on, the waiting ones are ended by a worker.
     GateStep.open('bulk');
-    for (const runId of waiting)
-      await until(
-        () => runOf(runId),
-        (r) => r.status === 'cancelled',
-        'the waiting run cancelled',
-      );
-    expect(
-      (
-        await until(
-          () => runOf(gated),
-          (r) => r.status === 'waiting',
-          'the gated run',
-        )
-      ).status,
-    ).toBe('waiting');
+    for (const runId of waiting) await waitForRun(s.t, s.admin, runId, (r) => r.status === 'cancelled');
+    expect((await waitForRun(s.t, s.admin, gated, (r) => r.status === 'waiting')).status).toBe('waiting');
 
     // A second operation over finished runs: each one a failure with its code, the rest still handled.
     const again = await post(`/api/workflow/${workflowId}/runs/cancel`, {
       filter: { status: ['cancelled', 'waiting'] },
     });
-    const second = await until(
-      () => operationOf(again.json().operationId),
-      (o) => o.status === 'done',
-      'op',
-    );
+    const second = await operationDone(again.json().operationId);
     expect(second).toMatchObject({ matched: 5, done: 5, failed: 0 });
     const finished = await post(`/api/workflow/${workflowId}/runs/cancel`, {
       filter: { status: ['success'] },
     });
-    expect(
-      await until(
-        () => operationOf(finished.json().operationId),
-        (o) => o.status === 'done',
-        'op',
-      ),
-    ).toMatchObject({ matched: 0, done: 0, failed: 0 });
+    expect(await operationDone(finished.json().operationId)).toMatchObject({
+      matched: 0,
+      done: 0,
+      failed: 0,
+    });
   });
 
   it('re-runs failed runs from their failed step: queued as the admin, no second record, linked by rerunOf; a retried request is the same operation', async () => {
@@ -145,23 +140,14 @@ describe('bulk operations on runs: cancel and re-run by filter, progress, bounds
     expect(retried.statusCode).toBe(202);
     expect(retried.json()).toEqual(accepted.json());
     expect(retried.headers.location).toBe(`/api/workflow/operations/${accepted.json().operationId}`);
-    expect(
-      await until(
-        () => operationOf(accepted.json().operationId),
-        (o) => o.status === 'done',
-        'the operation',
-      ),
-    ).toMatchObject({ kind: 'rerun', matched: 3, done: 3, failed: 0 });
-    const history = async () =>
-      (
-        await s.t.request({
-          method: 'GET',
-          url: `/api/workflow/${workflowId}/runs?limit=100`,
-          token: s.admin,
-        })
-      ).json();
-    const page = await until(
-      history,
+    expect(await operationDone(accepted.json().operationId)).toMatchObject({
+      kind: 'rerun',
+      matched: 3,
+      done: 3,
+      failed: 0,
+    });
+    const page = await runsUntil(
+      workflowId,
       (p) => p.data.filter((r: any) => r.rerunOf && r.status === 'success').length === 3,
       'the re-runs',
     );
@@ -253,19 +239,8 @@ describe('bulk operations on runs: cancel and re-run by filter, progress, bounds
       'a-dead-instance',
       1,
     );
-    expect(
-      await until(
-        () => operationOf(operation.id),
-        (o) => o.status === 'done',
-        'the take-over',
-      ),
-    ).toMatchObject({ matched: 2, done: 2, failed: 0 });
-    for (const runId of runIds)
-      await until(
-        () => runOf(runId),
-        (r) => r.status === 'cancelled',
-        'cancelled',
-      );
+    expect(await operationDone(operation.id)).toMatchObject({ matched: 2, done: 2, failed: 0 });
+    for (const runId of runIds) await waitForRun(s.t, s.admin, runId, (r) => r.status === 'cancelled');
   });
 
   it('a re-run the dead instance queued before it counted it is not queued again by the take-over', async () => {
@@ -304,22 +279,12 @@ describe('bulk operations on runs: cancel and re-run by filter, progress, bounds
     await s.t.database.client.db.execute(
       sql`update workflow_operations set lease_until = now() - interval '1 second' where id = ${operation.id}::uuid`,
     );
-    expect(
-      await until(
-        () => operationOf(operation.id),
-        (o) => o.status === 'done',
-        'the take-over',
-      ),
-    ).toMatchObject({ matched: 2, done: 2, failed: 0 });
-    const history = async () =>
-      (
-        await s.t.request({
-          method: 'GET',
-          url: `/api/workflow/${workflowId}/runs?limit=100`,
-          token: s.admin,
-        })
-      ).json();
-    const page = await until(history, (p) => p.data.every((r: any) => r.status === 'success'), 'the re-runs');
+    expect(await operationDone(operation.id)).toMatchObject({ matched: 2, done: 2, failed: 0 });
+    const page = await runsUntil(
+      workflowId,
+      (p) => p.data.every((r: any) => r.status === 'success'),
+      'the re-runs',
+    );
     expect(
       page.data
         .filter((r: any) => r.rerunOf)

@@ -1,6 +1,6 @@
 import { createConfig } from '../../factories/config.factory';
 import { useAppSuite } from '../../utils/app-suite';
-import { createSteps, run } from '../../utils/workflow-api';
+import { createSteps, getRun, run } from '../../utils/workflow-api';
 import { until } from '../../utils/until';
 
 describe('workflow outbox: mail survives an SMTP outage and is sent exactly once', () => {
@@ -11,8 +11,7 @@ describe('workflow outbox: mail survives an SMTP outage and is sent exactly once
     seed: 'once',
   });
 
-  const runOf = async (runId: string) =>
-    (await s.t.request({ method: 'GET', url: `/api/workflow/runs/${runId}`, token: s.user.token })).json();
+  const runOf = (runId: string) => getRun(s.t, s.user.token, runId);
 
   it('SMTP refuses connections, then answers 451, then accepts: every mail delivered once, with its run’s Message-ID', async () => {
     const configId = await createConfig(s.t, s.admin, { preferences: { saveLimit: null } });

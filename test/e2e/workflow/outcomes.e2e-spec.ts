@@ -1,5 +1,5 @@
 import { useAppSuite } from '../../utils/app-suite';
-import { activeRecords, createSteps, run } from '../../utils/workflow-api';
+import { activeRecords, createSteps, getRun, run } from '../../utils/workflow-api';
 
 const ORDER = { name: 'Ann', qty: 2, price: 3 };
 const ADMIN_NOTIFY = 'ops@example.com';
@@ -40,8 +40,7 @@ describe('workflow run outcomes: conditions, onError, rollback, held mail and fa
     type: 'notify',
     config: { email: { to: 'buyer@example.com', subject: 'Order from {{input.name}} on {{formTitle}}' } },
   };
-  const runOf = async (runId: string) =>
-    (await s.t.request({ method: 'GET', url: `/api/workflow/runs/${runId}`, token: s.user.token })).json();
+  const runOf = (runId: string) => getRun(s.t, s.user.token, runId);
 
   it('a step whose condition is not met is skipped and the next step runs', async () => {
     const id = await createSteps(s.t, s.admin, [

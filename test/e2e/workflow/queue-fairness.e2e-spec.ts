@@ -1,5 +1,5 @@
 import { useAppSuite } from '../../utils/app-suite';
-import { createSteps, execute } from '../../utils/workflow-api';
+import { createSteps, executeAsync } from '../../utils/workflow-api';
 import { GateStep, GateStepModule } from '../../utils/workflow-gate-step';
 import { untilTrue } from '../../utils/until';
 
@@ -38,7 +38,7 @@ describe('workflow queue: per-user bound and fair claims', () => {
   const queue = (who: 'alice' | 'bob', gate: string) => {
     opened.add(gate);
     const user = who === 'alice' ? s.users[0] : s.users[1];
-    return execute(s.t, user.token, workflowId, s.configId, { gate }, { prefer: 'respond-async' });
+    return executeAsync(s.t, user.token, workflowId, s.configId, { gate });
   };
 
   it('a user over WORKFLOW_MAX_QUEUED_PER_USER queued or running runs gets 429 WORKFLOW_QUEUE_FULL; others are not affected', async () => {

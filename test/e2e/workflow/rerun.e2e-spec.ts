@@ -1,7 +1,8 @@
 import { createUser } from '../../factories/user.factory';
 import { type HttpTestServer } from '../../utils/http-test-server';
 import { useAppSuite, WORKFLOW_SUITE } from '../../utils/app-suite';
-import { activeRecords, createSteps, execute, run } from '../../utils/workflow-api';
+import { activeRecords, createSteps, executeAsync, getRun, run, waitForRun } from '../../utils/workflow-api';
+import { untilTrue } from '../../utils/until';
 import { GateStep, GateStepModule } from '../../utils/workflow-gate-step';
 
 /** The receiver answers 500 to the first `failures` calls, then 200. */
@@ -28,8 +29,7 @@ describe('re-running a finished run (POST /api/workflow/runs/:runId/rerun)', () 
       payload: body,
       headers,
     });
-  const runOf = async (runId: string) =>
-    (await s.t.request({ method: 'GET', url: `/api/workflow/runs/${runId}`, token: s.user.token })).json();
+  const runOf = (runId: string) => getRun(s.t, s.user.token, runId);
 
   /** save, then a call that fails the first time: a failed run with one record. */
   async function failedRun(): Promise<{ workflowId: string; failed: any }> {
@@ -148,12 +148,7 @@ describe('re-running a finished run (POST /api/workflow/runs/:runId/rerun)', () 
     const queued = await rerun(failed.runId, { from: 'failed' }, { prefer: 'respond-async' });
     expect(queued.statusCode).toBe(202);
     expect(queued.headers.location).toBe(`/api/workflow/runs/${queued.json().runId}`);
-    const deadline = Date.now() + 20_000;
-    let done = await runOf(queued.json().runId);
-    while (['queued', 'running'].includes(done.status) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      done = await runOf(queued.json().runId);
-    }
+    const done = await waitForRun(s.t, s.user.token, queued.json().runId);
     expect(done).toMatchObject({ status: 'success', rerunOf: failed.runId, dataId: failed.data._id });
     expect((await activeRecords(s.t, s.admin, s.configId)).total).toBe(1);
   });
@@ -162,23 +157,14 @@ describe('re-running a finished run (POST /api/workflow/runs/:runId/rerun)', () 
     const workflowId = await createSteps(s.t, s.admin, [
       { name: 'hold', type: 'gate', config: { gate: 'rerun' } },
     ]);
-    const queued = await execute(
-      s.t,
-      s.user.token,
-      workflowId,
-      s.configId,
-      { name: 'Ann', qty: 1 },
-      { prefer: 'respond-async' },
-    );
+    const queued = await executeAsync(s.t, s.user.token, workflowId, s.configId, { name: 'Ann', qty: 1 });
     const runId = queued.json().runId;
-    const deadline = Date.now() + 20_000;
-    while (!GateStep.isWaiting('rerun') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await untilTrue(() => GateStep.isWaiting('rerun'), 'the run at its gate');
     const running = await rerun(runId, { from: 'start' });
     expect(running.statusCode).toBe(409);
     expect(running.json()).toMatchObject({ code: 'WORKFLOW_RUN_NOT_FINISHED' });
     GateStep.open('rerun');
-    while ((await runOf(runId)).status !== 'success' && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 50));
+    await waitForRun(s.t, s.user.token, runId, (r) => r.status === 'success');
 
     const noFailure = await rerun(runId, { from: 'failed' });
     expect(noFailure.statusCode).toBe(409);

@@ -1,8 +1,7 @@
 import { useAppSuite, WORKFLOW_SUITE } from '../../utils/app-suite';
-import { createSteps, execute, run } from '../../utils/workflow-api';
+import { createSteps, execute, executeAsync, getRun, run, waitForRun } from '../../utils/workflow-api';
 
 const ORDER = { name: 'Ann', qty: 2 };
-const finished = (r: any) => !['queued', 'running'].includes(r.status);
 
 /**
  * A hostile partner answer fails its step, never the run; a run's `config.timeoutMs` bounds every
@@ -27,20 +26,6 @@ describe('workflow runs: hostile partner answers and the run deadline', () => {
       extra,
     );
 
-  async function waitForRun(runId: string): Promise<any> {
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const response = await s.t.request({
-        method: 'GET',
-        url: `/api/workflow/runs/${runId}`,
-        token: s.admin,
-      });
-      if (finished(response.json())) return response.json();
-      if (Date.now() > deadline) throw new Error(`run did not finish: ${response.body}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-
   const DEEP = '['.repeat(100_000) + ']'.repeat(100_000);
   const NUL = JSON.stringify({ note: 'a\u0000b' });
   const NUL_KEY = '{"a\\u0000b": 1}';
@@ -64,13 +49,7 @@ describe('workflow runs: hostile partner answers and the run deadline', () => {
         steps: [{ name: 'call', status: 'failed', error: { code: 'RESULT_NOT_STORABLE' } }],
       });
       expect(result.steps).toHaveLength(1);
-      const stored = await s.t.request({
-        method: 'GET',
-        url: `/api/workflow/runs/${result.runId}`,
-        token: s.admin,
-      });
-      expect(stored.statusCode).toBe(200);
-      expect(stored.json()).toMatchObject({
+      expect(await getRun(s.t, s.admin, result.runId)).toMatchObject({
         status: 'failed',
         steps: [{ error: { code: 'RESULT_NOT_STORABLE' } }],
       });
@@ -81,11 +60,9 @@ describe('workflow runs: hostile partner answers and the run deadline', () => {
     answerJson(DEEP);
     const workflowId = await callThenSave();
     const started = Date.now();
-    const queued = await execute(s.t, s.user.token, workflowId, s.configId, ORDER, {
-      prefer: 'respond-async',
-    });
+    const queued = await executeAsync(s.t, s.user.token, workflowId, s.configId, ORDER);
     expect(queued.statusCode).toBe(202);
-    const done = await waitForRun(queued.json().runId);
+    const done = await waitForRun(s.t, s.admin, queued.json().runId);
     expect(done).toMatchObject({ status: 'failed', steps: [{ error: { code: 'RESULT_NOT_STORABLE' } }] });
     // Well under the lease a stuck run would wait for; wide enough for a loaded CI machine.
     expect(Date.now() - started).toBeLessThan(10_000);
@@ -140,10 +117,8 @@ describe('workflow runs: hostile partner answers and the run deadline', () => {
       config: { timeoutMs: 1000, retry: { enabled: true, maxAttempts: 5, backoff: 'fixed', delayMs: 3000 } },
     });
     const started = Date.now();
-    const queued = await execute(s.t, s.user.token, workflowId, s.configId, ORDER, {
-      prefer: 'respond-async',
-    });
-    const done = await waitForRun(queued.json().runId);
+    const queued = await executeAsync(s.t, s.user.token, workflowId, s.configId, ORDER);
+    const done = await waitForRun(s.t, s.admin, queued.json().runId);
     // Under the 3 s retry wait a run held in the queue by it would take.
     expect(Date.now() - started).toBeLessThan(2900);
     expect(done).toMatchObject({ status: 'failed', steps: [{ error: { code: 'WORKFLOW_TIMEOUT' } }] });
