@@ -47,22 +47,27 @@ describe('the api step sends a file of the run’s record: as the body, or in a 
     return response.json<{ attachmentId: string }>().attachmentId;
   };
 
+  /** A save, then the api step `send` with `config`: the file it sends is one of the saved record's. */
+  const saveThenSend = (config: Record<string, unknown>) => [
+    { name: 'store', type: 'save' },
+    { name: 'send', type: 'api', config },
+  ];
+  const createSaveThenSend = (config: Record<string, unknown>) =>
+    createSteps(s.t, s.admin, saveThenSend(config));
+  /** Runs save-then-send(`config`) for a record of `name` whose `scan` is `bytes` uploaded as `filename`. */
+  async function runWithScan(name: string, bytes: Buffer, filename: string, config: Record<string, unknown>) {
+    const workflowId = await createSaveThenSend(config);
+    const scan = await upload('scan', bytes, filename);
+    return run(s.t, s.user.token, workflowId, s.configId, { name, scan });
+  }
+
   it('as the body: the file’s bytes, typed with its media type and sized, streamed to the partner', async () => {
-    const workflowId = await createSteps(s.t, s.admin, [
-      { name: 'store', type: 'save' },
-      {
-        name: 'send',
-        type: 'api',
-        config: {
-          url: s.partner.url('/scans/{{savedData._id}}'),
-          method: 'PUT',
-          headers: { 'X-Claim': '{{input.name}}' },
-          file: { field: 'scan', as: 'body' },
-        },
-      },
-    ]);
-    const scan = await upload('scan', PDF, 'claim.pdf');
-    const body = await run(s.t, s.user.token, workflowId, s.configId, { name: 'Ann', scan });
+    const body = await runWithScan('Ann', PDF, 'claim.pdf', {
+      url: s.partner.url('/scans/{{savedData._id}}'),
+      method: 'PUT',
+      headers: { 'X-Claim': '{{input.name}}' },
+      file: { field: 'scan', as: 'body' },
+    });
     expect(body).toMatchObject({ success: true, status: 'success' });
     expect(body.results.send).toEqual({ status: 200, data: { ok: true } });
     expect(s.partner.requests).toHaveLength(1);
@@ -76,42 +81,26 @@ describe('the api step sends a file of the run’s record: as the body, or in a 
   });
 
   it('as the body, a Content-Type of the step’s headers wins over the file’s media type', async () => {
-    const workflowId = await createSteps(s.t, s.admin, [
-      { name: 'store', type: 'save' },
-      {
-        name: 'send',
-        type: 'api',
-        config: {
-          url: s.partner.url('/raw'),
-          method: 'POST',
-          headers: { 'Content-Type': 'application/octet-stream' },
-          file: { field: 'scan', as: 'body' },
-        },
-      },
-    ]);
-    const scan = await upload('scan', TEXT, 'notes.txt');
-    expect(await run(s.t, s.user.token, workflowId, s.configId, { name: 'Bo', scan })).toMatchObject({
-      success: true,
-    });
+    expect(
+      await runWithScan('Bo', TEXT, 'notes.txt', {
+        url: s.partner.url('/raw'),
+        method: 'POST',
+        headers: { 'Content-Type': 'application/octet-stream' },
+        file: { field: 'scan', as: 'body' },
+      }),
+    ).toMatchObject({ success: true });
     const [received] = s.partner.requests;
     expect(received.headers['content-type']).toBe('application/octet-stream');
     expect(received.bytes.equals(TEXT)).toBe(true);
   });
 
   it('in a multipart body: the file as one part (name, filename, type) and the rendered payload as another', async () => {
-    const workflowId = await createSteps(s.t, s.admin, [
-      { name: 'store', type: 'save' },
-      {
-        name: 'send',
-        type: 'api',
-        config: {
-          url: s.partner.url('/claims'),
-          method: 'POST',
-          payload: { claim: '{{savedData._id}}', name: '{{input.name}}' },
-          file: { field: 'documents', as: 'multipart', partName: 'document' },
-        },
-      },
-    ]);
+    const workflowId = await createSaveThenSend({
+      url: s.partner.url('/claims'),
+      method: 'POST',
+      payload: { claim: '{{savedData._id}}', name: '{{input.name}}' },
+      file: { field: 'documents', as: 'multipart', partName: 'document' },
+    });
     const document = await upload('documents', PDF, 'claim.pdf');
     const body = await run(s.t, s.user.token, workflowId, s.configId, { name: 'Cy', documents: [document] });
     expect(body).toMatchObject({ success: true, results: { send: { status: 200, data: { ok: true } } } });
@@ -135,18 +124,13 @@ describe('the api step sends a file of the run’s record: as the body, or in a 
   });
 
   it('in a multipart body without a payload: the file part alone, named file by default', async () => {
-    const workflowId = await createSteps(s.t, s.admin, [
-      { name: 'store', type: 'save' },
-      {
-        name: 'send',
-        type: 'api',
-        config: { url: s.partner.url('/files'), method: 'POST', file: { field: 'scan', as: 'multipart' } },
-      },
-    ]);
-    const scan = await upload('scan', TEXT, 'notes.txt');
-    expect(await run(s.t, s.user.token, workflowId, s.configId, { name: 'Di', scan })).toMatchObject({
-      success: true,
-    });
+    expect(
+      await runWithScan('Di', TEXT, 'notes.txt', {
+        url: s.partner.url('/files'),
+        method: 'POST',
+        file: { field: 'scan', as: 'multipart' },
+      }),
+    ).toMatchObject({ success: true });
     const form = await formDataOf(s.partner.requests[0]);
     expect([...form.keys()]).toEqual(['file']);
     const file = form.get('file') as File;
@@ -155,14 +139,8 @@ describe('the api step sends a file of the run’s record: as the body, or in a 
   });
 
   it('fails the step with a specific code, sending nothing, when there is no file or no record', async () => {
-    const steps = (field: string) => [
-      { name: 'store', type: 'save' },
-      {
-        name: 'send',
-        type: 'api',
-        config: { url: s.partner.url('/x'), method: 'POST', file: { field, as: 'body' } },
-      },
-    ];
+    const steps = (field: string) =>
+      saveThenSend({ url: s.partner.url('/x'), method: 'POST', file: { field, as: 'body' } });
     const failure = (code: string) => ({
       success: false,
       status: 'failed',
@@ -203,10 +181,7 @@ describe('the api step sends a file of the run’s record: as the body, or in a 
         s.admin,
         workflowBody({
           config: {
-            steps: [
-              { name: 'store', type: 'save' },
-              { name: 'send', type: 'api', config: { url: s.partner.url('/x'), ...config } },
-            ],
+            steps: saveThenSend({ url: s.partner.url('/x'), ...config }),
           },
         }),
       );

@@ -18,6 +18,8 @@ describe('workflow definitions: CRUD, access, validation and tenants', () => {
     return response.json<{ data: any[]; totalCount: number }>();
   };
   const names = (page: { data: any[] }) => page.data.map((w) => w.name);
+  const getWorkflow = (id: string, token = s.admin, headers?: Record<string, string>) =>
+    s.t.request({ method: 'GET', url: `/api/workflow/${id}`, token, headers });
 
   it('creates a workflow (201) echoing the body with an id, isActive true and defaults; GET returns the same', async () => {
     const steps = [
@@ -48,7 +50,7 @@ describe('workflow definitions: CRUD, access, validation and tenants', () => {
       // Who saved the definition: whom a trigger with runAs "author" runs as.
       authorId: expect.stringMatching(/^[0-9a-f-]{36}$/),
     });
-    const fetched = await s.t.request({ method: 'GET', url: `/api/workflow/${body.id}`, token: s.admin });
+    const fetched = await getWorkflow(body.id);
     expect(fetched.statusCode).toBe(200);
     expect(fetched.json()).toEqual(body);
   });
@@ -95,7 +97,7 @@ describe('workflow definitions: CRUD, access, validation and tenants', () => {
       config: original.config,
       isActive: true,
     });
-    const fetched = (await s.t.request({ method: 'GET', url: `/api/workflow/${id}`, token: s.admin })).json();
+    const fetched = (await getWorkflow(id)).json();
     expect(fetched).toEqual(updated.json());
 
     const invalid = await s.t.request({
@@ -109,9 +111,7 @@ describe('workflow definitions: CRUD, access, validation and tenants', () => {
       expect.objectContaining({ field: 'config.steps[0].type', rule: 'stepType' }),
     ]);
     // A refused update changes nothing.
-    expect((await s.t.request({ method: 'GET', url: `/api/workflow/${id}`, token: s.admin })).json()).toEqual(
-      fetched,
-    );
+    expect((await getWorkflow(id)).json()).toEqual(fetched);
   });
 
   it('DELETE deactivates: 404 WORKFLOW_NOT_FOUND afterwards, gone from the list, listed by admins with isActive=false', async () => {
@@ -122,7 +122,7 @@ describe('workflow definitions: CRUD, access, validation and tenants', () => {
     expect(deleted.json()).toMatchObject({ id, name: 'Gone', isActive: false });
 
     for (const token of [s.admin, s.user.token]) {
-      const got = await s.t.request({ method: 'GET', url: `/api/workflow/${id}`, token });
+      const got = await getWorkflow(id, token);
       expect(got.statusCode).toBe(404);
       expect(got.json()).toMatchObject({ success: false, code: 'WORKFLOW_NOT_FOUND', statusCode: 404 });
     }
@@ -176,15 +176,9 @@ describe('workflow definitions: CRUD, access, validation and tenants', () => {
     expect((await list(s.admin)).totalCount).toBe(4);
 
     for (const id of [byRole, byId]) {
-      expect(
-        (await s.t.request({ method: 'GET', url: `/api/workflow/${id}`, token: s.user.token })).statusCode,
-      ).toBe(200);
+      expect((await getWorkflow(id, s.user.token)).statusCode).toBe(200);
     }
-    const hidden = await s.t.request({
-      method: 'GET',
-      url: `/api/workflow/${adminsOnly}`,
-      token: s.user.token,
-    });
+    const hidden = await getWorkflow(adminsOnly, s.user.token);
     // Like the list, a single read does not reveal a workflow the caller may not run.
     expect(hidden.statusCode).toBe(404);
     expect(hidden.json()).toMatchObject({ success: false, code: 'WORKFLOW_NOT_FOUND' });
@@ -350,41 +344,20 @@ describe('workflow definitions: CRUD, access, validation and tenants', () => {
     const id = await createWorkflow(s.t, s.admin, workflowBody({ name: 'Beta only', siteId: beta }));
     const configId = await createConfig(s.t, s.admin);
 
-    const seen = await s.t.request({
-      method: 'GET',
-      url: `/api/workflow/${id}`,
-      token: betaUser.token,
-      headers: onBeta,
-    });
+    const seen = await getWorkflow(id, betaUser.token, onBeta);
     expect(seen.statusCode).toBe(200);
     expect(seen.json()).toMatchObject({ id, siteId: beta });
     expect(names(await list(betaUser.token, '', onBeta))).toEqual(['Beta only']);
 
-    const foreign = await s.t.request({
-      method: 'GET',
-      url: `/api/workflow/${id}`,
-      token: gammaUser.token,
-      headers: onGamma,
-    });
+    const foreign = await getWorkflow(id, gammaUser.token, onGamma);
     expect(foreign.statusCode).toBe(404);
     expect(foreign.json().code).toBe('WORKFLOW_NOT_FOUND');
     expect(await list(gammaUser.token, '', onGamma)).toEqual({ data: [], totalCount: 0 });
-    const foreignRun = await s.t.request({
-      method: 'POST',
-      url: `/api/workflow/${id}/execute`,
-      token: gammaUser.token,
-      headers: onGamma,
-      payload: { configId, data: { name: 'Ann', qty: 1 } },
-    });
+    const foreignRun = await execute(s.t, gammaUser.token, id, configId, { name: 'Ann', qty: 1 }, onGamma);
     expect(foreignRun.statusCode).toBe(404);
     expect(foreignRun.json().code).toBe('WORKFLOW_NOT_FOUND');
     // A global user on a host without a site sees no site's workflow either.
-    const global = await s.t.request({
-      method: 'GET',
-      url: `/api/workflow/${id}`,
-      token: s.user.token,
-      headers: { host: 'elsewhere.example.com' },
-    });
+    const global = await getWorkflow(id, s.user.token, { host: 'elsewhere.example.com' });
     expect(global.statusCode).toBe(404);
 
     const unknownSite = await postWorkflow(s.t, s.admin, workflowBody({ siteId: ZERO }));

@@ -43,32 +43,22 @@ describe('a custom step type registered from a module of its own', () => {
   });
 
   it('its config is validated against its own config class when the definition is saved (422 naming the field)', async () => {
-    const missing = await postWorkflow(
-      s.t,
-      s.admin,
-      workflowBody({ config: { steps: [{ name: 'greet', type: 'echo', config: { case: 'upper' } }] } }),
-    );
+    const saveEcho = (config: Record<string, unknown>) =>
+      postWorkflow(
+        s.t,
+        s.admin,
+        workflowBody({ config: { steps: [{ name: 'greet', type: 'echo', config }] } }),
+      );
+    const missing = await saveEcho({ case: 'upper' });
     expect(missing.statusCode).toBe(422);
     const fields = missing.json().validationErrors.map((e: { field: string }) => e.field);
     expect(new Set(fields)).toEqual(new Set(['config.steps[0].config.message']));
-    const badEnum = await postWorkflow(
-      s.t,
-      s.admin,
-      workflowBody({
-        config: { steps: [{ name: 'greet', type: 'echo', config: { message: 'x', case: 'title' } }] },
-      }),
-    );
+    const badEnum = await saveEcho({ message: 'x', case: 'title' });
     expect(badEnum.statusCode).toBe(422);
     expect(badEnum.json().validationErrors).toEqual([
       { field: 'config.steps[0].config.case', rule: 'isIn', message: expect.any(String) },
     ]);
-    const extra = await postWorkflow(
-      s.t,
-      s.admin,
-      workflowBody({
-        config: { steps: [{ name: 'greet', type: 'echo', config: { message: 'x', shell: 'rm' } }] },
-      }),
-    );
+    const extra = await saveEcho({ message: 'x', shell: 'rm' });
     expect(extra.statusCode).toBe(422);
     expect(extra.json().validationErrors).toEqual([
       expect.objectContaining({ field: 'config.steps[0].config.shell' }),

@@ -26,6 +26,14 @@ describe('workflow runs: hostile partner answers and the run deadline', () => {
       extra,
     );
 
+  /** A call answered 503 and retried after 3 s, in a run whose config.timeoutMs is 1000. */
+  const retriedPastDeadline = () => {
+    answerJson('{}', 503);
+    return callThenSave({
+      config: { timeoutMs: 1000, retry: { enabled: true, maxAttempts: 5, backoff: 'fixed', delayMs: 3000 } },
+    });
+  };
+
   const DEEP = '['.repeat(100_000) + ']'.repeat(100_000);
   const NUL = JSON.stringify({ note: 'a\u0000b' });
   const NUL_KEY = '{"a\\u0000b": 1}';
@@ -96,10 +104,7 @@ describe('workflow runs: hostile partner answers and the run deadline', () => {
   });
 
   it('config.timeoutMs 1000 is not held by retry waits: the run ends when the next wait would pass it', async () => {
-    answerJson('{}', 503);
-    const workflowId = await callThenSave({
-      config: { timeoutMs: 1000, retry: { enabled: true, maxAttempts: 5, backoff: 'fixed', delayMs: 3000 } },
-    });
+    const workflowId = await retriedPastDeadline();
     const started = Date.now();
     const result = await run(s.t, s.user.token, workflowId, s.configId, ORDER);
     // Under the 3 s retry wait a run held by it would take.
@@ -112,10 +117,7 @@ describe('workflow runs: hostile partner answers and the run deadline', () => {
   });
 
   it('a queued run under config.timeoutMs does not wait in the queue past its deadline', async () => {
-    answerJson('{}', 503);
-    const workflowId = await callThenSave({
-      config: { timeoutMs: 1000, retry: { enabled: true, maxAttempts: 5, backoff: 'fixed', delayMs: 3000 } },
-    });
+    const workflowId = await retriedPastDeadline();
     const started = Date.now();
     const queued = await executeAsync(s.t, s.user.token, workflowId, s.configId, ORDER);
     const done = await waitForRun(s.t, s.admin, queued.json().runId);

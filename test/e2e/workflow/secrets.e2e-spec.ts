@@ -40,6 +40,10 @@ describe('workflow api step: env secrets stay in, URL templates cannot re-target
   });
   beforeEach(() => other.reset());
 
+  /** A workflow of one api step, `call`, with `config`. */
+  const createCall = (config: Record<string, unknown>) =>
+    createSteps(s.t, s.admin, [{ name: 'call', type: 'api', config }]);
+
   /** The run as its caller got it and as it is stored, as text. */
   async function answerAndRecord(body: { runId: string }): Promise<string> {
     const record = await s.t.request({
@@ -60,18 +64,12 @@ describe('workflow api step: env secrets stay in, URL templates cannot re-target
           res.writeHead(500, { 'content-type': 'text/plain' });
           res.end(`${body}${String(req.headers['x-api-key'])}`);
         });
-        const id = await createSteps(s.t, s.admin, [
-          {
-            name: 'call',
-            type: 'api',
-            config: {
-              url: s.partner.url('/echo'),
-              method: 'POST',
-              headers: { 'X-Api-Key': '{{env.API_TOKEN}}' },
-              payload: '{{input.pad}}',
-            },
-          },
-        ]);
+        const id = await createCall({
+          url: s.partner.url('/echo'),
+          method: 'POST',
+          headers: { 'X-Api-Key': '{{env.API_TOKEN}}' },
+          payload: '{{input.pad}}',
+        });
         const pad = 'p'.repeat(2048 - into);
         const body = await run(s.t, s.user.token, id, s.configId, { pad });
         expect(body.steps[0]).toMatchObject({ status: 'failed', error: { code: 'HTTP_STATUS' } });
@@ -91,13 +89,10 @@ describe('workflow api step: env secrets stay in, URL templates cannot re-target
         res.writeHead(500, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ echo: { key: req.headers['x-api-key'] }, filler: 'x'.repeat(3000) }));
       });
-      const id = await createSteps(s.t, s.admin, [
-        {
-          name: 'call',
-          type: 'api',
-          config: { url: s.partner.url('/json'), headers: { 'X-Api-Key': '{{env.API_TOKEN}}' } },
-        },
-      ]);
+      const id = await createCall({
+        url: s.partner.url('/json'),
+        headers: { 'X-Api-Key': '{{env.API_TOKEN}}' },
+      });
       const body = await run(s.t, s.user.token, id, s.configId, {});
       const data = body.steps[0].error.details.data as string;
       expect(typeof data).toBe('string');
@@ -127,13 +122,10 @@ describe('workflow api step: env secrets stay in, URL templates cannot re-target
           }),
         );
       });
-      const id = await createSteps(s.t, s.admin, [
-        {
-          name: 'call',
-          type: 'api',
-          config: { url: s.partner.url('/encode'), headers: { 'X-Api-Key': '{{env.API_TOKEN}}' } },
-        },
-      ]);
+      const id = await createCall({
+        url: s.partner.url('/encode'),
+        headers: { 'X-Api-Key': '{{env.API_TOKEN}}' },
+      });
       const body = await run(s.t, s.user.token, id, s.configId, {});
       expect(body.success).toBe(true);
       const { data } = body.results.call;
@@ -169,6 +161,16 @@ describe('workflow api step: env secrets stay in, URL templates cannot re-target
         payload,
       },
     });
+    /** Runs the one step `step(path, payload)` and returns what its caller gets. */
+    const runStep = async (path: string, payload: unknown) =>
+      run(s.t, s.user.token, await createSteps(s.t, s.admin, [step(path, payload)]), s.configId, {});
+    /** `other` got one request, with `landed`'s method and body, the literal header and not the env one. */
+    const expectLanded = (landed: { method: string; body: string }) => {
+      expect(other.requests).toHaveLength(1);
+      expect(other.requests[0]).toMatchObject({ url: '/landing', ...landed });
+      expect(other.requests[0].headers['x-api-key']).toBeUndefined();
+      expect(other.requests[0].headers['x-trace']).toBe('trace-1');
+    };
     beforeEach(() => {
       s.partner.handle((req, res) => {
         const [, status, to] = /^\/(\d+)\/(same|other)$/.exec(req.url ?? '') ?? [];
@@ -185,19 +187,14 @@ describe('workflow api step: env secrets stay in, URL templates cannot re-target
     });
 
     it('a 302 to another origin arrives without the env-rendered header (a literal header stays)', async () => {
-      const id = await createSteps(s.t, s.admin, [step('/302/other', { key: '{{env.API_TOKEN}}' })]);
-      const body = await run(s.t, s.user.token, id, s.configId, {});
+      const body = await runStep('/302/other', { key: '{{env.API_TOKEN}}' });
       expect(body.success).toBe(true);
-      expect(other.requests).toHaveLength(1);
-      expect(other.requests[0]).toMatchObject({ method: 'GET', url: '/landing', body: '' });
-      expect(other.requests[0].headers['x-api-key']).toBeUndefined();
-      expect(other.requests[0].headers['x-trace']).toBe('trace-1');
+      expectLanded({ method: 'GET', body: '' });
       expect(JSON.stringify(other.requests)).not.toContain(secret.slice(0, 6));
     });
 
     it('a 307 to another origin that would re-send an env-rendered body is refused: nothing reaches it', async () => {
-      const id = await createSteps(s.t, s.admin, [step('/307/other', { key: '{{env.API_TOKEN}}' })]);
-      const body = await run(s.t, s.user.token, id, s.configId, {});
+      const body = await runStep('/307/other', { key: '{{env.API_TOKEN}}' });
       expect(body.steps[0]).toMatchObject({
         status: 'failed',
         attempts: 1,
@@ -208,18 +205,13 @@ describe('workflow api step: env secrets stay in, URL templates cannot re-target
     });
 
     it('a 307 to another origin with a literal body keeps method and body but drops the env header', async () => {
-      const id = await createSteps(s.t, s.admin, [step('/307/other', { a: 1 })]);
-      const body = await run(s.t, s.user.token, id, s.configId, {});
+      const body = await runStep('/307/other', { a: 1 });
       expect(body.success).toBe(true);
-      expect(other.requests).toHaveLength(1);
-      expect(other.requests[0]).toMatchObject({ method: 'POST', url: '/landing', body: '{"a":1}' });
-      expect(other.requests[0].headers['x-api-key']).toBeUndefined();
-      expect(other.requests[0].headers['x-trace']).toBe('trace-1');
+      expectLanded({ method: 'POST', body: '{"a":1}' });
     });
 
     it('a redirect within the origin keeps the env header and the body (control)', async () => {
-      const id = await createSteps(s.t, s.admin, [step('/307/same', { key: '{{env.API_TOKEN}}' })]);
-      const body = await run(s.t, s.user.token, id, s.configId, {});
+      const body = await runStep('/307/same', { key: '{{env.API_TOKEN}}' });
       expect(body.success).toBe(true);
       expect(s.partner.requests.map((r) => r.url)).toEqual(['/307/same', '/final']);
       expect(s.partner.requests[1].headers['x-api-key']).toBe(secret);
@@ -230,16 +222,10 @@ describe('workflow api step: env secrets stay in, URL templates cannot re-target
 
   describe('values rendered into the URL (3)', () => {
     it('a value in a path segment or a query component stays inside it (percent-encoded)', async () => {
-      const id = await createSteps(s.t, s.admin, [
-        {
-          name: 'call',
-          type: 'api',
-          config: {
-            url: `${s.partner.url('/customers')}/{{input.id}}?q={{input.q}}`,
-            headers: { Authorization: 'Bearer {{env.API_TOKEN}}' },
-          },
-        },
-      ]);
+      const id = await createCall({
+        url: `${s.partner.url('/customers')}/{{input.id}}?q={{input.q}}`,
+        headers: { Authorization: 'Bearer {{env.API_TOKEN}}' },
+      });
       const body = await run(s.t, s.user.token, id, s.configId, {
         id: '../admin/export?all=1#',
         q: 'a&all=1',
@@ -251,9 +237,7 @@ describe('workflow api step: env secrets stay in, URL templates cannot re-target
     });
 
     it('an origin from env and a path from the input: the call goes to the env origin', async () => {
-      const id = await createSteps(s.t, s.admin, [
-        { name: 'call', type: 'api', config: { url: '{{env.PARTNER_BASE}}/customers/{{input.id}}' } },
-      ]);
+      const id = await createCall({ url: '{{env.PARTNER_BASE}}/customers/{{input.id}}' });
       const body = await run(s.t, s.user.token, id, s.configId, { id: '@127.0.0.1:1/x' });
       expect(body.success).toBe(true);
       expect(s.partner.requests.map((r) => r.url)).toEqual(['/customers/%40127.0.0.1%3A1%2Fx']);

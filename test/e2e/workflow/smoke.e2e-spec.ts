@@ -3,44 +3,45 @@ import { join } from 'node:path';
 import { StepRegistry } from '../../../src/workflow/engine/step-registry.service';
 import { createConfig } from '../../factories/config.factory';
 import { useAppSuite } from '../../utils/app-suite';
+import { activeRecords, createWorkflow, execute, postWorkflow } from '../../utils/workflow-api';
 
 describe('workflow smoke', () => {
   const s = useAppSuite({ users: 1 });
 
+  /** A new form, and a workflow of `steps` named `name` of `type` that the admin runs on it with `data`. */
+  async function adminRun(
+    { steps, ...definition }: { name: string; type: string; steps: unknown[] },
+    data: Record<string, unknown>,
+  ) {
+    const configId = await createConfig(s.t, s.admin);
+    const workflowId = await createWorkflow(s.t, s.admin, { ...definition, config: { steps } });
+    return { configId, run: await execute(s.t, s.admin, workflowId, configId, data) };
+  }
+
   it('validate -> save -> transform runs and is recorded', async () => {
     const configId = await createConfig(s.t, s.admin);
-    const created = await s.t.request({
-      method: 'POST',
-      url: '/api/workflow',
-      token: s.admin,
-      payload: {
-        name: 'Order intake',
-        type: 'save',
-        permissions: { roles: ['user'] },
-        config: {
-          steps: [
-            { name: 'check', type: 'validate', config: {} },
-            { name: 'store', type: 'save', config: {} },
-            { name: 'shape', type: 'transform', config: { mapping: { who: 'name', howMany: 'qty' } } },
-            { name: 'vip', type: 'conditional', config: { condition: 'input.qty.equals.5' } },
-            {
-              name: 'skipped',
-              type: 'transform',
-              condition: 'results.vip.matched',
-              config: { mapping: { a: 'name' } },
-            },
-          ],
-        },
+    const created = await postWorkflow(s.t, s.admin, {
+      name: 'Order intake',
+      type: 'save',
+      permissions: { roles: ['user'] },
+      config: {
+        steps: [
+          { name: 'check', type: 'validate', config: {} },
+          { name: 'store', type: 'save', config: {} },
+          { name: 'shape', type: 'transform', config: { mapping: { who: 'name', howMany: 'qty' } } },
+          { name: 'vip', type: 'conditional', config: { condition: 'input.qty.equals.5' } },
+          {
+            name: 'skipped',
+            type: 'transform',
+            condition: 'results.vip.matched',
+            config: { mapping: { a: 'name' } },
+          },
+        ],
       },
     });
     expect(created.statusCode).toBe(201);
     const workflowId = created.json().id;
-    const run = await s.t.request({
-      method: 'POST',
-      url: `/api/workflow/${workflowId}/execute`,
-      token: s.user.token,
-      payload: { configId, data: { name: 'Ann', qty: 2, price: 3 } },
-    });
+    const run = await execute(s.t, s.user.token, workflowId, configId, { name: 'Ann', qty: 2, price: 3 });
     expect(run.statusCode).toBe(200);
     const body = run.json();
     expect(body).toMatchObject({
@@ -84,29 +85,18 @@ describe('workflow smoke', () => {
   });
 
   it('a failed validate continued past leaves validationResult.valid false for later conditions', async () => {
-    const configId = await createConfig(s.t, s.admin);
-    const created = await s.t.request({
-      method: 'POST',
-      url: '/api/workflow',
-      token: s.admin,
-      payload: {
+    const { run } = await adminRun(
+      {
         name: 'Triage',
         type: 'validate',
-        config: {
-          steps: [
-            { name: 'check', type: 'validate', onError: 'continue' },
-            { name: 'store', type: 'save', condition: 'validationResult.valid' },
-            { name: 'flag', type: 'conditional', config: { condition: '!validationResult.valid' } },
-          ],
-        },
+        steps: [
+          { name: 'check', type: 'validate', onError: 'continue' },
+          { name: 'store', type: 'save', condition: 'validationResult.valid' },
+          { name: 'flag', type: 'conditional', config: { condition: '!validationResult.valid' } },
+        ],
       },
-    });
-    const run = await s.t.request({
-      method: 'POST',
-      url: `/api/workflow/${created.json().id}/execute`,
-      token: s.admin,
-      payload: { configId, data: { name: 'Ann', qty: 500 } },
-    });
+      { name: 'Ann', qty: 500 },
+    );
     expect(run.statusCode).toBe(200);
     expect(run.json()).toMatchObject({
       success: true,
@@ -127,34 +117,24 @@ describe('workflow smoke', () => {
   });
 
   it('names the step in every 422: DTO fields and step configs alike use config.steps[i]', async () => {
-    const response = await s.t.request({
-      method: 'POST',
-      url: '/api/workflow',
-      token: s.admin,
-      payload: {
-        name: 'Bad',
-        type: 'custom',
-        config: {
-          steps: [
-            { name: 'a', type: 'transform', onError: 'explode', config: { mapping: { ok: 'name' } } },
-            { name: 'b', type: 'transform', config: { mapping: { leak: '__proto__' } } },
-          ],
-        },
+    const response = await postWorkflow(s.t, s.admin, {
+      name: 'Bad',
+      type: 'custom',
+      config: {
+        steps: [
+          { name: 'a', type: 'transform', onError: 'explode', config: { mapping: { ok: 'name' } } },
+          { name: 'b', type: 'transform', config: { mapping: { leak: '__proto__' } } },
+        ],
       },
     });
     expect(response.statusCode).toBe(422);
     expect(response.json().validationErrors).toEqual([
       expect.objectContaining({ field: 'config.steps[0].onError', rule: 'isIn' }),
     ]);
-    const mapping = await s.t.request({
-      method: 'POST',
-      url: '/api/workflow',
-      token: s.admin,
-      payload: {
-        name: 'Bad',
-        type: 'custom',
-        config: { steps: [{ name: 'b', type: 'transform', config: { mapping: { leak: 'a.constructor' } } }] },
-      },
+    const mapping = await postWorkflow(s.t, s.admin, {
+      name: 'Bad',
+      type: 'custom',
+      config: { steps: [{ name: 'b', type: 'transform', config: { mapping: { leak: 'a.constructor' } } }] },
     });
     expect(mapping.statusCode).toBe(422);
     expect(mapping.json().validationErrors).toEqual([
@@ -163,28 +143,17 @@ describe('workflow smoke', () => {
   });
 
   it('a rolled-back run answers data null and leaves no active record', async () => {
-    const configId = await createConfig(s.t, s.admin);
-    const created = await s.t.request({
-      method: 'POST',
-      url: '/api/workflow',
-      token: s.admin,
-      payload: {
+    const { configId, run } = await adminRun(
+      {
         name: 'Undo',
         type: 'save',
-        config: {
-          steps: [
-            { name: 'store', type: 'save' },
-            { name: 'boom', type: 'validate', onError: 'rollback', config: { source: 'results.store' } },
-          ],
-        },
+        steps: [
+          { name: 'store', type: 'save' },
+          { name: 'boom', type: 'validate', onError: 'rollback', config: { source: 'results.store' } },
+        ],
       },
-    });
-    const run = await s.t.request({
-      method: 'POST',
-      url: `/api/workflow/${created.json().id}/execute`,
-      token: s.admin,
-      payload: { configId, data: { name: 'Ann', qty: 2 } },
-    });
+      { name: 'Ann', qty: 2 },
+    );
     expect(run.json()).toMatchObject({
       success: false,
       status: 'rolled_back',
@@ -194,7 +163,6 @@ describe('workflow smoke', () => {
         { name: 'boom', status: 'failed', error: { code: 'DATA_VALIDATION_FAILED' } },
       ],
     });
-    const list = await s.t.request({ method: 'GET', url: `/api/data/${configId}`, token: s.admin });
-    expect(list.json().total).toBe(0);
+    expect((await activeRecords(s.t, s.admin, configId)).total).toBe(0);
   });
 });

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { useAppSuite } from '../../utils/app-suite';
-import { createSteps, run } from '../../utils/workflow-api';
+import { createSteps, execute, getRun, run } from '../../utils/workflow-api';
 
 describe('workflow templates and secrets: typed values, text, missing paths, env values redacted', () => {
   const secret = `tok-${randomBytes(12).toString('hex')}`;
@@ -140,12 +140,7 @@ describe('workflow templates and secrets: typed values, text, missing paths, env
         },
       },
     ]);
-    const response = await s.t.request({
-      method: 'POST',
-      url: `/api/workflow/${id}/execute`,
-      token: s.user.token,
-      payload: { configId: s.configId, data: { name: 'Ann', qty: 2 } },
-    });
+    const response = await execute(s.t, s.user.token, id, s.configId, { name: 'Ann', qty: 2 });
     expect(response.statusCode).toBe(200);
     expect(s.partner.requests).toHaveLength(1);
     expect(s.partner.requests[0].headers.authorization).toBe(`Bearer ${secret}`);
@@ -155,14 +150,9 @@ describe('workflow templates and secrets: typed values, text, missing paths, env
     expect(body.success).toBe(true);
     expect(body.results.call).toEqual({ status: 200, data: { seen: 'Bearer [redacted]' } });
 
-    const runRecord = await s.t.request({
-      method: 'GET',
-      url: `/api/workflow/runs/${body.runId}`,
-      token: s.admin,
-    });
-    expect(runRecord.statusCode).toBe(200);
-    expect(JSON.stringify(runRecord.json())).not.toContain(secret);
-    expect(runRecord.json().steps[1].result).toEqual({ status: 200, data: { seen: 'Bearer [redacted]' } });
+    const runRecord = await getRun(s.t, s.admin, body.runId);
+    expect(JSON.stringify(runRecord)).not.toContain(secret);
+    expect(runRecord.steps[1].result).toEqual({ status: 200, data: { seen: 'Bearer [redacted]' } });
 
     const history = await s.t.request({
       method: 'GET',
@@ -196,12 +186,7 @@ describe('workflow templates and secrets: typed values, text, missing paths, env
         config: { url: s.partner.url('/secure'), headers: { Authorization: 'Bearer {{env.API_TOKEN}}' } },
       },
     ]);
-    const response = await s.t.request({
-      method: 'POST',
-      url: `/api/workflow/${id}/execute`,
-      token: s.user.token,
-      payload: { configId: s.configId, data: { name: 'Ann', qty: 2 } },
-    });
+    const response = await execute(s.t, s.user.token, id, s.configId, { name: 'Ann', qty: 2 });
     expect(response.statusCode).toBe(200);
     expect(response.body).not.toContain(secret);
     const body = response.json();
@@ -209,11 +194,6 @@ describe('workflow templates and secrets: typed values, text, missing paths, env
       status: 'failed',
       error: { code: 'HTTP_STATUS', details: { status: 401, data: 'rejected Bearer [redacted]' } },
     });
-    const runRecord = await s.t.request({
-      method: 'GET',
-      url: `/api/workflow/runs/${body.runId}`,
-      token: s.user.token,
-    });
-    expect(runRecord.body).not.toContain(secret);
+    expect(JSON.stringify(await getRun(s.t, s.user.token, body.runId))).not.toContain(secret);
   });
 });
