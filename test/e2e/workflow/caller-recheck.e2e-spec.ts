@@ -1,3 +1,5 @@
+import { createRole } from '../../factories/role.factory';
+import { createSite } from '../../factories/site.factory';
 import { createUser } from '../../factories/user.factory';
 import { useAppSuite, WORKFLOW_SUITE } from '../../utils/app-suite';
 import { activeRecords, createSteps, execute, executeAsync, waitForRun } from '../../utils/workflow-api';
@@ -42,32 +44,16 @@ describe('workflow runs re-check their caller (active, role, site) before steps 
     expect(response.statusCode).toBe(200);
   }
 
-  async function createSite(): Promise<string> {
-    const response = await s.t.request({
-      method: 'POST',
-      url: '/api/sites',
-      token: s.admin,
-      payload: { name: 'Elsewhere', domains: ['elsewhere.example.com'] },
-    });
-    expect(response.statusCode).toBe(201);
-    return response.json().id;
-  }
-
-  async function demotionRole(): Promise<string> {
-    const response = await s.t.request({
-      method: 'POST',
-      url: '/api/roles',
-      token: s.admin,
-      payload: { name: 'reader', permissions: { configs: ['read'], workflows: ['read'] } },
-    });
-    expect(response.statusCode).toBe(201);
-    return 'reader';
-  }
+  const demotionRole = () => createRole(s.t, s.admin, 'reader', { configs: ['read'], workflows: ['read'] });
 
   it.each<[string, () => Promise<Record<string, unknown>>, string]>([
     ['deactivated', async () => ({ isActive: false }), 'USER_INACTIVE'],
     ['demoted (no workflows:execute)', async () => ({ role: await demotionRole() }), 'FORBIDDEN'],
-    ['moved to another site', async () => ({ siteId: await createSite() }), 'FORBIDDEN'],
+    [
+      'moved to another site',
+      async () => ({ siteId: await createSite(s.t, s.admin, 'Elsewhere', 'elsewhere.example.com') }),
+      'FORBIDDEN',
+    ],
   ])(
     'a queued run whose caller was %s while it waited on a retry ends failed (%s), nothing saved',
     async (_what, change, code) => {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { startHttpServer, type HttpTestServer } from '../../utils/http-test-server';
 import { useAppSuite } from '../../utils/app-suite';
+import { useProcessEnv } from '../../utils/process-env';
 import { createSteps, postWorkflow, run, workflowBody } from '../../utils/workflow-api';
 
 /**
@@ -13,18 +14,11 @@ describe('workflow api step: env secrets stay in, URL templates cannot re-target
   let other: HttpTestServer;
   // 36 characters with a quote and a backslash: JSON escapes it, base64 has no padding.
   const secret = `${randomBytes(8).toString('hex')}"q\\z${randomBytes(8).toString('hex')}`;
-  const saved = { API_TOKEN: process.env.API_TOKEN, PARTNER_BASE: process.env.PARTNER_BASE };
+  useProcessEnv({ API_TOKEN: secret, PARTNER_BASE: undefined });
   beforeAll(async () => {
-    process.env.API_TOKEN = secret;
     other = await startHttpServer();
   });
-  afterAll(async () => {
-    await other.close();
-    for (const [name, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-  });
+  afterAll(() => other.close());
   const s = useAppSuite({
     partner: true,
     env: ({ partner }) => {

@@ -1,17 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { useAppSuite } from '../../utils/app-suite';
+import { useProcessEnv } from '../../utils/process-env';
 import { createSteps, execute, getRun, run } from '../../utils/workflow-api';
 
 describe('workflow templates and secrets: typed values, text, missing paths, env values redacted', () => {
   const secret = `tok-${randomBytes(12).toString('hex')}`;
-  const previousToken = process.env.API_TOKEN;
-  beforeAll(() => {
-    process.env.API_TOKEN = secret;
-  });
-  afterAll(() => {
-    if (previousToken === undefined) delete process.env.API_TOKEN;
-    else process.env.API_TOKEN = previousToken;
-  });
+  useProcessEnv({ API_TOKEN: secret });
   const s = useAppSuite({
     partner: true,
     env: ({ partner }) => ({

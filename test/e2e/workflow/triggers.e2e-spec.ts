@@ -9,6 +9,7 @@ import { useAppSuite } from '../../utils/app-suite';
 import { createTestApp, type TestApp } from '../../utils/test-app';
 import { activeRecords, createSteps } from '../../utils/workflow-api';
 import { createSite } from '../../factories/site.factory';
+import { createRole } from '../../factories/role.factory';
 
 /**
  * Event-triggered workflows: a definition's `triggers` queue one run per matching event, as the
@@ -376,20 +377,11 @@ describe('event-triggered workflows', () => {
   it('lets only an admin name another user to run as (403 WORKFLOW_RUN_AS_FORBIDDEN); anyone may name themselves', async () => {
     const site = await createSite(t, admin, 'Delegated', 'delegated.example.com');
     const onSite = { host: 'delegated.example.com' };
-    const role = await t.request({
-      method: 'POST',
-      url: '/api/roles',
-      token: admin,
-      payload: {
-        name: 'author',
-        permissions: {
-          configs: ['read'],
-          data: ['read', 'create'],
-          workflows: ['read', 'create', 'update', 'execute'],
-        },
-      },
+    await createRole(t, admin, 'author', {
+      configs: ['read'],
+      data: ['read', 'create'],
+      workflows: ['read', 'create', 'update', 'execute'],
     });
-    expect(role.statusCode).toBe(201);
     const author = await createUser(t, { role: 'author', siteId: site });
     const body = (runAs: unknown) => ({
       name: 'Delegated',

@@ -1,0 +1,22 @@
+import type { TestApp } from '../utils/test-app';
+
+/**
+ * Creates a custom role through the admin API and returns its name, for suites that give a user a
+ * role of their own (a demotion, a delegated author); `permissions` maps a resource to its actions.
+ */
+export async function createRole(
+  t: TestApp,
+  adminToken: string,
+  name: string,
+  permissions: Record<string, string[]>,
+): Promise<string> {
+  const response = await t.request({
+    method: 'POST',
+    url: '/api/roles',
+    token: adminToken,
+    payload: { name, permissions },
+  });
+  if (response.statusCode !== 201)
+    throw new Error(`role create failed: ${response.statusCode} ${response.body}`);
+  return name;
+}
