@@ -94,6 +94,17 @@ export async function getRun(t: TestApp, token: string, runId: string): Promise<
   return expectStatus(response, 200, 'run read').json();
 }
 
+/** A page of a workflow's runs as `token` sees it (`query`: `?limit=100`, ...); fails on anything but 200. */
+export async function listRuns(
+  t: TestApp,
+  token: string,
+  workflowId: string,
+  query = '',
+): Promise<{ data: any[]; totalCount: number; page: number; pages: number }> {
+  const response = await t.request({ method: 'GET', url: `/api/workflow/${workflowId}/runs${query}`, token });
+  return expectStatus(response, 200, 'run list').json();
+}
+
 /** A run no longer queued or running (it ended, or waits for a decision). */
 export const finished = (run: { status: string }): boolean => !['queued', 'running'].includes(run.status);
 

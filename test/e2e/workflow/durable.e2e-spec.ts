@@ -7,6 +7,7 @@ import {
   execute,
   executeAsync,
   finished,
+  listRuns,
   waitForRun,
 } from '../../utils/workflow-api';
 import { GateStep, GateStepModule } from '../../utils/workflow-gate-step';
@@ -20,9 +21,8 @@ describe('durable workflow runs: asynchronous execution, cancellation, dry run, 
     users: 1,
   });
 
-  /** A page of the workflow's runs as `token` sees it. */
-  const runsOf = async (workflowId: string, query = '', token = s.user.token) =>
-    (await s.t.request({ method: 'GET', url: `/api/workflow/${workflowId}/runs${query}`, token })).json();
+  const runsOf = (workflowId: string, query = '', token = s.user.token) =>
+    listRuns(s.t, token, workflowId, query);
   const cancel = (runId: string) =>
     s.t.request({ method: 'POST', url: `/api/workflow/runs/${runId}/cancel`, token: s.user.token });
   /** The id of the workflow's one run, once it has called the partner. */

@@ -1,5 +1,5 @@
 import { useAppSuite } from '../../utils/app-suite';
-import { createSteps, run } from '../../utils/workflow-api';
+import { createSteps, listRuns, run } from '../../utils/workflow-api';
 
 const ZERO = '00000000-0000-4000-8000-000000000000';
 
@@ -13,15 +13,7 @@ describe('workflow run history: paged, newest first, each user sees their own ru
     ]);
   });
 
-  const history = async (token: string, query = '') => {
-    const response = await s.t.request({
-      method: 'GET',
-      url: `/api/workflow/${workflowId}/runs${query}`,
-      token,
-    });
-    expect(response.statusCode).toBe(200);
-    return response.json();
-  };
+  const history = (token: string, query = '') => listRuns(s.t, token, workflowId, query);
   const getRun = (token: string, runId: string) =>
     s.t.request({ method: 'GET', url: `/api/workflow/runs/${runId}`, token });
 

@@ -4,7 +4,15 @@ import { operationRunId } from '../../../src/workflow/runs/operations/operation-
 import { RunOperationsRepository } from '../../../src/workflow/runs/operations/run-operations.repository';
 import { RunJournalRepository } from '../../../src/workflow/engine/journal/run-journal.repository';
 import { useAppSuite, WORKFLOW_SUITE } from '../../utils/app-suite';
-import { activeRecords, createSteps, executeAsync, getRun, run, waitForRun } from '../../utils/workflow-api';
+import {
+  activeRecords,
+  createSteps,
+  executeAsync,
+  getRun,
+  listRuns,
+  run,
+  waitForRun,
+} from '../../utils/workflow-api';
 import { GateStep, GateStepModule } from '../../utils/workflow-gate-step';
 import { sql } from 'drizzle-orm';
 import { until } from '../../utils/until';
@@ -29,18 +37,7 @@ describe('bulk operations on runs: cancel and re-run by filter, progress, bounds
   const runOf = (runId: string) => getRun(s.t, s.admin, runId);
   /** A page of up to 100 of the workflow's runs, once `done` accepts it. */
   const runsUntil = (workflowId: string, done: (page: any) => boolean, what: string) =>
-    until(
-      async () =>
-        (
-          await s.t.request({
-            method: 'GET',
-            url: `/api/workflow/${workflowId}/runs?limit=100`,
-            token: s.admin,
-          })
-        ).json(),
-      done,
-      what,
-    );
+    until(() => listRuns(s.t, s.admin, workflowId, '?limit=100'), done, what);
 
   it('cancels queued and waiting runs; the operation reports its progress', async () => {
     // One run blocks in the gate; with `concurrency: 1` the asynchronous ones behind it stay queued.

@@ -6,6 +6,7 @@ import {
   createSteps,
   createWorkflow,
   execute,
+  listRuns,
   replaceFormPermissions,
   run,
   workflowBody,
@@ -18,8 +19,7 @@ const SAVE = [{ name: 'store', type: 'save', config: {} }];
 describe('workflow execution permissions: who may run, and steps hold the caller to the API rules', () => {
   const s = useAppSuite({ users: 1, forms: 1 });
 
-  const history = async (workflowId: string) =>
-    (await s.t.request({ method: 'GET', url: `/api/workflow/${workflowId}/runs`, token: s.admin })).json();
+  const history = (workflowId: string) => listRuns(s.t, s.admin, workflowId);
 
   it('a user whose role is not in permissions.roles (nor id in permissions.users) gets 403 and no run starts', async () => {
     const managersOnly = await createWorkflow(

@@ -1,5 +1,5 @@
 import { useAppSuite } from '../../utils/app-suite';
-import { createSteps, executeAsync } from '../../utils/workflow-api';
+import { createSteps, executeAsync, listRuns } from '../../utils/workflow-api';
 import { GateStep, GateStepModule } from '../../utils/workflow-gate-step';
 import { untilTrue } from '../../utils/until';
 
@@ -25,9 +25,7 @@ describe('workflow queue: per-user bound and fair claims', () => {
   });
   afterEach(async () => {
     // Lets every run still waiting at a gate finish, so no worker stays busy into the next test.
-    const runs = async () =>
-      (await s.t.request({ method: 'GET', url: `/api/workflow/${workflowId}/runs`, token: s.admin })).json()
-        .data;
+    const runs = async () => (await listRuns(s.t, s.admin, workflowId)).data;
     await until('every run to finish', async () => {
       for (const gate of opened) GateStep.open(gate);
       return (await runs()).every((run: any) => !['queued', 'running'].includes(run.status));

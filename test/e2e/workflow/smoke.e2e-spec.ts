@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { StepRegistry } from '../../../src/workflow/engine/step-registry.service';
 import { createConfig } from '../../factories/config.factory';
 import { useAppSuite } from '../../utils/app-suite';
-import { activeRecords, createWorkflow, execute, postWorkflow } from '../../utils/workflow-api';
+import { activeRecords, createWorkflow, execute, listRuns, postWorkflow } from '../../utils/workflow-api';
 
 describe('workflow smoke', () => {
   const s = useAppSuite({ users: 1 });
@@ -71,12 +71,7 @@ describe('workflow smoke', () => {
     expect(record.json().workflow).toEqual([
       expect.objectContaining({ runId: body.runId, status: 'success', workflowName: 'Order intake' }),
     ]);
-    const history = await s.t.request({
-      method: 'GET',
-      url: `/api/workflow/${workflowId}/runs`,
-      token: s.user.token,
-    });
-    expect(history.json()).toMatchObject({
+    expect(await listRuns(s.t, s.user.token, workflowId)).toMatchObject({
       totalCount: 1,
       page: 1,
       pages: 1,
