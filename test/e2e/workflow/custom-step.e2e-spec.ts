@@ -4,11 +4,7 @@ import { createSteps, postWorkflow, run, workflowBody } from '../../utils/workfl
 import { bootError } from '../../utils/workflow-test-app';
 
 describe('a custom step type registered from a module of its own', () => {
-  const s = useAppSuite({
-    modules: [EchoStepModule],
-    users: 1,
-    forms: 1,
-  });
+  const s = useAppSuite({ modules: [EchoStepModule], users: 1, forms: 1 });
 
   it('runs like a built-in step: rendered config, result under its name, readable by later steps', async () => {
     const id = await createSteps(s.t, s.admin, [

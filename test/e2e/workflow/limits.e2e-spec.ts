@@ -4,10 +4,7 @@ import { useAppSuite } from '../../utils/app-suite';
 import { createSteps, executeAsync, run } from '../../utils/workflow-api';
 
 describe('workflow limits: step timeout, run timeout, concurrency, step count', () => {
-  const s = useAppSuite({
-    env: { WORKFLOW_POLL_MS: '50' },
-    partner: true,
-  });
+  const s = useAppSuite({ env: { WORKFLOW_POLL_MS: '50' }, partner: true });
 
   it("a step's timeoutMs ends a slow attempt with TIMEOUT", async () => {
     const configId = await createConfig(s.t, s.admin);

@@ -18,10 +18,7 @@ import { sql } from 'drizzle-orm';
 import { until } from '../../utils/until';
 
 describe('bulk operations on runs: cancel and re-run by filter, progress, bounds', () => {
-  const s = useAppSuite({
-    ...WORKFLOW_SUITE,
-    modules: [GateStepModule],
-  });
+  const s = useAppSuite({ ...WORKFLOW_SUITE, modules: [GateStepModule] });
 
   const post = (url: string, payload: Record<string, unknown>, token = s.admin) =>
     s.t.request({ method: 'POST', url, token, payload });

@@ -16,10 +16,7 @@ function failFirst(receiver: HttpTestServer, failures: number): void {
 }
 
 describe('re-running a finished run (POST /api/workflow/runs/:runId/rerun)', () => {
-  const s = useAppSuite({
-    ...WORKFLOW_SUITE,
-    modules: [GateStepModule],
-  });
+  const s = useAppSuite({ ...WORKFLOW_SUITE, modules: [GateStepModule] });
 
   const rerun = (runId: string, body: Record<string, unknown>, headers?: Record<string, string>) =>
     s.t.request({

@@ -5,11 +5,7 @@ const ORDER = { name: 'Ann', qty: 2 };
 
 describe('workflow retries: backoff timing through an injected clock, against a real HTTP server', () => {
   let clock: ReturnType<typeof recordClock>;
-  const s = useAppSuite({
-    partner: true,
-    users: 1,
-    forms: 1,
-  });
+  const s = useAppSuite({ partner: true, users: 1, forms: 1 });
   beforeEach(() => {
     clock = recordClock(s.t);
   });

@@ -277,13 +277,15 @@ describe('workflow secrets are bound to the origins they may be sent to', () => 
         });
       const author = await createUser(s.t, { role: 'author', siteId });
       const withEnv = workflowBody({ config: { steps: [call(s.partner.url('/orders'))] } });
-      const refused = await save(author.token, withEnv);
-      expect(refused.statusCode).toBe(403);
-      expect(refused.json()).toMatchObject({
-        success: false,
-        code: 'WORKFLOW_SECRETS_FORBIDDEN',
-        statusCode: 403,
-      });
+      const expectSecretsForbidden = (response: { statusCode: number; json(): unknown }) => {
+        expect(response.statusCode).toBe(403);
+        expect(response.json()).toMatchObject({
+          success: false,
+          code: 'WORKFLOW_SECRETS_FORBIDDEN',
+          statusCode: 403,
+        });
+      };
+      expectSecretsForbidden(await save(author.token, withEnv));
       // Even a name outside the allow-list: the permission is asked before the definition is checked.
       const unknownName = await save(
         author.token,
@@ -293,13 +295,10 @@ describe('workflow secrets are bound to the origins they may be sent to', () => 
           },
         }),
       );
-      expect(unknownName.statusCode).toBe(403);
-      expect(unknownName.json()).toMatchObject({ code: 'WORKFLOW_SECRETS_FORBIDDEN' });
+      expectSecretsForbidden(unknownName);
       const plain = await save(author.token, workflowBody());
       expect(plain.statusCode).toBe(201);
-      const put = await save(author.token, withEnv, plain.json().id);
-      expect(put.statusCode).toBe(403);
-      expect(put.json()).toMatchObject({ code: 'WORKFLOW_SECRETS_FORBIDDEN' });
+      expectSecretsForbidden(await save(author.token, withEnv, plain.json().id));
       const kept = await s.t.request({
         method: 'GET',
         url: `/api/workflow/${plain.json().id}`,
