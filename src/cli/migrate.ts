@@ -14,6 +14,7 @@ async function main(): Promise<void> {
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     pgliteFsync: config.pgliteFsync,
+    pgliteOptimize: config.pgliteOptimize,
     poolSize: 1,
   });
   try {

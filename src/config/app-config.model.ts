@@ -23,6 +23,8 @@ export interface AppConfig {
   dataDir: string;
   /** Embedded PGlite: fsync every commit to disk before it is acknowledged (default true). */
   pgliteFsync: boolean;
+  /** Embedded PGlite: let V8 optimise its hot code (faster queries, 55-90 MB more memory; default false). */
+  pgliteOptimize: boolean;
   redisUrl: string | null;
   redisPrefix: string;
   jwtSecret: string;

@@ -126,6 +126,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     databaseMigrate: bool('DATABASE_MIGRATE', true),
     dataDir: read('DATA_DIR') ?? './data',
     pgliteFsync: bool('PGLITE_FSYNC', true),
+    pgliteOptimize: bool('PGLITE_OPTIMIZE', false),
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
     redisPrefix: read('REDIS_PREFIX') ?? 'fdws:',
     jwtSecret,

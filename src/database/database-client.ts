@@ -6,6 +6,7 @@ import { sql } from 'drizzle-orm';
 import { type Pool, types } from 'pg';
 import { acquireDataDirLock } from './data-dir-lock';
 import { createPgliteCluster, hasPgliteCluster, PGLITE_SHARED_BUFFERS } from './pglite-cluster';
+import { chooseWasmCompiler } from './pglite-compiler';
 import { applyMigrations, pendingMigrations } from './migrator';
 import { createPostgresPool } from './postgres-pool';
 import * as schema from './schema';
@@ -79,6 +80,8 @@ export class DatabaseClient {
     poolSize: number;
     /** PGlite: make every commit durable on disk before it is acknowledged (default true). */
     pgliteFsync?: boolean;
+    /** PGlite: let V8 optimise the embedded database's hot code (faster, more memory; see chooseWasmCompiler). */
+    pgliteOptimize?: boolean;
     /** PostgreSQL: a direct URL for LISTEN, when DATABASE_URL goes through a transaction pooler. */
     listenUrl?: string | null;
     /** PostgreSQL: keep drizzle's named prepared statements (not behind a transaction pooler). */
@@ -98,6 +101,7 @@ export class DatabaseClient {
     const release = acquireDataDirLock(join(dataDir, 'pglite.lock'));
     try {
       const fsync = options.pgliteFsync ?? true;
+      chooseWasmCompiler(options.pgliteOptimize ?? false);
       const { PGlite } = await import('@electric-sql/pglite');
       const startParams = pgliteStartParams(PGlite.defaultStartParams, fsync);
       // A new directory gets its cluster from a child process (see createPgliteCluster), under our lock.

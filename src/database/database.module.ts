@@ -39,6 +39,7 @@ export class DatabaseModule {
                 databaseUrl: config.databaseUrl,
                 dataDir: config.dataDir,
                 pgliteFsync: config.pgliteFsync,
+                pgliteOptimize: config.pgliteOptimize,
                 poolSize: config.databasePoolSize,
                 listenUrl: config.databaseListenUrl,
                 preparedStatements: config.databasePreparedStatements,

@@ -2,34 +2,27 @@ import { MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
 import { PATH_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
 import { RequestMethod } from '@nestjs/common';
 import { AUTH_DECISION } from '../../src/common/auth/auth-decision.decorators';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
+import { createUser } from '../factories/user.factory';
 import { createConfig } from '../factories/config.factory';
+import { createRole } from '../factories/role.factory';
+import { createSite } from '../factories/site.factory';
 import { useAppSuite } from '../utils/app-suite';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { requestAs, statusAs, type Call } from '../utils/request-as';
 
 const ZERO = '00000000-0000-4000-8000-000000000000';
 
 describe('access control', () => {
-  let t: TestApp;
-  let admin: string;
-  let user: TestUser;
-  let manager: TestUser;
-  useAppSuite(
-    (suite) =>
-      ({
-        t,
-        admin,
-        users: [user, manager],
-      } = suite),
-    { users: [{}, { role: 'manager' }] },
-  );
+  const s = useAppSuite({ users: [{}, { role: 'manager' }] });
+  const send = (...call: Call) => requestAs(s.t, ...call);
+  const statusOf = (...call: Call) => statusAs(s.t, ...call);
+  const codeOf = async (...call: Call) => (await send(...call)).json().code;
 
   it('every registered route declares an auth decision (public or guarded)', () => {
     const scanner = new MetadataScanner();
-    const reflector = t.app.get(Reflector);
+    const reflector = s.t.app.get(Reflector);
     const routes: string[] = [];
     const undecided: string[] = [];
-    const controllers = [...t.app.get(ModulesContainer).values()].flatMap((module) => [
+    const controllers = [...s.t.app.get(ModulesContainer).values()].flatMap((module) => [
       ...module.controllers.values(),
     ]);
     for (const wrapper of controllers) {
@@ -54,8 +47,8 @@ describe('access control', () => {
   });
 
   it('every admin-only route answers 403 to user and manager', async () => {
-    const configId = await createConfig(t, admin);
-    const adminOnly: [string, string, object?][] = [
+    const configId = await createConfig(s.t, s.admin);
+    const adminOnly: [Call[1], string, object?][] = [
       ['GET', '/api/users'],
       ['POST', '/api/roles', { name: 'auditor', permissions: {} }],
       ['PUT', `/api/roles/${ZERO}`, { description: 'x' }],
@@ -69,8 +62,8 @@ describe('access control', () => {
       ['PUT', `/api/permissions/${configId}`, { roles: {} }],
     ];
     for (const [method, url, payload] of adminOnly) {
-      for (const caller of [user, manager]) {
-        const response = await t.request({ method: method as 'GET', url, token: caller.token, payload });
+      for (const caller of s.users) {
+        const response = await send(caller.token, method, url, payload);
         expect({ method, url, role: caller.user.role, status: response.statusCode }).toEqual({
           method,
           url,
@@ -88,141 +81,62 @@ describe('access control', () => {
   });
 
   it('configuration writes check the role permission map: a custom role granted configs:create may create, not delete', async () => {
-    const created = await t.request({
-      method: 'POST',
-      url: '/api/roles',
-      token: admin,
-      payload: { name: 'designer', permissions: { configs: ['read', 'create'] } },
-    });
-    expect(created.statusCode).toBe(201);
+    const role = await createRole(s.t, s.admin, 'designer', { configs: ['read', 'create'] });
     // A non-admin writes configurations in their own site only (test/e2e/delegated-authors.e2e-spec.ts).
-    const site = await t.request({
-      method: 'POST',
-      url: '/api/sites',
-      token: admin,
-      payload: { name: 'Design', domains: ['design.example.com'] },
-    });
+    const site = await createSite(s.t, s.admin, 'Design', 'design.example.com');
     const onSite = { host: 'design.example.com' };
-    const designer = await createUser(t, { role: 'designer', siteId: site.json().id });
-    const config = await t.request({
-      method: 'POST',
-      url: '/api/configs',
-      token: designer.token,
-      headers: onSite,
-      payload: { title: 'By a designer', type: 'form' },
-    });
+    const designer = await createUser(s.t, { role: 'designer', siteId: site });
+    const config = await send(
+      designer.token,
+      'POST',
+      '/api/configs',
+      { title: 'By a designer', type: 'form' },
+      onSite,
+    );
     expect(config.statusCode).toBe(201);
-    const removal = await t.request({
-      method: 'DELETE',
-      url: `/api/configs/${config.json().id}`,
-      token: designer.token,
-      headers: onSite,
-    });
-    expect(removal.statusCode).toBe(403);
+    const configUrl = `/api/configs/${config.json().id}`;
+    expect(await statusOf(designer.token, 'DELETE', configUrl, undefined, onSite)).toBe(403);
     // Granting the action takes effect (the role's permissions are re-read after the change).
-    await t.request({
-      method: 'PUT',
-      url: `/api/roles/${created.json().id}`,
-      token: admin,
-      payload: { permissions: { configs: ['read', 'create', 'delete'] } },
+    await send(s.admin, 'PUT', `/api/roles/${role}`, {
+      permissions: { configs: ['read', 'create', 'delete'] },
     });
-    expect(
-      (
-        await t.request({
-          method: 'DELETE',
-          url: `/api/configs/${config.json().id}`,
-          token: designer.token,
-          headers: onSite,
-        })
-      ).statusCode,
-    ).toBe(200);
+    expect(await statusOf(designer.token, 'DELETE', configUrl, undefined, onSite)).toBe(200);
   });
 
   it('users: admin lists and reads everyone; a user reads only themselves and cannot raise their own role', async () => {
-    const list = (await t.request({ method: 'GET', url: '/api/users', token: admin })).json();
+    const [user, manager] = s.users;
+    const self = `/api/users/${user.user.id}`;
+    const list = (await send(s.admin, 'GET', '/api/users')).json();
     expect(list.totalCount).toBe(3);
     expect(list.data[0]).not.toHaveProperty('passwordHash');
-    expect(
-      (await t.request({ method: 'GET', url: `/api/users/${user.user.id}`, token: user.token })).statusCode,
-    ).toBe(200);
-    expect(
-      (await t.request({ method: 'GET', url: `/api/users/${manager.user.id}`, token: user.token }))
-        .statusCode,
-    ).toBe(403);
-    const raise = await t.request({
-      method: 'PUT',
-      url: `/api/users/${user.user.id}`,
-      token: user.token,
-      payload: { role: 'admin' },
-    });
-    expect(raise.statusCode).toBe(403);
-    const activity = await t.request({
-      method: 'PUT',
-      url: `/api/users/${user.user.id}`,
-      token: user.token,
-      payload: { isActive: false },
-    });
-    expect(activity.statusCode).toBe(403);
-    const rename = await t.request({
-      method: 'PUT',
-      url: `/api/users/${user.user.id}`,
-      token: user.token,
-      payload: { name: 'New Name' },
-    });
+    expect(await statusOf(user.token, 'GET', self)).toBe(200);
+    expect(await statusOf(user.token, 'GET', `/api/users/${manager.user.id}`)).toBe(403);
+    expect(await statusOf(user.token, 'PUT', self, { role: 'admin' })).toBe(403);
+    expect(await statusOf(user.token, 'PUT', self, { isActive: false })).toBe(403);
+    const rename = await send(user.token, 'PUT', self, { name: 'New Name' });
     expect(rename.json()).toMatchObject({ name: 'New Name', role: 'user' });
-    const promoted = await t.request({
-      method: 'PUT',
-      url: `/api/users/${user.user.id}`,
-      token: admin,
-      payload: { role: 'manager' },
-    });
+    const promoted = await send(s.admin, 'PUT', self, { role: 'manager' });
     expect(promoted.json().role).toBe('manager');
-    expect((await t.request({ method: 'GET', url: '/auth/me', token: user.token })).json().role).toBe(
-      'manager',
-    );
-    expect(
-      (
-        await t.request({
-          method: 'PUT',
-          url: `/api/users/${user.user.id}`,
-          token: admin,
-          payload: { role: 'nope' },
-        })
-      ).statusCode,
-    ).toBe(422);
-    expect(
-      (
-        await t.request({
-          method: 'PUT',
-          url: `/api/users/${user.user.id}`,
-          token: admin,
-          payload: { email: 'admin@example.com' },
-        })
-      ).statusCode,
-    ).toBe(409);
+    expect((await send(user.token, 'GET', '/auth/me')).json().role).toBe('manager');
+    expect(await statusOf(s.admin, 'PUT', self, { role: 'nope' })).toBe(422);
+    expect(await statusOf(s.admin, 'PUT', self, { email: 'admin@example.com' })).toBe(409);
   });
 
   it('the last active admin cannot demote or deactivate themselves', async () => {
-    const me = (await t.request({ method: 'GET', url: '/auth/me', token: admin })).json();
-    const demote = await t.request({
-      method: 'PUT',
-      url: `/api/users/${me.id}`,
-      token: admin,
-      payload: { role: 'user' },
-    });
+    const me = (await send(s.admin, 'GET', '/auth/me')).json();
+    const demote = await send(s.admin, 'PUT', `/api/users/${me.id}`, { role: 'user' });
     expect(demote.statusCode).toBe(409);
     expect(demote.json().code).toBe('LAST_ADMIN');
-    expect((await t.request({ method: 'GET', url: '/auth/me', token: admin })).json().role).toBe('admin');
+    expect((await send(s.admin, 'GET', '/auth/me')).json().role).toBe('admin');
   });
 
   it('roles: list, create, update, and the 409s for system roles, roles in use and taken names', async () => {
-    const roles = (await t.request({ method: 'GET', url: '/api/roles', token: user.token })).json();
+    const roles = (await send(s.user.token, 'GET', '/api/roles')).json();
     expect(roles.data.map((r: any) => r.name)).toEqual(['admin', 'manager', 'user']);
-    const created = await t.request({
-      method: 'POST',
-      url: '/api/roles',
-      token: admin,
-      payload: { name: 'auditor', description: 'Reads', permissions: { stats: ['read'] } },
+    const created = await send(s.admin, 'POST', '/api/roles', {
+      name: 'auditor',
+      description: 'Reads',
+      permissions: { stats: ['read'] },
     });
     expect(created.statusCode).toBe(201);
     expect(created.json()).toMatchObject({
@@ -230,83 +144,39 @@ describe('access control', () => {
       permissions: { stats: ['read'] },
       isSystem: false,
     });
-    expect(
-      (
-        await t.request({
-          method: 'POST',
-          url: '/api/roles',
-          token: admin,
-          payload: { name: 'auditor', permissions: {} },
-        })
-      ).statusCode,
-    ).toBe(409);
-    expect(
-      (
-        await t.request({
-          method: 'POST',
-          url: '/api/roles',
-          token: admin,
-          payload: { name: 'Bad Name', permissions: {} },
-        })
-      ).statusCode,
-    ).toBe(422);
-    expect(
-      (
-        await t.request({
-          method: 'POST',
-          url: '/api/roles',
-          token: admin,
-          payload: { name: 'bad', permissions: { x: 'read' } },
-        })
-      ).statusCode,
-    ).toBe(422);
-    const system = roles.data.find((r: any) => r.name === 'user');
-    expect(
-      (await t.request({ method: 'DELETE', url: `/api/roles/${system.id}`, token: admin })).json().code,
-    ).toBe('ROLE_PROTECTED');
-    expect(
-      (
-        await t.request({
-          method: 'PUT',
-          url: `/api/roles/${system.id}`,
-          token: admin,
-          payload: { name: 'people' },
-        })
-      ).json().code,
-    ).toBe('ROLE_PROTECTED');
+    for (const [payload, status] of [
+      [{ name: 'auditor', permissions: {} }, 409],
+      [{ name: 'Bad Name', permissions: {} }, 422],
+      [{ name: 'bad', permissions: { x: 'read' } }, 422],
+    ] as const) {
+      expect({ payload, status: await statusOf(s.admin, 'POST', '/api/roles', payload) }).toEqual({
+        payload,
+        status,
+      });
+    }
+    const system = `/api/roles/${roles.data.find((r: any) => r.name === 'user').id}`;
+    expect(await codeOf(s.admin, 'DELETE', system)).toBe('ROLE_PROTECTED');
+    expect(await codeOf(s.admin, 'PUT', system, { name: 'people' })).toBe('ROLE_PROTECTED');
     const auditor = created.json().id;
-    await createUser(t, { role: 'auditor' });
-    expect(
-      (await t.request({ method: 'DELETE', url: `/api/roles/${auditor}`, token: admin })).json().code,
-    ).toBe('ROLE_IN_USE');
-    const unused = (
-      await t.request({
-        method: 'POST',
-        url: '/api/roles',
-        token: admin,
-        payload: { name: 'temp', permissions: {} },
-      })
-    ).json().id;
-    const deleted = await t.request({ method: 'DELETE', url: `/api/roles/${unused}`, token: admin });
+    await createUser(s.t, { role: 'auditor' });
+    expect(await codeOf(s.admin, 'DELETE', `/api/roles/${auditor}`)).toBe('ROLE_IN_USE');
+    const unused = (await send(s.admin, 'POST', '/api/roles', { name: 'temp', permissions: {} })).json().id;
+    const deleted = await send(s.admin, 'DELETE', `/api/roles/${unused}`);
     expect(deleted.statusCode).toBe(200);
     expect(deleted.json().name).toBe('temp');
-    expect(
-      (await t.request({ method: 'DELETE', url: `/api/roles/${unused}`, token: admin })).statusCode,
-    ).toBe(404);
+    expect(await statusOf(s.admin, 'DELETE', `/api/roles/${unused}`)).toBe(404);
   });
 
   it('form permissions: defaults, replacement, the caller’s own set, and enforcement', async () => {
-    const configId = await createConfig(t, admin);
-    const defaults = (
-      await t.request({ method: 'GET', url: `/api/permissions/${configId}`, token: admin })
-    ).json();
+    const [user, manager] = s.users;
+    const configId = await createConfig(s.t, s.admin);
+    const permissions = `/api/permissions/${configId}`;
+    const defaults = (await send(s.admin, 'GET', permissions)).json();
     expect(defaults).toMatchObject({ configId, isDefault: true, users: {} });
     expect(defaults.roles.manager).toEqual(
       expect.arrayContaining(['viewAllResults', 'exportResults', 'viewStats']),
     );
-    const mine = (
-      await t.request({ method: 'GET', url: `/api/permissions/${configId}/me`, token: user.token })
-    ).json();
+    const mine = (await send(user.token, 'GET', `${permissions}/me`)).json();
     expect(mine).toEqual({
       configId,
       permissions: [
@@ -318,29 +188,13 @@ describe('access control', () => {
         'executeWorkflows',
       ],
     });
-    expect(
-      (await t.request({ method: 'GET', url: `/api/data/${configId}/stats`, token: user.token })).statusCode,
-    ).toBe(403);
+    expect(await statusOf(user.token, 'GET', `/api/data/${configId}/stats`)).toBe(403);
 
-    const bad = await t.request({
-      method: 'PUT',
-      url: `/api/permissions/${configId}`,
-      token: admin,
-      payload: { roles: { user: ['fly'] } },
-    });
-    expect(bad.statusCode).toBe(422);
-    const unknownRole = await t.request({
-      method: 'PUT',
-      url: `/api/permissions/${configId}`,
-      token: admin,
-      payload: { roles: { ghost: ['viewForm'] } },
-    });
-    expect(unknownRole.statusCode).toBe(422);
-    const replaced = await t.request({
-      method: 'PUT',
-      url: `/api/permissions/${configId}`,
-      token: admin,
-      payload: { roles: { user: ['viewForm', 'viewOwnResults'] }, users: { [user.user.id]: ['viewStats'] } },
+    expect(await statusOf(s.admin, 'PUT', permissions, { roles: { user: ['fly'] } })).toBe(422);
+    expect(await statusOf(s.admin, 'PUT', permissions, { roles: { ghost: ['viewForm'] } })).toBe(422);
+    const replaced = await send(s.admin, 'PUT', permissions, {
+      roles: { user: ['viewForm', 'viewOwnResults'] },
+      users: { [user.user.id]: ['viewStats'] },
     });
     expect(replaced.json()).toEqual({
       configId,
@@ -348,100 +202,44 @@ describe('access control', () => {
       users: { [user.user.id]: ['viewStats'] },
       isDefault: false,
     });
-    expect(
-      (await t.request({ method: 'GET', url: `/api/data/${configId}/stats`, token: user.token })).statusCode,
-    ).toBe(200);
-    const create = await t.request({
-      method: 'POST',
-      url: `/api/data/${configId}`,
-      token: user.token,
-      payload: { name: 'x', qty: 1 },
-    });
-    expect(create.statusCode).toBe(403);
+    expect(await statusOf(user.token, 'GET', `/api/data/${configId}/stats`)).toBe(200);
+    expect(await statusOf(user.token, 'POST', `/api/data/${configId}`, { name: 'x', qty: 1 })).toBe(403);
     // The manager role has no grant on this configuration any more.
-    expect(
-      (await t.request({ method: 'GET', url: `/api/data/${configId}`, token: manager.token })).statusCode,
-    ).toBe(403);
+    expect(await statusOf(manager.token, 'GET', `/api/data/${configId}`)).toBe(403);
   });
 
   it('form permission routes 404 for an unknown configuration before checking permissions', async () => {
-    expect(
-      (await t.request({ method: 'GET', url: `/api/data/${ZERO}`, token: user.token })).json().code,
-    ).toBe('CONFIG_NOT_FOUND');
-    expect(
-      (await t.request({ method: 'GET', url: `/api/data/not-a-uuid/stats`, token: user.token })).statusCode,
-    ).toBe(404);
+    expect(await codeOf(s.user.token, 'GET', `/api/data/${ZERO}`)).toBe('CONFIG_NOT_FOUND');
+    expect(await statusOf(s.user.token, 'GET', `/api/data/not-a-uuid/stats`)).toBe(404);
   });
 });
 
 describe('sites and tenant isolation by Host', () => {
-  let t: TestApp;
-  let admin: string;
-  beforeAll(async () => {
-    t = await createTestApp();
-    admin = await adminToken(t);
-  });
-  afterAll(() => t.close());
+  const s = useAppSuite({ seed: 'once' });
+  const send = (...call: Call) => requestAs(s.t, ...call);
+  const statusOf = (...call: Call) => statusAs(s.t, ...call);
+  const postSite = (payload: object) => send(s.admin, 'POST', '/api/sites', payload);
 
   it('sites: unique domains (409), normalized hosts, 404 once deactivated', async () => {
-    const created = await t.request({
-      method: 'POST',
-      url: '/api/sites',
-      token: admin,
-      payload: { name: 'Alpha', domains: ['Alpha.Example.com:8080'] },
-    });
+    const created = await postSite({ name: 'Alpha', domains: ['Alpha.Example.com:8080'] });
     expect(created.statusCode).toBe(201);
     expect(created.json()).toMatchObject({ name: 'Alpha', domains: ['alpha.example.com'], isActive: true });
-    const clash = await t.request({
-      method: 'POST',
-      url: '/api/sites',
-      token: admin,
-      payload: { name: 'Other', domains: ['alpha.example.com'] },
-    });
+    const clash = await postSite({ name: 'Other', domains: ['alpha.example.com'] });
     expect(clash.statusCode).toBe(409);
     expect(clash.json()).toMatchObject({
       code: 'SITE_DOMAIN_TAKEN',
       error: 'A domain is already used by another site: alpha.example.com',
     });
-    expect(
-      (
-        await t.request({
-          method: 'POST',
-          url: '/api/sites',
-          token: admin,
-          payload: { name: 'Bad', domains: ['not a host'] },
-        })
-      ).statusCode,
-    ).toBe(422);
+    expect((await postSite({ name: 'Bad', domains: ['not a host'] })).statusCode).toBe(422);
     const concurrent = await Promise.all(
-      [1, 2, 3, 4, 5].map((n) =>
-        t.request({
-          method: 'POST',
-          url: '/api/sites',
-          token: admin,
-          payload: { name: `Race ${n}`, domains: ['race.example.com'] },
-        }),
-      ),
+      [1, 2, 3, 4, 5].map((n) => postSite({ name: `Race ${n}`, domains: ['race.example.com'] })),
     );
     expect(concurrent.map((r) => r.statusCode).sort()).toEqual([201, 409, 409, 409, 409]);
-    const id = created.json().id;
-    expect((await t.request({ method: 'GET', url: `/api/sites/${id}`, token: admin })).statusCode).toBe(200);
-    expect(
-      (
-        await t.request({
-          method: 'PUT',
-          url: `/api/sites/${id}`,
-          token: admin,
-          payload: { isActive: false },
-        })
-      ).json().isActive,
-    ).toBe(false);
-    expect((await t.request({ method: 'GET', url: `/api/sites/${id}`, token: admin })).statusCode).toBe(404);
-    expect(
-      (await t.request({ method: 'GET', url: '/api/sites', token: admin }))
-        .json()
-        .data.map((s: any) => s.name),
-    ).toEqual(
+    const url = `/api/sites/${created.json().id}`;
+    expect(await statusOf(s.admin, 'GET', url)).toBe(200);
+    expect((await send(s.admin, 'PUT', url, { isActive: false })).json().isActive).toBe(false);
+    expect(await statusOf(s.admin, 'GET', url)).toBe(404);
+    expect((await send(s.admin, 'GET', '/api/sites')).json().data.map((site: any) => site.name)).toEqual(
       ['Race 1', 'Race 2', 'Race 3', 'Race 4', 'Race 5'].filter(
         (name) => concurrent[Number(name.slice(-1)) - 1].statusCode === 201,
       ),
@@ -449,39 +247,16 @@ describe('sites and tenant isolation by Host', () => {
   });
 
   it('sites: create accepts the isActive the resource exposes (true, or false: created deactivated)', async () => {
-    const active = await t.request({
-      method: 'POST',
-      url: '/api/sites',
-      token: admin,
-      payload: { name: 'Gamma', domains: ['gamma.example.com'], isActive: true },
-    });
+    const active = await postSite({ name: 'Gamma', domains: ['gamma.example.com'], isActive: true });
     expect(active.statusCode).toBe(201);
     expect(active.json()).toMatchObject({ name: 'Gamma', domains: ['gamma.example.com'], isActive: true });
-    const inactive = await t.request({
-      method: 'POST',
-      url: '/api/sites',
-      token: admin,
-      payload: { name: 'Delta', domains: ['delta.example.com'], isActive: false },
-    });
+    const inactive = await postSite({ name: 'Delta', domains: ['delta.example.com'], isActive: false });
     expect(inactive.statusCode).toBe(201);
     expect(inactive.json()).toMatchObject({ name: 'Delta', domains: ['delta.example.com'], isActive: false });
-    expect(
-      (await t.request({ method: 'GET', url: `/api/sites/${inactive.json().id}`, token: admin })).statusCode,
-    ).toBe(404);
+    expect(await statusOf(s.admin, 'GET', `/api/sites/${inactive.json().id}`)).toBe(404);
     // An inactive site claims no host: an active site may take the domain.
-    const taker = await t.request({
-      method: 'POST',
-      url: '/api/sites',
-      token: admin,
-      payload: { name: 'Delta 2', domains: ['delta.example.com'] },
-    });
-    expect(taker.statusCode).toBe(201);
-    const wrongType = await t.request({
-      method: 'POST',
-      url: '/api/sites',
-      token: admin,
-      payload: { name: 'Epsilon', domains: ['epsilon.example.com'], isActive: 'yes' },
-    });
+    expect((await postSite({ name: 'Delta 2', domains: ['delta.example.com'] })).statusCode).toBe(201);
+    const wrongType = await postSite({ name: 'Epsilon', domains: ['epsilon.example.com'], isActive: 'yes' });
     expect(wrongType.statusCode).toBe(422);
     expect(wrongType.json()).toMatchObject({ code: 'VALIDATION_FAILED', statusCode: 422 });
     expect(wrongType.json().validationErrors).toEqual(
@@ -490,98 +265,39 @@ describe('sites and tenant isolation by Host', () => {
   });
 
   it('a site’s configurations and records are invisible from other hosts; users registered on a host belong to its site', async () => {
-    const site = (
-      await t.request({
-        method: 'POST',
-        url: '/api/sites',
-        token: admin,
-        payload: { name: 'Beta', domains: ['beta.example.com'] },
-      })
-    ).json();
-    const configId = (
-      await t.request({
-        method: 'POST',
-        url: '/api/configs',
-        token: admin,
-        payload: { title: 'Beta form', type: 'form', siteId: site.id },
-      })
-    ).json().id;
-    const globalConfig = (
-      await t.request({
-        method: 'POST',
-        url: '/api/configs',
-        token: admin,
-        payload: { title: 'Global form', type: 'form' },
-      })
-    ).json().id;
+    const site = await createSite(s.t, s.admin, 'Beta', 'beta.example.com');
+    const postConfig = async (payload: object) =>
+      (await send(s.admin, 'POST', '/api/configs', payload)).json().id;
+    const configId = await postConfig({ title: 'Beta form', type: 'form', siteId: site });
+    const globalConfig = await postConfig({ title: 'Global form', type: 'form' });
 
     const onBeta = { host: 'beta.example.com:3000' };
-    const registered = await t.request({
+    const elsewhere = { host: 'elsewhere.example.com' };
+    const registered = await s.t.request({
       method: 'POST',
       url: '/auth/register',
       headers: onBeta,
       payload: { email: 'b@example.com', password: 'password-123', name: 'B' },
     });
     const betaUser = registered.json().token;
-    expect(
-      (await t.request({ method: 'GET', url: '/auth/me', token: betaUser, headers: onBeta })).json().siteId,
-    ).toBe(site.id);
+    expect((await send(betaUser, 'GET', '/auth/me', undefined, onBeta)).json().siteId).toBe(site);
 
     const titles = async (token: string, headers: Record<string, string>) =>
-      (await t.request({ method: 'GET', url: '/api/configs', token, headers }))
+      (await send(token, 'GET', '/api/configs', undefined, headers))
         .json()
         .data.map((c: any) => c.title)
         .sort();
     expect(await titles(betaUser, onBeta)).toEqual(['Beta form', 'Global form']);
-    const outsider = (await createUser(t)).token;
-    expect(await titles(outsider, { host: 'elsewhere.example.com' })).toEqual(['Global form']);
+    const outsider = (await createUser(s.t)).token;
+    expect(await titles(outsider, elsewhere)).toEqual(['Global form']);
 
-    expect(
-      (
-        await t.request({
-          method: 'POST',
-          url: `/api/data/${configId}`,
-          token: betaUser,
-          headers: onBeta,
-          payload: { a: 1 },
-        })
-      ).statusCode,
-    ).toBe(201);
-    expect(
-      (
-        await t.request({
-          method: 'GET',
-          url: `/api/config/${configId}`,
-          token: outsider,
-          headers: { host: 'elsewhere.example.com' },
-        })
-      ).statusCode,
-    ).toBe(404);
-    expect(
-      (
-        await t.request({
-          method: 'GET',
-          url: `/api/data/${configId}`,
-          token: outsider,
-          headers: { host: 'elsewhere.example.com' },
-        })
-      ).statusCode,
-    ).toBe(404);
+    expect(await statusOf(betaUser, 'POST', `/api/data/${configId}`, { a: 1 }, onBeta)).toBe(201);
+    expect(await statusOf(outsider, 'GET', `/api/config/${configId}`, undefined, elsewhere)).toBe(404);
+    expect(await statusOf(outsider, 'GET', `/api/data/${configId}`, undefined, elsewhere)).toBe(404);
     // A user of a site works only through that site's host.
-    expect(
-      (
-        await t.request({
-          method: 'GET',
-          url: '/api/configs',
-          token: betaUser,
-          headers: { host: 'elsewhere.example.com' },
-        })
-      ).statusCode,
-    ).toBe(403);
+    expect(await statusOf(betaUser, 'GET', '/api/configs', undefined, elsewhere)).toBe(403);
     // Admins are global.
-    expect(
-      (await t.request({ method: 'GET', url: `/api/data/${configId}`, token: admin })).json().total,
-    ).toBe(1);
+    expect((await send(s.admin, 'GET', `/api/data/${configId}`)).json().total).toBe(1);
     expect(globalConfig).toBeDefined();
   });
 });

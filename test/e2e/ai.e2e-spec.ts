@@ -1,7 +1,11 @@
 import { Module } from '@nestjs/common';
 import { ConfigDraftProvider } from '../../src/ai/providers/config-draft-provider.decorator';
 import type { ConfigDraftGenerator, ConfigDraftResult } from '../../src/ai/providers/config-draft-provider';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
+import type { LightMyRequestResponse } from 'fastify';
+import { storedConfig } from '../factories/config.factory';
+import { createSite } from '../factories/site.factory';
+import { adminToken, createUser } from '../factories/user.factory';
+import { errorBody, expectError } from '../utils/api-error';
 import { useAppSuite } from '../utils/app-suite';
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { bootError } from '../utils/workflow-test-app';
@@ -46,22 +50,10 @@ class CustomDraftProvidersModule {}
 class ShadowInferModule {}
 
 describe('POST /api/ai/configs/generate with the built-in infer provider', () => {
-  let t: TestApp;
-  let admin: string;
-  let user: TestUser;
-  let manager: TestUser;
-  useAppSuite(
-    (suite) =>
-      ({
-        t,
-        admin,
-        users: [user, manager],
-      } = suite),
-    { env: { BODY_LIMIT: '1048576' }, users: [{}, { role: 'manager' }] },
-  );
+  const s = useAppSuite({ env: { BODY_LIMIT: '1048576' }, users: [{}, { role: 'manager' }] });
 
-  const generate = (payload: unknown, token = admin, url = '/api/ai/configs/generate') =>
-    t.request({ method: 'POST', url, token, payload: payload as object });
+  const generate = (payload: unknown, token = s.admin, url = '/api/ai/configs/generate') =>
+    s.t.request({ method: 'POST', url, token, payload: payload as object });
 
   it('turns a CSV sample into a saved configuration with one request (201), readable as any configuration', async () => {
     const response = await generate({
@@ -71,60 +63,50 @@ describe('POST /api/ai/configs/generate with the built-in infer provider', () =>
     });
     expect(response.statusCode).toBe(201);
     const body = response.json();
-    expect(body).toEqual({
-      id: expect.any(String),
-      title: 'Newsletter sign-up',
-      type: 'form',
-      tags: [],
-      siteId: null,
-      description: null,
-      schema: {
-        type: 'object',
-        properties: {
-          name: { title: 'Name', type: 'string' },
-          email: { title: 'Email', type: 'string', format: 'email' },
-          age: { title: 'Age', type: 'integer', minimum: 29, maximum: 41 },
-          signedUpOn: { title: 'Signed up on', type: 'string', format: 'date' },
-          plan: { title: 'Plan', type: 'string', enum: ['basic', 'pro'] },
-          newsletter: { title: 'Newsletter', type: 'boolean' },
-          address: {
-            title: 'Address',
-            type: 'object',
-            properties: { city: { title: 'City', type: 'string' } },
-            required: ['city'],
+    expect(body).toEqual(
+      storedConfig({
+        title: 'Newsletter sign-up',
+        type: 'form',
+        schema: {
+          type: 'object',
+          properties: {
+            name: { title: 'Name', type: 'string' },
+            email: { title: 'Email', type: 'string', format: 'email' },
+            age: { title: 'Age', type: 'integer', minimum: 29, maximum: 41 },
+            signedUpOn: { title: 'Signed up on', type: 'string', format: 'date' },
+            plan: { title: 'Plan', type: 'string', enum: ['basic', 'pro'] },
+            newsletter: { title: 'Newsletter', type: 'boolean' },
+            address: {
+              title: 'Address',
+              type: 'object',
+              properties: { city: { title: 'City', type: 'string' } },
+              required: ['city'],
+            },
           },
+          required: ['name', 'email', 'signedUpOn', 'plan', 'newsletter'],
         },
-        required: ['name', 'email', 'signedUpOn', 'plan', 'newsletter'],
-      },
-      validationRules: [],
-      computedRules: [],
-      preferences: { saveLimit: null, allowEdit: true, allowDelete: true, storeComputedResults: false },
-      definition: null,
-      isActive: true,
-      createdAt: expect.any(String),
-      updatedAt: expect.any(String),
-      version: 1,
-      provider: 'infer',
-      warnings: [
-        {
-          code: 'RANGES_FROM_SAMPLES',
-          message:
-            'The minimum and maximum of age are the ranges seen in the samples; widen them before saving if needed.',
-        },
-        {
-          code: 'ENUM_FROM_SAMPLES',
-          field: 'plan',
-          message:
-            'plan accepts only the values seen in the samples (basic, pro); remove the enum if others are allowed.',
-        },
-        {
-          code: 'PROMPT_IGNORED',
-          message:
-            'The infer provider builds the draft from the samples only; the prompt was used for the title.',
-        },
-      ],
-    });
-    const read = await t.request({ method: 'GET', url: `/api/configs/${body.id}`, token: admin });
+        provider: 'infer',
+        warnings: [
+          {
+            code: 'RANGES_FROM_SAMPLES',
+            message:
+              'The minimum and maximum of age are the ranges seen in the samples; widen them before saving if needed.',
+          },
+          {
+            code: 'ENUM_FROM_SAMPLES',
+            field: 'plan',
+            message:
+              'plan accepts only the values seen in the samples (basic, pro); remove the enum if others are allowed.',
+          },
+          {
+            code: 'PROMPT_IGNORED',
+            message:
+              'The infer provider builds the draft from the samples only; the prompt was used for the title.',
+          },
+        ],
+      }),
+    );
+    const read = await s.t.request({ method: 'GET', url: `/api/configs/${body.id}`, token: s.admin });
     const { provider: _provider, warnings: _warnings, ...saved } = body;
     expect(read.json()).toEqual(saved);
     // The saved form accepts a record shaped like the samples and refuses a bad e-mail.
@@ -136,13 +118,13 @@ describe('POST /api/ai/configs/generate with the built-in infer provider', () =>
       newsletter: true,
     };
     expect(
-      (await t.request({ method: 'POST', url: `/api/data/${body.id}`, token: admin, payload: record }))
+      (await s.t.request({ method: 'POST', url: `/api/data/${body.id}`, token: s.admin, payload: record }))
         .statusCode,
     ).toBe(201);
-    const bad = await t.request({
+    const bad = await s.t.request({
       method: 'POST',
       url: `/api/data/${body.id}`,
-      token: admin,
+      token: s.admin,
       payload: { ...record, email: 'zoe' },
     });
     expect(bad.statusCode).toBe(400);
@@ -192,24 +174,28 @@ describe('POST /api/ai/configs/generate with the built-in infer provider', () =>
       field: 'status',
       message: expect.stringContaining('csak a mintákban látott értékeket'),
     });
-    expect((await t.request({ method: 'GET', url: '/api/configs', token: admin })).json().totalCount).toBe(0);
-    const created = await t.request({ method: 'POST', url: '/api/configs', token: admin, payload: draft });
+    expect(
+      (await s.t.request({ method: 'GET', url: '/api/configs', token: s.admin })).json().totalCount,
+    ).toBe(0);
+    const created = await s.t.request({
+      method: 'POST',
+      url: '/api/configs',
+      token: s.admin,
+      payload: draft,
+    });
     expect(created.statusCode).toBe(201);
   });
 
   it('a prompt alone is a 422 asking for samples; neither prompt nor samples is a 422', async () => {
     const promptOnly = await generate({ prompt: 'A form for event registration' });
-    expect(promptOnly.statusCode).toBe(422);
-    expect(promptOnly.json()).toEqual({
-      success: false,
+    expectError(promptOnly, 422, {
       code: 'AI_SAMPLES_REQUIRED',
-      statusCode: 422,
       error:
         'The infer provider builds a configuration from sample data: send samples (records or CSV text) with the prompt.',
     });
     const hungarian = await generate(
       { prompt: 'Eseményre jelentkezés' },
-      admin,
+      s.admin,
       '/api/ai/configs/generate?lang=hu',
     );
     expect(hungarian.json().error).toContain('mintaadatokból');
@@ -241,30 +227,24 @@ describe('POST /api/ai/configs/generate with the built-in infer provider', () =>
   });
 
   it('a CSV header naming a prototype property is a 422 naming the header, never a 500', async () => {
-    for (const header of [
-      '__proto__',
-      'constructor',
-      'prototype',
-      'a.__proto__',
-      'toString',
-      'hasOwnProperty',
-    ]) {
+    const headers = ['__proto__', 'constructor', 'prototype', 'a.__proto__', 'toString', 'hasOwnProperty'];
+    for (const header of headers) {
       for (const save of [false, true]) {
         const response = await generate({ samples: `name,${header}\nAnn,1\n`, save });
         expect({ header, save, status: response.statusCode }).toEqual({ header, save, status: 422 });
-        expect(response.json()).toEqual({
-          success: false,
-          error: 'The request is not valid.',
-          code: 'VALIDATION_FAILED',
-          statusCode: 422,
-          validationErrors: [
-            {
-              field: 'samples',
-              rule: 'csvHeader',
-              message: `the header "${header}" names a JavaScript object property (such as __proto__ or constructor), which cannot be a field name`,
-            },
-          ],
-        });
+        expect(response.json()).toEqual(
+          errorBody(422, {
+            error: 'The request is not valid.',
+            code: 'VALIDATION_FAILED',
+            validationErrors: [
+              {
+                field: 'samples',
+                rule: 'csvHeader',
+                message: `the header "${header}" names a JavaScript object property (such as __proto__ or constructor), which cannot be a field name`,
+              },
+            ],
+          }),
+        );
       }
     }
   });
@@ -294,35 +274,24 @@ describe('POST /api/ai/configs/generate with the built-in infer provider', () =>
   });
 
   it('needs the role permission configs:create: user and manager get 403, a custom role granted it may', async () => {
-    for (const caller of [user, manager]) {
+    for (const caller of s.users) {
       const response = await generate({ samples: CSV, save: true }, caller.token);
-      expect(response.statusCode).toBe(403);
-      expect(response.json()).toEqual({
-        success: false,
-        code: 'FORBIDDEN',
-        statusCode: 403,
-        error: 'You are not authorized to do this.',
-      });
+      expectError(response, 403, { code: 'FORBIDDEN', error: 'You are not authorized to do this.' });
     }
     expect(
-      (await t.request({ method: 'POST', url: '/api/ai/configs/generate', payload: {} })).statusCode,
+      (await s.t.request({ method: 'POST', url: '/api/ai/configs/generate', payload: {} })).statusCode,
     ).toBe(401);
-    await t.request({
+    await s.t.request({
       method: 'POST',
       url: '/api/roles',
-      token: admin,
+      token: s.admin,
       payload: { name: 'designer', permissions: { configs: ['create'] } },
     });
     // A non-admin's saved draft is stored in their own site (a global user on no site's host may not share it).
-    const site = await t.request({
-      method: 'POST',
-      url: '/api/sites',
-      token: admin,
-      payload: { name: 'Design', domains: ['design.example.com'] },
-    });
-    const designer = await createUser(t, { role: 'designer', siteId: site.json().id });
+    const siteId = await createSite(s.t, s.admin, 'Design', 'design.example.com');
+    const designer = await createUser(s.t, { role: 'designer', siteId });
     const onSite = { host: 'design.example.com' };
-    const saved = await t.request({
+    const saved = await s.t.request({
       method: 'POST',
       url: '/api/ai/configs/generate',
       token: designer.token,
@@ -330,17 +299,17 @@ describe('POST /api/ai/configs/generate with the built-in infer provider', () =>
       payload: { samples: CSV, save: true },
     });
     expect(saved.statusCode).toBe(201);
-    expect(saved.json().siteId).toBe(site.json().id);
+    expect(saved.json().siteId).toBe(siteId);
     const shared = await generate(
       { samples: CSV, save: true },
-      (await createUser(t, { role: 'designer' })).token,
+      (await createUser(s.t, { role: 'designer' })).token,
     );
     expect(shared.statusCode).toBe(403);
     expect(shared.json()).toMatchObject({ code: 'SITE_FORBIDDEN' });
   });
 
   it('is in the OpenAPI document with both answers', async () => {
-    const doc = (await t.request({ method: 'GET', url: '/api-docs-json' })).json();
+    const doc = (await s.t.request({ method: 'GET', url: '/api-docs-json' })).json();
     const operation = doc.paths['/api/ai/configs/generate'].post;
     expect(operation.tags).toEqual(['ai']);
     expect(Object.keys(operation.responses)).toEqual(
@@ -353,8 +322,12 @@ describe('POST /api/ai/configs/generate with the built-in infer provider', () =>
 });
 
 describe('configuration draft providers registered from modules of their own', () => {
-  it('AI_PROVIDER chooses a custom provider; its draft is checked and completed like any other', async () => {
-    const t = await createTestApp({ env: { AI_PROVIDER: 'fixed' }, modules: [CustomDraftProvidersModule] });
+  /** Boots an app whose AI_PROVIDER is one of the custom module's, asks it for a saved draft, and checks the answer. */
+  async function generateWith(
+    provider: string,
+    check: (response: LightMyRequestResponse, t: TestApp, admin: string) => Promise<void>,
+  ): Promise<void> {
+    const t = await createTestApp({ env: { AI_PROVIDER: provider }, modules: [CustomDraftProvidersModule] });
     try {
       const admin = await adminToken(t);
       const response = await t.request({
@@ -363,6 +336,14 @@ describe('configuration draft providers registered from modules of their own', (
         token: admin,
         payload: { prompt: 'anything', save: true },
       });
+      await check(response, t, admin);
+    } finally {
+      await t.close();
+    }
+  }
+
+  it('AI_PROVIDER chooses a custom provider; its draft is checked and completed like any other', () =>
+    generateWith('fixed', async (response) => {
       expect(response.statusCode).toBe(201);
       expect(response.json()).toMatchObject({
         title: 'From a module of its own',
@@ -370,21 +351,10 @@ describe('configuration draft providers registered from modules of their own', (
         provider: 'fixed',
         warnings: [{ code: 'CUSTOM', message: 'made by a custom provider' }],
       });
-    } finally {
-      await t.close();
-    }
-  });
+    }));
 
-  it('a draft POST /api/configs would refuse is never answered: 502 AI_INVALID_ANSWER listing the problems', async () => {
-    const t = await createTestApp({ env: { AI_PROVIDER: 'broken' }, modules: [CustomDraftProvidersModule] });
-    try {
-      const admin = await adminToken(t);
-      const response = await t.request({
-        method: 'POST',
-        url: '/api/ai/configs/generate',
-        token: admin,
-        payload: { prompt: 'anything', save: true },
-      });
+  it('a draft POST /api/configs would refuse is never answered: 502 AI_INVALID_ANSWER listing the problems', () =>
+    generateWith('broken', async (response, t, admin) => {
       expect(response.statusCode).toBe(502);
       expect(response.json()).toMatchObject({
         code: 'AI_INVALID_ANSWER',
@@ -393,10 +363,7 @@ describe('configuration draft providers registered from modules of their own', (
       expect((await t.request({ method: 'GET', url: '/api/configs', token: admin })).json().totalCount).toBe(
         0,
       );
-    } finally {
-      await t.close();
-    }
-  });
+    }));
 
   it('a provider name registered twice, or an AI_PROVIDER naming none, stops the boot', async () => {
     const twice = await bootError([ShadowInferModule]);

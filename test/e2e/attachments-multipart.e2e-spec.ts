@@ -1,17 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { sql } from 'drizzle-orm';
-import { rowsOf } from '../../src/database/raw-rows';
-import { type TestUser } from '../factories/user.factory';
+import { randomBytes } from 'node:crypto';
+import { PDF, PNG, sha256, uploadAnswer } from '../factories/attachment-files';
+import { postRecord } from '../utils/api-requests';
 import { useAppSuite } from '../utils/app-suite';
-import type { TestApp } from '../utils/test-app';
-
-/** A 1x1 PNG. */
-const PNG = Buffer.from(
-  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082',
-  'hex',
-);
-const PDF = Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n');
-const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+import { countRows } from '../utils/row-counts';
 
 const FORM_SCHEMA = {
   type: 'object',
@@ -39,12 +30,7 @@ async function multipart(parts: Part[]): Promise<{ payload: Buffer; contentType:
 }
 
 describe('attachments: multipart uploads and a record sent with its files', () => {
-  let t: TestApp;
-  let admin: string;
-  let user: TestUser;
-  let configId: string;
-
-  useAppSuite((suite) => ({ t, admin, user, configId } = suite), {
+  const s = useAppSuite({
     users: 1,
     forms: [
       {
@@ -56,34 +42,31 @@ describe('attachments: multipart uploads and a record sent with its files', () =
     ],
   });
 
-  const send = async (url: string, parts: Part[], method: 'POST' | 'PUT' = 'POST') => {
+  const post = (url: string, contentType: string, payload: string | Buffer) =>
+    s.t.request({
+      method: 'POST',
+      url,
+      token: s.user.token,
+      headers: { 'content-type': contentType },
+      payload,
+    });
+  const send = async (url: string, parts: Part[]) => {
     const { payload, contentType } = await multipart(parts);
-    return t.request({ method, url, token: user.token, headers: { 'content-type': contentType }, payload });
+    return post(url, contentType, payload);
   };
-  const uploadParts = (parts: Part[], query = '') => send(`/api/data/${configId}/attachments${query}`, parts);
-  const createParts = (parts: Part[]) => send(`/api/data/${configId}`, parts);
-  const counts = async () => {
-    const [row] = rowsOf(
-      await t.database.client.db.execute(sql`select
-        (select count(*)::int from attachments) as attachments,
-        (select count(*)::int from attachment_blobs) as blobs,
-        (select count(*)::int from data_records) as records`),
-    );
-    return row;
-  };
-  const download = (url: string) => t.request({ method: 'GET', url, token: user.token });
+  const uploadParts = (parts: Part[], query = '') =>
+    send(`/api/data/${s.configId}/attachments${query}`, parts);
+  const createParts = (parts: Part[]) => send(`/api/data/${s.configId}`, parts);
+  const counts = () =>
+    countRows(s.t, { attachments: 'attachments', blobs: 'attachment_blobs', records: 'data_records' });
+  const download = (url: string) => s.t.request({ method: 'GET', url, token: s.user.token });
 
   it('uploads one file part: its part name is the field unless ?field= says otherwise', async () => {
     const uploaded = await uploadParts([{ name: 'photo', file: PNG, filename: '../x/scan.png' }]);
     expect(uploaded.statusCode).toBe(201);
-    expect(uploaded.json()).toEqual({
-      attachmentId: expect.any(String),
-      field: 'photo',
-      filename: 'scan.png',
-      mediaType: 'image/png',
-      size: PNG.length,
-      sha256: sha256(PNG),
-    });
+    expect(uploaded.json()).toEqual(
+      uploadAnswer(PNG, { field: 'photo', filename: 'scan.png', mediaType: 'image/png' }),
+    );
     const named = await uploadParts([{ name: 'file', file: PDF, filename: 'a.pdf' }], '?field=documents');
     expect(named.statusCode).toBe(201);
     expect(named.json()).toMatchObject({ field: 'documents', mediaType: 'application/pdf' });
@@ -99,11 +82,9 @@ describe('attachments: multipart uploads and a record sent with its files', () =
     const uploaded = await uploadParts([{ name: 'documents', file: bytes, filename: 'big.pdf' }]);
     expect(uploaded.statusCode).toBe(201);
     expect(uploaded.json()).toMatchObject({ size: bytes.length, sha256: sha256(bytes) });
-    const created = await t.request({
-      method: 'POST',
-      url: `/api/data/${configId}`,
-      token: user.token,
-      payload: { name: 'Big', documents: [uploaded.json().attachmentId] },
+    const created = await postRecord(s.t, s.user.token, s.configId, {
+      name: 'Big',
+      documents: [uploaded.json().attachmentId],
     });
     const [file] = created.json().data.attachments;
     const read = await download(file.url);
@@ -121,26 +102,22 @@ describe('attachments: multipart uploads and a record sent with its files', () =
     const text = await uploadParts([{ name: 'note', text: 'hello' }]);
     expect(text.statusCode).toBe(400);
     expect(text.json().code).toBe('MULTIPART_INVALID');
-    const none = await t.request({
-      method: 'POST',
-      url: `/api/data/${configId}/attachments`,
-      token: user.token,
-      headers: { 'content-type': 'multipart/form-data; boundary=x' },
-      payload: '--x--\r\n',
-    });
+    const none = await post(
+      `/api/data/${s.configId}/attachments`,
+      'multipart/form-data; boundary=x',
+      '--x--\r\n',
+    );
     expect(none.statusCode).toBe(400);
     expect(none.json()).toMatchObject({
       code: 'MULTIPART_INVALID',
       details: { reason: 'the body has no file part' },
     });
     const { payload, contentType } = await multipart([{ name: 'documents', file: PDF, filename: 'a.pdf' }]);
-    const cut = await t.request({
-      method: 'POST',
-      url: `/api/data/${configId}/attachments`,
-      token: user.token,
-      headers: { 'content-type': contentType },
-      payload: payload.subarray(0, payload.length - 30),
-    });
+    const cut = await post(
+      `/api/data/${s.configId}/attachments`,
+      contentType,
+      payload.subarray(0, payload.length - 30),
+    );
     expect(cut.statusCode).toBe(400);
     expect(cut.json().code).toBe('MULTIPART_INVALID');
     const pdfAsPhoto = await uploadParts([{ name: 'photo', file: PDF, filename: 'x.png' }]);
@@ -181,17 +158,17 @@ describe('attachments: multipart uploads and a record sent with its files', () =
     const two = files.find((file) => file.filename === 'two.pdf')!;
     expect((await download(two.url)).rawPayload.equals(scan)).toBe(true);
     // The history shows the files added, then one removed by a PATCH.
-    const patched = await t.request({
+    const patched = await s.t.request({
       method: 'PATCH',
-      url: `/api/data/${configId}/${saved.dataId}`,
-      token: user.token,
+      url: `/api/data/${s.configId}/${saved.dataId}`,
+      token: s.user.token,
       payload: { documents: [id('two.pdf')] },
     });
     expect(patched.statusCode).toBe(200);
-    const history = await t.request({
+    const history = await s.t.request({
       method: 'GET',
-      url: `/api/data/${configId}/${saved.dataId}/history`,
-      token: admin,
+      url: `/api/data/${s.configId}/${saved.dataId}/history`,
+      token: s.admin,
     });
     expect(history.statusCode).toBe(200);
     const file = (name: string, field: string, mediaType: string, size: number) => ({
@@ -223,13 +200,7 @@ describe('attachments: multipart uploads and a record sent with its files', () =
       { name: 'record', text: JSON.stringify({}) },
       { name: 'photo', file: PNG, filename: 'face.png' },
     ]);
-    const saved = await t.request({
-      method: 'POST',
-      url: `/api/data/${configId}?status=draft`,
-      token: user.token,
-      headers: { 'content-type': contentType },
-      payload,
-    });
+    const saved = await post(`/api/data/${s.configId}?status=draft`, contentType, payload);
     expect(saved.statusCode).toBe(201);
     const draft = saved.json();
     expect(draft.data.status).toBe('draft');
@@ -237,12 +208,12 @@ describe('attachments: multipart uploads and a record sent with its files', () =
     expect(draft.data.data).toEqual({ photo: photo.attachmentId });
     expect((await download(photo.url)).rawPayload.equals(PNG)).toBe(true);
     // Still a draft: the list leaves it out, submitting it without the required name is refused.
-    const listed = await t.request({ method: 'GET', url: `/api/data/${configId}`, token: user.token });
+    const listed = await s.t.request({ method: 'GET', url: `/api/data/${s.configId}`, token: s.user.token });
     expect(listed.json().total).toBe(0);
-    const submitted = await t.request({
+    const submitted = await s.t.request({
       method: 'POST',
-      url: `/api/data/${configId}/${draft.dataId}/submit`,
-      token: user.token,
+      url: `/api/data/${s.configId}/${draft.dataId}/submit`,
+      token: s.user.token,
     });
     expect(submitted.statusCode).toBe(422);
     expect(submitted.json().code).toBe('DRAFT_INCOMPLETE');
@@ -292,7 +263,7 @@ describe('attachments: multipart uploads and a record sent with its files', () =
   });
 
   it('documents the multipart bodies in the OpenAPI document', async () => {
-    const document = (await t.request({ method: 'GET', url: '/api-docs-json' })).json();
+    const document = (await s.t.request({ method: 'GET', url: '/api-docs-json' })).json();
     const uploadBody = document.paths['/api/data/{configId}/attachments'].post.requestBody.content;
     expect(uploadBody['multipart/form-data'].schema.properties.photo).toEqual({
       type: 'string',

@@ -1,14 +1,21 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { type TestUser } from '../factories/user.factory';
-import { type HttpTestServer } from '../utils/http-test-server';
-import { type SmtpTestServer } from '../utils/smtp-test-server';
+import { claimsForm } from '../factories/config.factory';
+import { createRecord } from '../factories/record.factory';
 import { useAppSuite } from '../utils/app-suite';
-import type { TestApp } from '../utils/test-app';
+import { createWebhook } from '../utils/webhooks-api';
 import { createSteps, run } from '../utils/workflow-api';
 import { until } from '../utils/until';
 
 const PDF = Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(400_000)]);
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+const STORE = { name: 'store', type: 'save' };
+/** A notify step mailing the run's record files. */
+const mailFiles = (to = 'o@example.com', subject = 'x') => ({
+  name: 'mail',
+  type: 'notify',
+  config: { email: { to, subject, attachFiles: true } },
+});
 
 /** The attached files of a raw MIME message as nodemailer writes them (base64 parts with a filename). */
 function attachmentsOf(raw: string): { filename: string; contentType: string; content: Buffer }[] {
@@ -25,14 +32,7 @@ function attachmentsOf(raw: string): { filename: string; contentType: string; co
 }
 
 describe('attachments in webhooks and workflows: metadata in payloads and scopes, files in mails', () => {
-  let smtp: SmtpTestServer;
-  let receiver: HttpTestServer;
-  let t: TestApp;
-  let admin: string;
-  let user: TestUser;
-  let configId: string;
-
-  useAppSuite((suite) => ({ t, smtp, partner: receiver, admin, user, configId } = suite), {
+  const s = useAppSuite({
     smtp: true,
     partner: true,
     env: {
@@ -41,28 +41,14 @@ describe('attachments in webhooks and workflows: metadata in payloads and scopes
       NOTIFY_ATTACHMENTS_MAX_BYTES: String(PDF.length + 10),
     },
     users: 1,
-    forms: [
-      {
-        title: 'Claims',
-        schema: {
-          type: 'object',
-          properties: {
-            name: { type: 'string' },
-            documents: { type: 'array', items: { type: 'string', format: 'attachment' } },
-          },
-        },
-        computedRules: [],
-        validationRules: [],
-        preferences: { saveLimit: null },
-      },
-    ],
+    forms: [claimsForm({ documents: { type: 'array', items: { type: 'string', format: 'attachment' } } })],
   });
 
   const upload = async (bytes: Buffer, filename: string) => {
-    const response = await t.request({
+    const response = await s.t.request({
       method: 'POST',
-      url: `/api/data/${configId}/attachments?field=documents&filename=${filename}`,
-      token: user.token,
+      url: `/api/data/${s.configId}/attachments?field=documents&filename=${filename}`,
+      token: s.user.token,
       headers: { 'content-type': 'application/octet-stream' },
       payload: bytes,
     });
@@ -71,13 +57,10 @@ describe('attachments in webhooks and workflows: metadata in payloads and scopes
   };
 
   it("a notify step attaches the run's record files, byte for byte, streamed into the mail", async () => {
+    const { t, smtp, admin, user, configId } = s;
     const workflowId = await createSteps(t, admin, [
-      { name: 'store', type: 'save' },
-      {
-        name: 'mail',
-        type: 'notify',
-        config: { email: { to: 'office@example.com', subject: 'Claim {{input.name}}', attachFiles: true } },
-      },
+      STORE,
+      mailFiles('office@example.com', 'Claim {{input.name}}'),
     ]);
     const { attachmentId } = await upload(PDF, 'claim.pdf');
     const body = await run(t, user.token, workflowId, configId, { name: 'Ann', documents: [attachmentId] });
@@ -99,14 +82,8 @@ describe('attachments in webhooks and workflows: metadata in payloads and scopes
   });
 
   it('refuses files over NOTIFY_ATTACHMENTS_MAX_BYTES together, and attachFiles without a record', async () => {
-    const workflowId = await createSteps(t, admin, [
-      { name: 'store', type: 'save' },
-      {
-        name: 'mail',
-        type: 'notify',
-        config: { email: { to: 'o@example.com', subject: 'x', attachFiles: true } },
-      },
-    ]);
+    const { t, smtp, admin, user, configId } = s;
+    const workflowId = await createSteps(t, admin, [STORE, mailFiles()]);
     const first = await upload(PDF, 'a.pdf');
     const second = await upload(Buffer.concat([PDF, Buffer.from('more')]), 'b.pdf');
     const body = await run(t, user.token, workflowId, configId, {
@@ -121,13 +98,7 @@ describe('attachments in webhooks and workflows: metadata in payloads and scopes
         { name: 'mail', status: 'failed', error: { code: 'MAIL_ATTACHMENTS_TOO_LARGE' } },
       ],
     });
-    const alone = await createSteps(t, admin, [
-      {
-        name: 'mail',
-        type: 'notify',
-        config: { email: { to: 'o@example.com', subject: 'x', attachFiles: true } },
-      },
-    ]);
+    const alone = await createSteps(t, admin, [mailFiles()]);
     expect(await run(t, user.token, alone, configId, { name: 'none' })).toMatchObject({
       success: false,
       steps: [{ name: 'mail', status: 'failed', error: { code: 'NO_RECORD_TO_ATTACH' } }],
@@ -136,35 +107,17 @@ describe('attachments in webhooks and workflows: metadata in payloads and scopes
   });
 
   it("webhook payloads and a triggered run's savedData carry each file's metadata and URL", async () => {
-    const hook = await t.request({
-      method: 'POST',
-      url: '/api/webhooks',
-      token: admin,
-      payload: { url: receiver.url('/hooks'), events: ['record.created'] },
+    const { t, smtp, admin, user, configId, partner: receiver } = s;
+    await createWebhook(t, admin, { url: receiver.url('/hooks'), events: ['record.created'] });
+    const workflowId = await createSteps(t, admin, [mailFiles()], {
+      config: { triggers: [{ event: 'record.created', configId }] },
     });
-    expect(hook.statusCode).toBe(201);
-    const workflowId = await createSteps(
-      t,
-      admin,
-      [
-        {
-          name: 'mail',
-          type: 'notify',
-          config: { email: { to: 'o@example.com', subject: 'x', attachFiles: true } },
-        },
-      ],
-      { config: { triggers: [{ event: 'record.created', configId }] } },
-    );
     expect(workflowId).toEqual(expect.any(String));
     const { attachmentId } = await upload(PDF, 'scan.pdf');
-    const created = await t.request({
-      method: 'POST',
-      url: `/api/data/${configId}`,
-      token: user.token,
-      payload: { name: 'Ann', documents: [attachmentId] },
+    const { dataId } = await createRecord(t, user.token, configId, {
+      name: 'Ann',
+      documents: [attachmentId],
     });
-    expect(created.statusCode).toBe(201);
-    const dataId = created.json().dataId;
     const metadata = {
       attachmentId,
       field: 'documents',

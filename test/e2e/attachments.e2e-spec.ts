@@ -1,21 +1,15 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { sql } from 'drizzle-orm';
-import ExcelJS from 'exceljs';
+import { randomBytes } from 'node:crypto';
 import JSZip from 'jszip';
 import { AttachmentCleanup } from '../../src/attachments/attachment-cleanup';
 import { RecordTrashPurge } from '../../src/data/record-trash-purge';
-import { rowsOf } from '../../src/database/raw-rows';
-import { createUser, type TestUser } from '../factories/user.factory';
+import { PDF, PNG, sha256, uploadAnswer } from '../factories/attachment-files';
+import { createSite } from '../factories/site.factory';
+import { createUser } from '../factories/user.factory';
+import { postConfig, postRecord } from '../utils/api-requests';
 import { useAppSuite } from '../utils/app-suite';
-import { createTestApp, type TestApp } from '../utils/test-app';
-
-/** A 1x1 PNG. */
-const PNG = Buffer.from(
-  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082',
-  'hex',
-);
-const PDF = Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n');
-const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+import { countRows } from '../utils/row-counts';
+import { createTestApp } from '../utils/test-app';
+import { dataSheet } from '../utils/xlsx';
 
 const FORM_SCHEMA = {
   type: 'object',
@@ -28,73 +22,58 @@ const FORM_SCHEMA = {
 };
 
 describe('attachments: files in submissions', () => {
-  let t: TestApp;
-  let admin: string;
-  let user: TestUser;
-  let other: TestUser;
-  let configId: string;
-
-  useAppSuite(
-    (suite) =>
-      ({
-        t,
-        admin,
-        users: [user, other],
-        configId,
-      } = suite),
-    {
-      users: 2,
-      forms: [
-        {
-          title: 'Claims',
-          schema: FORM_SCHEMA,
-          computedRules: [],
-          validationRules: [],
-        },
-      ],
-    },
-  );
+  const s = useAppSuite({
+    users: 2,
+    forms: [{ title: 'Claims', schema: FORM_SCHEMA, computedRules: [], validationRules: [] }],
+  });
+  /** The second user, whose uploads are not the first one's. */
+  const other = () => s.users[1];
 
   const upload = (
     bytes: Buffer,
     options: { field?: string; filename?: string; token?: string; host?: string; contentType?: string } = {},
   ) =>
-    t.request({
+    s.t.request({
       method: 'POST',
-      url: `/api/data/${configId}/attachments?field=${options.field ?? 'documents'}&filename=${encodeURIComponent(options.filename ?? 'file.bin')}`,
-      token: options.token ?? user.token,
+      url: `/api/data/${s.configId}/attachments?field=${options.field ?? 'documents'}&filename=${encodeURIComponent(options.filename ?? 'file.bin')}`,
+      token: options.token ?? s.user.token,
       headers: {
         'content-type': options.contentType ?? 'application/octet-stream',
         ...(options.host && { host: options.host }),
       },
       payload: bytes,
     });
-  const counts = async () => {
-    const [row] = rowsOf(
-      await t.database.client.db.execute(sql`select
-        (select count(*)::int from attachments) as attachments,
-        (select count(*)::int from attachment_blobs) as blobs,
-        (select count(*)::int from attachment_blob_chunks) as chunks`),
-    );
-    return row;
-  };
-  const createRecord = (data: Record<string, unknown>, token = user.token) =>
-    t.request({ method: 'POST', url: `/api/data/${configId}`, token, payload: data });
+  const counts = () =>
+    countRows(s.t, {
+      attachments: 'attachments',
+      blobs: 'attachment_blobs',
+      chunks: 'attachment_blob_chunks',
+    });
+  const createRecord = (data: Record<string, unknown>, token = s.user.token, host?: string) =>
+    postRecord(s.t, token, s.configId, data, host ? { host } : undefined);
+  /** GET `url` as the first user, or as `token` on `host`. */
+  const get = (url: string, options: { range?: string; token?: string; host?: string } = {}) =>
+    s.t.request({
+      method: 'GET',
+      url,
+      token: options.token ?? s.user.token,
+      headers: {
+        ...(options.range && { range: options.range }),
+        ...(options.host && { host: options.host }),
+      },
+    });
+  const exported = (format: string) =>
+    s.t.request({ method: 'GET', url: `/api/data/${s.configId}/export?format=${format}`, token: s.admin });
 
   it('refuses an invalid attachment declaration with a 422 naming the field', async () => {
-    const response = await t.request({
-      method: 'POST',
-      url: '/api/configs',
-      token: admin,
-      payload: {
-        title: 'Bad',
-        type: 'form',
-        schema: {
-          type: 'object',
-          properties: {
-            scan: { type: 'string', format: 'attachment', 'x-maxSize': -1, 'x-mediaTypes': ['not a type'] },
-            nested: { type: 'object', properties: { file: { type: 'string', format: 'attachment' } } },
-          },
+    const response = await postConfig(s.t, s.admin, {
+      title: 'Bad',
+      type: 'form',
+      schema: {
+        type: 'object',
+        properties: {
+          scan: { type: 'string', format: 'attachment', 'x-maxSize': -1, 'x-mediaTypes': ['not a type'] },
+          nested: { type: 'object', properties: { file: { type: 'string', format: 'attachment' } } },
         },
       },
     });
@@ -113,7 +92,11 @@ describe('attachments: files in submissions', () => {
 
   it("types the attachment routes in the form's own OpenAPI document", async () => {
     const document = (
-      await t.request({ method: 'GET', url: `/api/configs/${configId}/openapi.json`, token: user.token })
+      await s.t.request({
+        method: 'GET',
+        url: `/api/configs/${s.configId}/openapi.json`,
+        token: s.user.token,
+      })
     ).json();
     const uploadRoute = document.paths['/api/data/{configId}/attachments'].post;
     expect(uploadRoute.parameters[0]).toEqual({
@@ -136,27 +119,18 @@ describe('attachments: files in submissions', () => {
     const uploaded = await upload(PNG, { field: 'photo', filename: '../../etc/ré sumé.png' });
     expect(uploaded.statusCode).toBe(201);
     const attachment = uploaded.json();
-    expect(attachment).toEqual({
-      attachmentId: expect.any(String),
-      field: 'photo',
-      filename: 'ré sumé.png',
-      mediaType: 'image/png',
-      size: PNG.length,
-      sha256: sha256(PNG),
-    });
+    expect(attachment).toEqual(
+      uploadAnswer(PNG, { field: 'photo', filename: 'ré sumé.png', mediaType: 'image/png' }),
+    );
 
     const created = await createRecord({ name: 'Ann', photo: attachment.attachmentId });
     expect(created.statusCode).toBe(201);
     const dataId = created.json().dataId;
-    const url = `/api/data/${configId}/${dataId}/attachments/${attachment.attachmentId}`;
-    const read = await t.request({
-      method: 'GET',
-      url: `/api/data/${configId}/${dataId}`,
-      token: user.token,
-    });
+    const url = `/api/data/${s.configId}/${dataId}/attachments/${attachment.attachmentId}`;
+    const read = await get(`/api/data/${s.configId}/${dataId}`);
     expect(read.json().attachments).toEqual([{ ...attachment, url }]);
 
-    const whole = await t.request({ method: 'GET', url, token: user.token });
+    const whole = await get(url);
     expect(whole.statusCode).toBe(200);
     expect(whole.rawPayload.equals(PNG)).toBe(true);
     expect(whole.headers).toMatchObject({
@@ -168,16 +142,11 @@ describe('attachments: files in submissions', () => {
       'accept-ranges': 'bytes',
     });
 
-    const part = await t.request({ method: 'GET', url, token: user.token, headers: { range: 'bytes=1-3' } });
+    const part = await get(url, { range: 'bytes=1-3' });
     expect(part.statusCode).toBe(206);
     expect(part.headers['content-range']).toBe(`bytes 1-3/${PNG.length}`);
     expect(part.body).toBe('PNG');
-    const past = await t.request({
-      method: 'GET',
-      url,
-      token: user.token,
-      headers: { range: `bytes=${PNG.length}-` },
-    });
+    const past = await get(url, { range: `bytes=${PNG.length}-` });
     expect(past.statusCode).toBe(416);
     expect(past.headers['content-range']).toBe(`bytes */${PNG.length}`);
     expect(past.json().code).toBe('RANGE_NOT_SATISFIABLE');
@@ -188,24 +157,14 @@ describe('attachments: files in submissions', () => {
     const b = (await upload(PNG, { filename: 'b.png' })).json();
     const dataId = (await createRecord({ name: 'Ann', documents: [a.attachmentId, b.attachmentId] })).json()
       .dataId;
-    const url = (id: string) => `/api/data/${configId}/${dataId}/attachments/${id}`;
+    const url = (id: string) => `/api/data/${s.configId}/${dataId}/attachments/${id}`;
     const cell = `a.pdf <${url(a.attachmentId)}>\nb.png <${url(b.attachmentId)}>`;
-    const csv = await t.request({
-      method: 'GET',
-      url: `/api/data/${configId}/export?format=csv`,
-      token: admin,
-    });
+    const csv = await exported('csv');
     expect(csv.statusCode).toBe(200);
     expect(csv.body.split('\n')[0]).toBe('id,createdAt,name,documents');
     expect(csv.body).toContain(`,Ann,"${cell}"`);
-    const xlsx = await t.request({
-      method: 'GET',
-      url: `/api/data/${configId}/export?format=excel`,
-      token: admin,
-    });
-    const workbook = new ExcelJS.Workbook();
-    await workbook.xlsx.load(xlsx.rawPayload as unknown as ArrayBuffer);
-    expect(workbook.getWorksheet('Data')!.getRow(2).getCell(4).value).toBe(cell);
+    const sheet = await dataSheet(await exported('excel'));
+    expect(sheet.getRow(2).getCell(4).value).toBe(cell);
   });
 
   it('exports a ZIP of records.json and every file, byte for byte', async () => {
@@ -214,11 +173,7 @@ describe('attachments: files in submissions', () => {
     const b = (await upload(PNG, { field: 'photo', filename: 'b.png' })).json();
     const first = (await createRecord({ name: 'Ann', documents: [a.attachmentId] })).json().dataId;
     const second = (await createRecord({ name: 'Bob', photo: b.attachmentId })).json().dataId;
-    const response = await t.request({
-      method: 'GET',
-      url: `/api/data/${configId}/export?format=zip`,
-      token: admin,
-    });
+    const response = await exported('zip');
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe('application/zip');
     expect(response.headers['content-disposition']).toMatch(/\.zip"/);
@@ -252,45 +207,33 @@ describe('attachments: files in submissions', () => {
     });
     expect((await counts()).chunks).toBe(3);
     const dataId = (await createRecord({ documents: [uploaded.json().attachmentId] })).json().dataId;
-    const url = `/api/data/${configId}/${dataId}/attachments/${uploaded.json().attachmentId}`;
-    expect((await t.request({ method: 'GET', url, token: user.token })).rawPayload.equals(text)).toBe(true);
-    const across = await t.request({
-      method: 'GET',
-      url,
-      token: user.token,
-      headers: { range: 'bytes=262000-530000' },
-    });
+    const url = `/api/data/${s.configId}/${dataId}/attachments/${uploaded.json().attachmentId}`;
+    expect((await get(url)).rawPayload.equals(text)).toBe(true);
+    const across = await get(url, { range: 'bytes=262000-530000' });
     expect(across.statusCode).toBe(206);
     expect(across.rawPayload.equals(text.subarray(262000, 530001))).toBe(true);
-    const tail = await t.request({ method: 'GET', url, token: user.token, headers: { range: 'bytes=-10' } });
+    const tail = await get(url, { range: 'bytes=-10' });
     expect(tail.rawPayload.equals(text.subarray(text.length - 10))).toBe(true);
   });
 
   it('stores the same bytes once', async () => {
     const first = (await upload(PDF, { filename: 'a.pdf' })).json();
-    const second = (await upload(PDF, { filename: 'b.pdf', token: other.token })).json();
+    const second = (await upload(PDF, { filename: 'b.pdf', token: other().token })).json();
     expect(second.attachmentId).not.toBe(first.attachmentId);
     expect(second.sha256).toBe(first.sha256);
     expect(await counts()).toEqual({ attachments: 2, blobs: 1, chunks: 1 });
   });
 
   it('takes the type from the bytes: a PNG named .pdf is refused by a PDF field and stored as PNG elsewhere', async () => {
-    const refused = await upload(PNG, {
-      field: 'contract',
-      filename: 'contract.pdf',
-      contentType: 'application/pdf',
-    });
+    const namedPdf = { filename: 'contract.pdf', contentType: 'application/pdf' };
+    const refused = await upload(PNG, { field: 'contract', ...namedPdf });
     expect(refused.statusCode).toBe(415);
     expect(refused.json()).toMatchObject({
       code: 'ATTACHMENT_TYPE_NOT_ALLOWED',
       details: { mediaType: 'image/png' },
     });
     expect(await counts()).toEqual({ attachments: 0, blobs: 0, chunks: 0 });
-    const stored = await upload(PNG, {
-      field: 'documents',
-      filename: 'contract.pdf',
-      contentType: 'application/pdf',
-    });
+    const stored = await upload(PNG, { field: 'documents', ...namedPdf });
     expect(stored.json()).toMatchObject({ mediaType: 'image/png', filename: 'contract.pdf' });
     const pdf = await upload(PDF, { field: 'contract', filename: 'contract.pdf' });
     expect(pdf.json()).toMatchObject({ mediaType: 'application/pdf' });
@@ -315,7 +258,7 @@ describe('attachments: files in submissions', () => {
   });
 
   it("links only the caller's own uploads, in the field they were made for, once", async () => {
-    const others = (await upload(PDF, { token: other.token })).json();
+    const others = (await upload(PDF, { token: other().token })).json();
     const refused = await createRecord({ documents: [others.attachmentId] });
     expect(refused.statusCode).toBe(400);
     expect(refused.json()).toMatchObject({
@@ -333,89 +276,58 @@ describe('attachments: files in submissions', () => {
     expect(wrongField.json().validationErrors[0].message).toBe(
       `${photo.attachmentId} was uploaded for the field "photo"`,
     );
-    expect(
-      (await t.request({ method: 'GET', url: `/api/data/${configId}?limit=10`, token: admin })).json().total,
-    ).toBe(0);
+    expect((await get(`/api/data/${s.configId}?limit=10`, { token: s.admin })).json().total).toBe(0);
 
     const first = await createRecord({ photo: photo.attachmentId });
     expect(first.statusCode).toBe(201);
     const again = await createRecord({ photo: photo.attachmentId });
     expect(again.json().validationErrors[0].message).toBe(`${photo.attachmentId} belongs to another record`);
     // An admin may link anyone's upload.
-    expect((await createRecord({ documents: [others.attachmentId] }, admin)).statusCode).toBe(201);
+    expect((await createRecord({ documents: [others.attachmentId] }, s.admin)).statusCode).toBe(201);
   });
 
   it('PATCH and PUT relink: a dropped file is released, a kept one stays', async () => {
     const a = (await upload(PDF, { filename: 'a.pdf' })).json();
     const b = (await upload(PNG, { filename: 'b.png' })).json();
     const dataId = (await createRecord({ documents: [a.attachmentId] })).json().dataId;
-    const patched = await t.request({
+    const patched = await s.t.request({
       method: 'PATCH',
-      url: `/api/data/${configId}/${dataId}`,
-      token: user.token,
+      url: `/api/data/${s.configId}/${dataId}`,
+      token: s.user.token,
       payload: { documents: [b.attachmentId] },
     });
     expect(patched.statusCode).toBe(200);
     expect(patched.json().data.attachments.map((x: { attachmentId: string }) => x.attachmentId)).toEqual([
       b.attachmentId,
     ]);
-    const oldUrl = `/api/data/${configId}/${dataId}/attachments/${a.attachmentId}`;
-    expect((await t.request({ method: 'GET', url: oldUrl, token: user.token })).statusCode).toBe(404);
+    const oldUrl = `/api/data/${s.configId}/${dataId}/attachments/${a.attachmentId}`;
+    expect((await get(oldUrl)).statusCode).toBe(404);
     // The released upload can be linked again until the cleanup removes it.
-    const put = await t.request({
+    const put = await s.t.request({
       method: 'PUT',
-      url: `/api/data/${configId}/${dataId}`,
-      token: user.token,
+      url: `/api/data/${s.configId}/${dataId}`,
+      token: s.user.token,
       payload: { documents: [a.attachmentId, b.attachmentId] },
     });
     expect(put.json().data.attachments).toHaveLength(2);
   });
 
   it("another site's user gets a 404 for the file, and cannot link the upload", async () => {
-    const site = async (name: string, domain: string) =>
-      (
-        await t.request({
-          method: 'POST',
-          url: '/api/sites',
-          token: admin,
-          payload: { name, domains: [domain] },
-        })
-      ).json().id as string;
-    const siteA = await site('Alpha', 'alpha.example.com');
-    const siteB = await site('Beta', 'beta.example.com');
-    const userA = await createUser(t, { siteId: siteA });
-    const managerB = await createUser(t, { role: 'manager', siteId: siteB });
+    const siteA = await createSite(s.t, s.admin, 'Alpha', 'alpha.example.com');
+    const siteB = await createSite(s.t, s.admin, 'Beta', 'beta.example.com');
+    const userA = await createUser(s.t, { siteId: siteA });
+    const managerB = await createUser(s.t, { role: 'manager', siteId: siteB });
     const uploaded = (
       await upload(PNG, { field: 'photo', token: userA.token, host: 'alpha.example.com' })
     ).json();
-    const created = await t.request({
-      method: 'POST',
-      url: `/api/data/${configId}`,
-      token: userA.token,
-      headers: { host: 'alpha.example.com' },
-      payload: { photo: uploaded.attachmentId },
-    });
+    const created = await createRecord({ photo: uploaded.attachmentId }, userA.token, 'alpha.example.com');
     expect(created.statusCode).toBe(201);
-    const url = `/api/data/${configId}/${created.json().dataId}/attachments/${uploaded.attachmentId}`;
-    expect(
-      (await t.request({ method: 'GET', url, token: userA.token, headers: { host: 'alpha.example.com' } }))
-        .statusCode,
-    ).toBe(200);
-    const foreign = await t.request({
-      method: 'GET',
-      url,
-      token: managerB.token,
-      headers: { host: 'beta.example.com' },
-    });
+    const url = `/api/data/${s.configId}/${created.json().dataId}/attachments/${uploaded.attachmentId}`;
+    expect((await get(url, { token: userA.token, host: 'alpha.example.com' })).statusCode).toBe(200);
+    const foreign = await get(url, { token: managerB.token, host: 'beta.example.com' });
     expect(foreign.statusCode).toBe(404);
     expect(foreign.json().code).toBe('RECORD_NOT_FOUND');
-    const linked = await t.request({
-      method: 'POST',
-      url: `/api/data/${configId}`,
-      token: managerB.token,
-      headers: { host: 'beta.example.com' },
-      payload: { photo: uploaded.attachmentId },
-    });
+    const linked = await createRecord({ photo: uploaded.attachmentId }, managerB.token, 'beta.example.com');
     expect(linked.statusCode).toBe(400);
     expect(linked.json().code).toBe('ATTACHMENT_NOT_LINKABLE');
   });
@@ -430,25 +342,25 @@ describe('attachments: files in submissions', () => {
     expect(answers.find((a) => a.statusCode === 400)!.json().validationErrors[0].message).toBe(
       `${photo.attachmentId} belongs to another record`,
     );
-    const list = await t.request({ method: 'GET', url: `/api/data/${configId}`, token: admin });
+    const list = await get(`/api/data/${s.configId}`, { token: s.admin });
     expect(list.json().total).toBe(1);
 
-    const same = await Promise.all([upload(PDF), upload(PDF, { token: other.token }), upload(PDF)]);
+    const same = await Promise.all([upload(PDF), upload(PDF, { token: other().token }), upload(PDF)]);
     expect(same.map((a) => a.statusCode)).toEqual([201, 201, 201]);
     expect(await counts()).toEqual({ attachments: 4, blobs: 2, chunks: 2 });
   });
 
   it('limits uploads per user per minute (ATTACHMENT_UPLOADS_PER_MINUTE)', async () => {
     const limited = await createTestApp({
-      database: t.database,
+      database: s.t.database,
       env: { ATTACHMENT_UPLOADS_PER_MINUTE: '2' },
     });
     try {
-      const send = () =>
+      const send = (token = s.user.token) =>
         limited.request({
           method: 'POST',
-          url: `/api/data/${configId}/attachments?field=documents`,
-          token: user.token,
+          url: `/api/data/${s.configId}/attachments?field=documents`,
+          token,
           payload: PDF,
         });
       expect((await send()).statusCode).toBe(201);
@@ -460,16 +372,7 @@ describe('attachments: files in submissions', () => {
         details: { perMinute: 2 },
       });
       // Another user has their own allowance.
-      expect(
-        (
-          await limited.request({
-            method: 'POST',
-            url: `/api/data/${configId}/attachments?field=documents`,
-            token: other.token,
-            payload: PDF,
-          })
-        ).statusCode,
-      ).toBe(201);
+      expect((await send(other().token)).statusCode).toBe(201);
       expect(await counts()).toEqual({ attachments: 3, blobs: 1, chunks: 1 });
     } finally {
       await limited.close();
@@ -477,13 +380,13 @@ describe('attachments: files in submissions', () => {
   });
 
   it('removes a blob when the last record referring to it is purged, and unlinked uploads after their time', async () => {
-    const cleanup = () => t.app.get(AttachmentCleanup).purge(new Date(Date.now() + 60_000));
-    const purgeTrash = () => t.app.get(RecordTrashPurge).purge(new Date(Date.now() + 60_000));
+    const cleanup = () => s.t.app.get(AttachmentCleanup).purge(new Date(Date.now() + 60_000));
+    const purgeTrash = () => s.t.app.get(RecordTrashPurge).purge(new Date(Date.now() + 60_000));
     const mine = (await upload(PDF)).json();
-    const theirs = (await upload(PDF, { token: other.token })).json();
+    const theirs = (await upload(PDF, { token: other().token })).json();
     const orphan = (await upload(PNG, { field: 'photo' })).json();
     const first = (await createRecord({ documents: [mine.attachmentId] })).json().dataId;
-    const second = (await createRecord({ documents: [theirs.attachmentId] }, other.token)).json().dataId;
+    const second = (await createRecord({ documents: [theirs.attachmentId] }, other().token)).json().dataId;
     expect(await counts()).toEqual({ attachments: 3, blobs: 2, chunks: 2 });
 
     expect(await cleanup()).toBe(2); // the orphan upload and its blob
@@ -491,15 +394,15 @@ describe('attachments: files in submissions', () => {
     expect(await counts()).toEqual({ attachments: 2, blobs: 1, chunks: 1 });
 
     const remove = (id: string, token: string) =>
-      t.request({ method: 'DELETE', url: `/api/data/${configId}/${id}`, token });
-    expect((await remove(first, user.token)).statusCode).toBe(200);
+      s.t.request({ method: 'DELETE', url: `/api/data/${s.configId}/${id}`, token });
+    expect((await remove(first, s.user.token)).statusCode).toBe(200);
     // In the trash the file stays (the record can be restored).
     expect(await cleanup()).toBe(0);
     expect(await purgeTrash()).toBe(1);
     expect(await cleanup()).toBe(0);
     expect(await counts()).toEqual({ attachments: 1, blobs: 1, chunks: 1 });
 
-    expect((await remove(second, other.token)).statusCode).toBe(200);
+    expect((await remove(second, other().token)).statusCode).toBe(200);
     expect(await purgeTrash()).toBe(1);
     expect(await cleanup()).toBe(1);
     expect(await counts()).toEqual({ attachments: 0, blobs: 0, chunks: 0 });

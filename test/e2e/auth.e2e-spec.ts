@@ -1,6 +1,8 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { adminToken, createUser } from '../factories/user.factory';
-import { createTestApp, TEST_JWT_SECRET, type TestApp } from '../utils/test-app';
+import { adminToken, createUser, deactivateUser } from '../factories/user.factory';
+import { useAppSuite } from '../utils/app-suite';
+import { errorBody } from '../utils/error-body';
+import { createTestApp, TEST_JWT_SECRET } from '../utils/test-app';
 import { createTestDatabase } from '../utils/test-database';
 
 const base64url = (value: object | string) =>
@@ -11,17 +13,12 @@ function signToken(header: object, payload: object, secret = TEST_JWT_SECRET): s
 }
 
 describe.each(['/auth', '/api/auth'])('auth routes under %s', (prefix) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(() => t.close());
-  beforeEach(() => t.reset());
+  const s = useAppSuite({ admin: false });
 
-  const register = (payload: object) => t.request({ method: 'POST', url: `${prefix}/register`, payload });
+  const register = (payload: object) => s.t.request({ method: 'POST', url: `${prefix}/register`, payload });
   const login = (email: string, password: string) =>
-    t.request({ method: 'POST', url: `${prefix}/login`, payload: { email, password } });
-  const me = (token: string) => t.request({ method: 'GET', url: `${prefix}/me`, token });
+    s.t.request({ method: 'POST', url: `${prefix}/login`, payload: { email, password } });
+  const me = (token: string) => s.t.request({ method: 'GET', url: `${prefix}/me`, token });
 
   it('register answers 201 with a token and the user; the e-mail is stored lower-cased', async () => {
     const response = await register({ email: 'Jane@Example.com', password: 'password-123', name: 'Jane' });
@@ -52,19 +49,16 @@ describe.each(['/auth', '/api/auth'])('auth routes under %s', (prefix) => {
     const payload = { email: 'race@example.com', password: 'password-123', name: 'Race' };
     const answers = await Promise.all([register(payload), register(payload)]);
     expect(answers.map((r) => r.statusCode).sort()).toEqual([201, 409]);
-    expect(answers.find((r) => r.statusCode === 409)!.json()).toEqual({
-      success: false,
-      code: 'EMAIL_TAKEN',
-      statusCode: 409,
-      error: 'This e-mail address is already registered.',
-    });
+    expect(answers.find((r) => r.statusCode === 409)!.json()).toEqual(
+      errorBody(409, 'EMAIL_TAKEN', 'This e-mail address is already registered.'),
+    );
   });
 
   it('two users racing to take one e-mail by update: one 200, one 409 EMAIL_TAKEN', async () => {
-    const [first, second] = [await createUser(t), await createUser(t)];
+    const [first, second] = [await createUser(s.t), await createUser(s.t)];
     const answers = await Promise.all(
       [first, second].map((caller) =>
-        t.request({
+        s.t.request({
           method: 'PUT',
           url: `/api/users/${caller.user.id}`,
           token: caller.token,
@@ -90,18 +84,13 @@ describe.each(['/auth', '/api/auth'])('auth routes under %s', (prefix) => {
     expect(wrong.statusCode).toBe(401);
     expect(unknown.statusCode).toBe(401);
     expect(wrong.json()).toEqual(unknown.json());
-    expect(wrong.json()).toEqual({
-      success: false,
-      code: 'INVALID_CREDENTIALS',
-      statusCode: 401,
-      error: 'Invalid e-mail or password.',
-    });
+    expect(wrong.json()).toEqual(errorBody(401, 'INVALID_CREDENTIALS', 'Invalid e-mail or password.'));
   });
 
   it('logout blacklists the token; other tokens of the user keep working', async () => {
     const first = (await login('admin@example.com', 'admin12345')).json().token;
     const second = (await login('admin@example.com', 'admin12345')).json().token;
-    const out = await t.request({ method: 'POST', url: `${prefix}/logout`, token: first });
+    const out = await s.t.request({ method: 'POST', url: `${prefix}/logout`, token: first });
     expect(out.statusCode).toBe(200);
     expect(out.json()).toEqual({ success: true });
     expect((await me(first)).json().code).toBe('TOKEN_INVALID');
@@ -109,21 +98,18 @@ describe.each(['/auth', '/api/auth'])('auth routes under %s', (prefix) => {
   });
 
   it('change-password revokes earlier tokens and returns a fresh one', async () => {
-    const { user, token, password } = await createUser(t, { email: 'pw@example.com' });
-    const wrong = await t.request({
-      method: 'POST',
-      url: `${prefix}/change-password`,
-      token,
-      payload: { currentPassword: 'not-it', newPassword: 'new-password-1' },
-    });
+    const { user, token, password } = await createUser(s.t, { email: 'pw@example.com' });
+    const changePassword = (currentPassword: string) =>
+      s.t.request({
+        method: 'POST',
+        url: `${prefix}/change-password`,
+        token,
+        payload: { currentPassword, newPassword: 'new-password-1' },
+      });
+    const wrong = await changePassword('not-it');
     expect(wrong.statusCode).toBe(400);
     expect(wrong.json().code).toBe('CURRENT_PASSWORD_INVALID');
-    const changed = await t.request({
-      method: 'POST',
-      url: `${prefix}/change-password`,
-      token,
-      payload: { currentPassword: password, newPassword: 'new-password-1' },
-    });
+    const changed = await changePassword(password);
     expect(changed.statusCode).toBe(200);
     expect(changed.json().user.id).toBe(user.id);
     expect((await me(token)).statusCode).toBe(401);
@@ -133,35 +119,19 @@ describe.each(['/auth', '/api/auth'])('auth routes under %s', (prefix) => {
   });
 
   it('a deactivated user cannot log in and their tokens stop working', async () => {
-    const { user, token, password } = await createUser(t, { email: 'gone@example.com' });
-    const admin = await adminToken(t);
-    expect(
-      (
-        await t.request({
-          method: 'PUT',
-          url: `/api/users/${user.id}`,
-          token: admin,
-          payload: { isActive: false },
-        })
-      ).statusCode,
-    ).toBe(200);
+    const { user, token, password } = await createUser(s.t, { email: 'gone@example.com' });
+    await deactivateUser(s.t, await adminToken(s.t), user.id);
     expect((await me(token)).statusCode).toBe(401);
     expect((await login('gone@example.com', password)).json().code).toBe('USER_INACTIVE');
   });
 });
 
 describe('forged and stale tokens', () => {
-  let t: TestApp;
-  let userId: string;
-  beforeAll(async () => {
-    t = await createTestApp();
-    userId = (await createUser(t)).user.id;
-  });
-  afterAll(() => t.close());
+  const s = useAppSuite({ admin: false, users: 1, seed: 'once' });
 
   const now = () => Math.floor(Date.now() / 1000);
   const claims = (overrides: object = {}) => ({
-    sub: userId,
+    sub: s.user.user.id,
     role: 'admin',
     email: 'x@example.com',
     siteId: null,
@@ -184,7 +154,7 @@ describe('forged and stale tokens', () => {
     ['not a JWT', () => 'garbage'],
   ];
   it.each(cases)('%s gives 401', async (_name, make) => {
-    const response = await t.request({ method: 'GET', url: '/auth/me', token: make() });
+    const response = await s.t.request({ method: 'GET', url: '/auth/me', token: make() });
     expect(response.statusCode).toBe(401);
     expect(response.json()).toMatchObject({ success: false, statusCode: 401 });
   });
@@ -219,52 +189,34 @@ describe('forged and stale tokens', () => {
         ['POST', '/auth/logout'],
         ['GET', '/auth/me'],
       ] as const) {
-        const response = await t.request({ method, url, token });
+        const response = await s.t.request({ method, url, token });
         expect({ url, status: response.statusCode, body: response.json() }).toEqual({
           url,
           status: 401,
-          body: {
-            success: false,
-            code: 'TOKEN_INVALID',
-            statusCode: 401,
-            error: 'The access token is invalid or has expired.',
-          },
+          body: errorBody(401, 'TOKEN_INVALID', 'The access token is invalid or has expired.'),
         });
       }
     },
   );
 
   it('a correctly signed token of a real user works, and its role comes from the stored user, not the claim', async () => {
-    const response = await t.request({
-      method: 'GET',
-      url: '/auth/me',
-      token: signToken({ alg: 'HS256', typ: 'JWT' }, claims()),
-    });
+    const signed = () => signToken({ alg: 'HS256', typ: 'JWT' }, claims());
+    const response = await s.t.request({ method: 'GET', url: '/auth/me', token: signed() });
     expect(response.statusCode).toBe(200);
     expect(response.json().role).toBe('user');
-    const admin = await t.request({
-      method: 'GET',
-      url: '/api/users',
-      token: signToken({ alg: 'HS256', typ: 'JWT' }, claims()),
-    });
+    const admin = await s.t.request({ method: 'GET', url: '/api/users', token: signed() });
     expect(admin.statusCode).toBe(403);
   });
 });
 
 describe('a token verified once (remembered by the process)', () => {
-  let t: TestApp;
-  let admin: string;
-  beforeAll(async () => {
-    t = await createTestApp();
-    admin = await adminToken(t);
-  });
-  afterAll(() => t.close());
+  const s = useAppSuite({ seed: 'once' });
 
-  const me = (token: string) => t.request({ method: 'GET', url: '/auth/me', token });
+  const me = (token: string) => s.t.request({ method: 'GET', url: '/auth/me', token });
   const now = () => Math.floor(Date.now() / 1000);
 
   it('still expires: accepted until its exp, then 401', async () => {
-    const { user } = await createUser(t);
+    const { user } = await createUser(s.t);
     const exp = now() + 2;
     const token = signToken(
       { alg: 'HS256', typ: 'JWT' },
@@ -288,6 +240,7 @@ describe('a token verified once (remembered by the process)', () => {
   });
 
   it('a variant of a remembered token (one character of its signature changed) is verified, and refused', async () => {
+    const { admin } = s;
     expect((await me(admin)).statusCode).toBe(200);
     const last = admin.at(-2) === 'A' ? 'B' : 'A';
     const tampered = `${admin.slice(0, -2)}${last}${admin.at(-1)}`;
@@ -296,21 +249,15 @@ describe('a token verified once (remembered by the process)', () => {
   });
 
   it('is still checked against logout, deactivation and password changes on every request', async () => {
-    const { user, token, password } = await createUser(t);
+    const { user, token, password } = await createUser(s.t);
     expect((await me(token)).statusCode).toBe(200);
-    expect((await t.request({ method: 'POST', url: '/auth/logout', token })).statusCode).toBe(200);
+    expect((await s.t.request({ method: 'POST', url: '/auth/logout', token })).statusCode).toBe(200);
     expect((await me(token)).statusCode).toBe(401);
     const second = (
-      await t.request({ method: 'POST', url: '/auth/login', payload: { email: user.email, password } })
+      await s.t.request({ method: 'POST', url: '/auth/login', payload: { email: user.email, password } })
     ).json().token as string;
     expect((await me(second)).statusCode).toBe(200);
-    const deactivated = await t.request({
-      method: 'PUT',
-      url: `/api/users/${user.id}`,
-      token: admin,
-      payload: { isActive: false },
-    });
-    expect(deactivated.statusCode).toBe(200);
+    await deactivateUser(s.t, s.admin, user.id);
     expect((await me(second)).statusCode).toBe(401);
   });
 });
@@ -320,13 +267,7 @@ describe('the logout blacklist survives a restart and is shared by instances', (
     const database = await createTestDatabase();
     const env = { REDIS_PREFIX: `restart-${randomUUID()}:` };
     const first = await createTestApp({ database, env });
-    const token = (
-      await first.request({
-        method: 'POST',
-        url: '/auth/login',
-        payload: { email: 'admin@example.com', password: 'admin12345' },
-      })
-    ).json().token;
+    const token = await adminToken(first);
     expect((await first.request({ method: 'POST', url: '/auth/logout', token })).statusCode).toBe(200);
     await first.close();
     const second = await createTestApp({ database, env });
@@ -345,13 +286,7 @@ describe('the logout blacklist survives a restart and is shared by instances', (
     const a = await createTestApp({ database, env });
     const b = await createTestApp({ database, env });
     try {
-      const token = (
-        await a.request({
-          method: 'POST',
-          url: '/auth/login',
-          payload: { email: 'admin@example.com', password: 'admin12345' },
-        })
-      ).json().token;
+      const token = await adminToken(a);
       expect((await b.request({ method: 'GET', url: '/auth/me', token })).statusCode).toBe(200);
       expect((await a.request({ method: 'POST', url: '/auth/logout', token })).statusCode).toBe(200);
       expect((await b.request({ method: 'GET', url: '/auth/me', token })).statusCode).toBe(401);

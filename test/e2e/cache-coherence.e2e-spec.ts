@@ -1,7 +1,9 @@
 import { createConfig, ORDER_FORM } from '../factories/config.factory';
-import { adminToken, createUser } from '../factories/user.factory';
-import { createTestApp, type TestApp } from '../utils/test-app';
-import { createWorkflow, run, workflowBody } from '../utils/workflow-api';
+import { adminToken, createUser, deactivateUser } from '../factories/user.factory';
+import { requestAs } from '../utils/request-as';
+import type { TestApp } from '../utils/test-app';
+import { useTwoInstances } from '../utils/two-instances';
+import { createWorkflow, execute, run, workflowBody } from '../utils/workflow-api';
 
 /**
  * Two instances of the service on one database, with the defaults (CACHE_ENABLED unset, no
@@ -9,16 +11,10 @@ import { createWorkflow, run, workflowBody } from '../utils/workflow-api';
  * is seen by the other on its very next request.
  */
 describe('two instances keep their in-process lookups coherent', () => {
-  let first: TestApp;
-  let second: TestApp;
-  const env = { CACHE_ENABLED: 'false', REDIS_URL: '' };
+  const apps = useTwoInstances({ CACHE_ENABLED: 'false', REDIS_URL: '' });
+  let admin: string;
   beforeAll(async () => {
-    first = await createTestApp({ env });
-    second = await createTestApp({ env, database: first.database });
-  });
-  afterAll(async () => {
-    await second.close();
-    await first.close();
+    admin = await adminToken(apps.first);
   });
 
   const me = (t: TestApp, token: string) => t.request({ method: 'GET', url: '/auth/me', token });
@@ -26,6 +22,7 @@ describe('two instances keep their in-process lookups coherent', () => {
   const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
 
   it('a logout on one instance refuses the token on the other', async () => {
+    const { first, second } = apps;
     const { token } = await createUser(first);
     expect((await me(second, token)).statusCode).toBe(200);
     expect((await me(second, token)).statusCode).toBe(200);
@@ -35,22 +32,16 @@ describe('two instances keep their in-process lookups coherent', () => {
   });
 
   it('a user deactivated on one instance is refused by the other', async () => {
+    const { first, second } = apps;
     const { user, token } = await createUser(first);
     expect((await me(second, token)).statusCode).toBe(200);
-    const admin = await adminToken(first);
-    const update = await first.request({
-      method: 'PUT',
-      url: `/api/users/${user.id}`,
-      token: admin,
-      payload: { isActive: false },
-    });
-    expect(update.statusCode).toBe(200);
+    await deactivateUser(first, admin, user.id);
     await settle();
     expect((await me(second, token)).statusCode).toBe(401);
   });
 
   it('a configuration changed on one instance validates by its new rules on the other', async () => {
-    const admin = await adminToken(first);
+    const { first, second } = apps;
     const configId = await createConfig(first, admin);
     const submit = (data: object) =>
       second.request({ method: 'POST', url: `/api/data/${configId}`, token: admin, payload: data });
@@ -60,12 +51,7 @@ describe('two instances keep their in-process lookups coherent', () => {
       ...ORDER_FORM.schema,
       properties: { ...ORDER_FORM.schema.properties, qty: { type: 'integer', maximum: 1 } },
     };
-    const update = await first.request({
-      method: 'PUT',
-      url: `/api/configs/${configId}`,
-      token: admin,
-      payload: { schema: tightened },
-    });
+    const update = await requestAs(first, admin, 'PUT', `/api/configs/${configId}`, { schema: tightened });
     expect(update.statusCode).toBe(200);
     await settle();
     const refused = await submit(valid);
@@ -74,50 +60,36 @@ describe('two instances keep their in-process lookups coherent', () => {
   });
 
   it('a configuration deleted on one instance is a 404 on the other', async () => {
-    const admin = await adminToken(first);
+    const { first, second } = apps;
     const configId = await createConfig(first, admin);
-    expect(
-      (await second.request({ method: 'GET', url: `/api/data/${configId}`, token: admin })).statusCode,
-    ).toBe(200);
-    const removed = await first.request({ method: 'DELETE', url: `/api/configs/${configId}`, token: admin });
+    const records = () => requestAs(second, admin, 'GET', `/api/data/${configId}`);
+    expect((await records()).statusCode).toBe(200);
+    const removed = await requestAs(first, admin, 'DELETE', `/api/configs/${configId}`);
     expect(removed.statusCode).toBe(200);
     await settle();
-    const after = await second.request({ method: 'GET', url: `/api/data/${configId}`, token: admin });
+    const after = await records();
     expect(after.statusCode).toBe(404);
     expect(after.json().code).toBe('CONFIG_NOT_FOUND');
   });
 
   it('a workflow changed on one instance runs its new definition on the other, and a deleted one is a 404 there', async () => {
-    const admin = await adminToken(first);
+    const { first, second } = apps;
     const configId = await createConfig(first, admin);
     const workflowId = await createWorkflow(first, admin, workflowBody());
     const before = await run(second, admin, workflowId, configId, { name: 'Ann' });
     expect(before.results.shape).toEqual({ who: 'Ann' });
-    const changed = await first.request({
-      method: 'PUT',
-      url: `/api/workflow/${workflowId}`,
-      token: admin,
-      payload: {
-        config: { steps: [{ name: 'shape', type: 'transform', config: { mapping: { person: 'name' } } }] },
-      },
+    const url = `/api/workflow/${workflowId}`;
+    const changed = await requestAs(first, admin, 'PUT', url, {
+      config: { steps: [{ name: 'shape', type: 'transform', config: { mapping: { person: 'name' } } }] },
     });
     expect(changed.statusCode).toBe(200);
     await settle();
     const after = await run(second, admin, workflowId, configId, { name: 'Ann' });
     expect(after.results.shape).toEqual({ person: 'Ann' });
-    const removed = await first.request({
-      method: 'DELETE',
-      url: `/api/workflow/${workflowId}`,
-      token: admin,
-    });
+    const removed = await requestAs(first, admin, 'DELETE', url);
     expect(removed.statusCode).toBe(200);
     await settle();
-    const gone = await second.request({
-      method: 'POST',
-      url: `/api/workflow/${workflowId}/execute`,
-      token: admin,
-      payload: { configId, data: { name: 'Ann' } },
-    });
+    const gone = await execute(second, admin, workflowId, configId, { name: 'Ann' });
     expect(gone.statusCode).toBe(404);
     expect(gone.json().code).toBe('WORKFLOW_NOT_FOUND');
   });

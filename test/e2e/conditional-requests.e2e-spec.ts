@@ -1,7 +1,6 @@
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
-import { createConfig } from '../factories/config.factory';
+import { postRecord } from '../utils/api-requests';
 import { useAppSuite } from '../utils/app-suite';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { postWorkflow } from '../utils/workflow-api';
 
 /**
  * Versions and conditional requests (RFC 9110): every record, configuration and workflow carries a
@@ -10,20 +9,12 @@ import { createTestApp, type TestApp } from '../utils/test-app';
  * it is written, so concurrent edits of different fields are all kept.
  */
 describe('versions and conditional requests', () => {
-  let t: TestApp;
-  let admin: string;
-  let alice: TestUser;
-  let configId: string;
+  // Alice (the user) writes the records, the admin the configurations and workflows.
+  const s = useAppSuite({ users: [{ email: 'alice@example.com' }], forms: 1 });
 
-  useAppSuite((suite) => ({ t, admin } = suite));
-  beforeEach(async () => {
-    alice = await createUser(t, { email: 'alice@example.com' });
-    configId = await createConfig(t, admin);
-  });
-
-  const data = (dataId = '') => `/api/data/${configId}${dataId ? `/${dataId}` : ''}`;
+  const data = (dataId = '') => `/api/data/${s.configId}${dataId ? `/${dataId}` : ''}`;
   const submit = async (values: object = { name: 'Ann', qty: 2 }) => {
-    const response = await t.request({ method: 'POST', url: data(), token: alice.token, payload: values });
+    const response = await postRecord(s.t, s.user.token, s.configId, values);
     expect(response.statusCode).toBe(201);
     return response;
   };
@@ -32,16 +23,26 @@ describe('versions and conditional requests', () => {
     url: string,
     payload?: object,
     ifMatch?: string,
+    token = s.user.token,
   ) =>
-    t.request({
+    s.t.request({
       method,
       url,
-      token: alice.token,
+      token,
       ...(payload ? { payload } : {}),
       headers: ifMatch === undefined ? {} : { 'if-match': ifMatch },
     });
+  const adminWrite = (method: 'PUT' | 'DELETE', url: string, payload?: object, ifMatch?: string) =>
+    write(method, url, payload, ifMatch, s.admin);
+  const read = (url: string, token = s.user.token, ifNoneMatch?: string) =>
+    s.t.request({
+      method: 'GET',
+      url,
+      token,
+      headers: ifNoneMatch === undefined ? {} : { 'if-none-match': ifNoneMatch },
+    });
   const history = async (dataId: string) =>
-    (await t.request({ method: 'GET', url: `${data(dataId)}/history`, token: admin })).json().data as {
+    (await read(`${data(dataId)}/history`, s.admin)).json().data as {
       action: string;
       changes: Record<string, unknown>;
     }[];
@@ -53,28 +54,18 @@ describe('versions and conditional requests', () => {
       expect(created.json().data.version).toBe(1);
       const dataId = created.json().dataId;
 
-      const read = await t.request({ method: 'GET', url: data(dataId), token: alice.token });
-      expect(read.statusCode).toBe(200);
-      expect(read.headers.etag).toBe('"1"');
-      expect(read.json().version).toBe(1);
+      const first = await read(data(dataId));
+      expect(first.statusCode).toBe(200);
+      expect(first.headers.etag).toBe('"1"');
+      expect(first.json().version).toBe(1);
 
       for (const tag of ['"1"', 'W/"1"', '"7", "1"', '*']) {
-        const cached = await t.request({
-          method: 'GET',
-          url: data(dataId),
-          token: alice.token,
-          headers: { 'if-none-match': tag },
-        });
+        const cached = await read(data(dataId), s.user.token, tag);
         expect(cached.statusCode).toBe(304);
         expect(cached.body).toBe('');
         expect(cached.headers.etag).toBe('"1"');
       }
-      const changed = await t.request({
-        method: 'GET',
-        url: data(dataId),
-        token: alice.token,
-        headers: { 'if-none-match': '"2"' },
-      });
+      const changed = await read(data(dataId), s.user.token, '"2"');
       expect(changed.statusCode).toBe(200);
       expect(changed.json()._id).toBe(dataId);
     });
@@ -126,7 +117,7 @@ describe('versions and conditional requests', () => {
         expect((await write('DELETE', data(dataId), undefined, tag)).statusCode).toBe(412);
       expect((await write('POST', `${data(dataId)}/restore`, undefined, '"3"')).statusCode).toBe(404);
 
-      const stored = await t.request({ method: 'GET', url: data(dataId), token: alice.token });
+      const stored = await read(data(dataId));
       expect(stored.json()).toMatchObject({
         version: 3,
         isActive: true,
@@ -150,7 +141,7 @@ describe('versions and conditional requests', () => {
         const statuses = [answers[2 * i].statusCode, answers[2 * i + 1].statusCode].sort();
         expect(statuses).toEqual([200, 412]);
         const winner = answers[2 * i].statusCode === 200 ? answers[2 * i] : answers[2 * i + 1];
-        const stored = await t.request({ method: 'GET', url: data(ids[i]), token: alice.token });
+        const stored = await read(data(ids[i]));
         expect(stored.json()).toMatchObject({ version: 2, data: winner.json().data.data });
         expect(await history(ids[i])).toHaveLength(2);
       }
@@ -167,7 +158,7 @@ describe('versions and conditional requests', () => {
       );
       expect(answers.map((answer) => answer.statusCode)).toEqual(answers.map(() => 200));
       for (let i = 0; i < ids.length; i++) {
-        const stored = await t.request({ method: 'GET', url: data(ids[i]), token: alice.token });
+        const stored = await read(data(ids[i]));
         expect(stored.json()).toMatchObject({
           version: 3,
           data: { name: `N${i}`, qty: 1, price: i, city: `C${i}` },
@@ -188,10 +179,10 @@ describe('versions and conditional requests', () => {
       const dataId = (await submit()).json().dataId;
       const FORM = 'application/x-www-form-urlencoded; charset=UTF-8';
       const store = (method: 'PUT' | 'DELETE', fields: Record<string, string>, ifMatch: string) =>
-        t.request({
+        s.t.request({
           method,
           url: data(),
-          token: alice.token,
+          token: s.user.token,
           headers: { 'content-type': FORM, 'if-match': ifMatch },
           payload: new URLSearchParams(fields).toString(),
         });
@@ -206,7 +197,7 @@ describe('versions and conditional requests', () => {
       expect(staleEdit.json().details).toEqual({ currentVersion: 2, etag: '"2"', changedFields: ['city'] });
       const staleRemove = await store('DELETE', { key: dataId }, '"1"');
       expect(staleRemove.statusCode).toBe(412);
-      const stored = await t.request({ method: 'GET', url: data(dataId), token: alice.token });
+      const stored = await read(data(dataId));
       expect(stored.json()).toMatchObject({ version: 2, isActive: true, data: { qty: 2 } });
 
       const removed = await store('DELETE', { key: dataId }, '"2"');
@@ -216,27 +207,14 @@ describe('versions and conditional requests', () => {
   });
 
   describe('configurations', () => {
-    const url = () => `/api/configs/${configId}`;
-    const put = (payload: object, ifMatch?: string) =>
-      t.request({
-        method: 'PUT',
-        url: url(),
-        token: admin,
-        payload,
-        headers: ifMatch ? { 'if-match': ifMatch } : {},
-      });
+    const url = () => `/api/configs/${s.configId}`;
+    const put = (payload: object, ifMatch?: string) => adminWrite('PUT', url(), payload, ifMatch);
 
     it('answer their version as ETag; a stale If-Match is a 412 and changes nothing', async () => {
-      const read = await t.request({ method: 'GET', url: url(), token: admin });
-      expect(read.headers.etag).toBe('"1"');
-      expect(read.json().version).toBe(1);
-      const cached = await t.request({
-        method: 'GET',
-        url: url(),
-        token: admin,
-        headers: { 'if-none-match': '"1"' },
-      });
-      expect(cached.statusCode).toBe(304);
+      const first = await read(url(), s.admin);
+      expect(first.headers.etag).toBe('"1"');
+      expect(first.json().version).toBe(1);
+      expect((await read(url(), s.admin, '"1"')).statusCode).toBe(304);
 
       const updated = await put({ title: 'Orders v2' }, '"1"');
       expect(updated.statusCode).toBe(200);
@@ -249,22 +227,11 @@ describe('versions and conditional requests', () => {
         code: 'PRECONDITION_FAILED',
         details: { currentVersion: 2, etag: '"2"' },
       });
-      const staleDelete = await t.request({
-        method: 'DELETE',
-        url: url(),
-        token: admin,
-        headers: { 'if-match': '"1"' },
-      });
-      expect(staleDelete.statusCode).toBe(412);
-      const now = await t.request({ method: 'GET', url: url(), token: admin });
+      expect((await adminWrite('DELETE', url(), undefined, '"1"')).statusCode).toBe(412);
+      const now = await read(url(), s.admin);
       expect(now.json()).toMatchObject({ title: 'Orders v2', version: 2, isActive: true });
 
-      const deleted = await t.request({
-        method: 'DELETE',
-        url: url(),
-        token: admin,
-        headers: { 'if-match': '"2"' },
-      });
+      const deleted = await adminWrite('DELETE', url(), undefined, '"2"');
       expect(deleted.statusCode).toBe(200);
       expect(deleted.json()).toMatchObject({ isActive: false, version: 3 });
     });
@@ -276,7 +243,7 @@ describe('versions and conditional requests', () => {
         put({ preferences: { allowDelete: false } }),
       ]);
       expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200, 200]);
-      const now = await t.request({ method: 'GET', url: url(), token: admin });
+      const now = await read(url(), s.admin);
       expect(now.json()).toMatchObject({
         title: 'New title',
         description: 'New description',
@@ -288,54 +255,25 @@ describe('versions and conditional requests', () => {
 
   describe('workflows', () => {
     it('answer their (definition) version as ETag; a stale If-Match is a 412 and changes nothing', async () => {
-      const created = await t.request({
-        method: 'POST',
-        url: '/api/workflow',
-        token: admin,
-        payload: {
-          name: 'Check',
-          type: 'save',
-          config: { steps: [{ name: 'v', type: 'validate', config: {} }] },
-        },
+      const created = await postWorkflow(s.t, s.admin, {
+        name: 'Check',
+        type: 'save',
+        config: { steps: [{ name: 'v', type: 'validate', config: {} }] },
       });
       expect(created.statusCode).toBe(201);
       expect(created.headers.etag).toBe('"1"');
       const url = `/api/workflow/${created.json().id}`;
-      const cached = await t.request({
-        method: 'GET',
-        url,
-        token: admin,
-        headers: { 'if-none-match': '"1"' },
-      });
-      expect(cached.statusCode).toBe(304);
+      expect((await read(url, s.admin, '"1"')).statusCode).toBe(304);
 
-      const headers = (tag: string) => ({ 'if-match': tag });
-      const updated = await t.request({
-        method: 'PUT',
-        url,
-        token: admin,
-        payload: { name: 'Check v2' },
-        headers: headers('"1"'),
-      });
+      const updated = await adminWrite('PUT', url, { name: 'Check v2' }, '"1"');
       expect(updated.statusCode).toBe(200);
       expect(updated.headers.etag).toBe('"2"');
-      const stale = await t.request({
-        method: 'PUT',
-        url,
-        token: admin,
-        payload: { name: 'Lost' },
-        headers: headers('"1"'),
-      });
+      const stale = await adminWrite('PUT', url, { name: 'Lost' }, '"1"');
       expect(stale.statusCode).toBe(412);
       expect(stale.json().details).toEqual({ currentVersion: 2, etag: '"2"' });
-      expect(
-        (await t.request({ method: 'DELETE', url, token: admin, headers: headers('"1"') })).statusCode,
-      ).toBe(412);
-      expect((await t.request({ method: 'GET', url, token: admin })).json()).toMatchObject({
-        name: 'Check v2',
-        version: 2,
-      });
-      const deleted = await t.request({ method: 'DELETE', url, token: admin, headers: headers('"2"') });
+      expect((await adminWrite('DELETE', url, undefined, '"1"')).statusCode).toBe(412);
+      expect((await read(url, s.admin)).json()).toMatchObject({ name: 'Check v2', version: 2 });
+      const deleted = await adminWrite('DELETE', url, undefined, '"2"');
       expect(deleted.statusCode).toBe(200);
       expect(deleted.headers.etag).toBe('"3"');
     });
@@ -343,47 +281,34 @@ describe('versions and conditional requests', () => {
 });
 
 describe('REQUIRE_IF_MATCH=true', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await createTestApp({ env: { REQUIRE_IF_MATCH: 'true' } });
-  });
-  afterAll(() => t.close());
+  const s = useAppSuite({ env: { REQUIRE_IF_MATCH: 'true' }, forms: 1 });
 
   it('a write to one resource without If-Match is a 428 and changes nothing; creates and reads need none', async () => {
-    await t.reset();
-    const admin = await adminToken(t);
-    const configId = await createConfig(t, admin);
-    const created = await t.request({
-      method: 'POST',
-      url: `/api/data/${configId}`,
-      token: admin,
-      payload: { name: 'Ann', qty: 2 },
-    });
+    const created = await postRecord(s.t, s.admin, s.configId, { name: 'Ann', qty: 2 });
     expect(created.statusCode).toBe(201);
-    const url = `/api/data/${configId}/${created.json().dataId}`;
+    const url = `/api/data/${s.configId}/${created.json().dataId}`;
     for (const [method, target, payload] of [
       ['PATCH', url, { qty: 3 }],
       ['PUT', url, { name: 'Bob', qty: 1 }],
       ['DELETE', url, undefined],
-      ['PUT', `/api/configs/${configId}`, { title: 'x' }],
-      ['DELETE', `/api/configs/${configId}`, undefined],
+      ['PUT', `/api/configs/${s.configId}`, { title: 'x' }],
+      ['DELETE', `/api/configs/${s.configId}`, undefined],
     ] as const) {
-      const response = await t.request({
+      const response = await s.t.request({
         method,
         url: target,
-        token: admin,
+        token: s.admin,
         ...(payload ? { payload } : {}),
       });
       expect(response.statusCode).toBe(428);
       expect(response.json()).toMatchObject({ code: 'PRECONDITION_REQUIRED', statusCode: 428 });
     }
-    const read = await t.request({ method: 'GET', url, token: admin });
+    const read = await s.t.request({ method: 'GET', url, token: s.admin });
     expect(read.json()).toMatchObject({ version: 1, data: { name: 'Ann', qty: 2 } });
-    const patched = await t.request({
+    const patched = await s.t.request({
       method: 'PATCH',
       url,
-      token: admin,
+      token: s.admin,
       payload: { qty: 3 },
       headers: { 'if-match': read.headers.etag as string },
     });

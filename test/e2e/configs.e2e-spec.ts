@@ -1,73 +1,52 @@
-import { type TestUser } from '../factories/user.factory';
-import { createConfig, ORDER_FORM } from '../factories/config.factory';
+import { createConfig, ORDER_FORM, storedConfig } from '../factories/config.factory';
 import { useAppSuite } from '../utils/app-suite';
-import type { TestApp } from '../utils/test-app';
 
 describe('configurations', () => {
-  let t: TestApp;
-  let admin: string;
-  let user: TestUser;
-  useAppSuite((suite) => ({ t, admin, user } = suite), { env: { CACHE_ENABLED: 'true' }, users: 1 });
+  const s = useAppSuite({ env: { CACHE_ENABLED: 'true' }, users: 1 });
 
   it('create answers 201 with defaults filled in; both read paths return it', async () => {
-    const response = await t.request({
+    const response = await s.t.request({
       method: 'POST',
       url: '/api/configs',
-      token: admin,
+      token: s.admin,
       payload: { title: 'Minimal', type: 'tree' },
     });
     expect(response.statusCode).toBe(201);
     const config = response.json();
-    expect(config).toEqual({
-      id: expect.any(String),
-      title: 'Minimal',
-      type: 'tree',
-      tags: [],
-      siteId: null,
-      description: null,
-      schema: null,
-      validationRules: [],
-      computedRules: [],
-      preferences: { saveLimit: null, allowEdit: true, allowDelete: true, storeComputedResults: false },
-      definition: null,
-      isActive: true,
-      createdAt: expect.any(String),
-      updatedAt: expect.any(String),
-      version: 1,
-    });
+    expect(config).toEqual(storedConfig({ title: 'Minimal', type: 'tree' }));
     for (const path of ['/api/config/', '/api/configs/']) {
       expect(
-        (await t.request({ method: 'GET', url: `${path}${config.id}`, token: user.token })).json(),
+        (await s.t.request({ method: 'GET', url: `${path}${config.id}`, token: s.user.token })).json(),
       ).toEqual(config);
     }
   });
 
   it('lists active configurations as {data:[{id,title,type,tags}], totalCount}, filtered by type and tags', async () => {
-    await createConfig(t, admin, { title: 'A', type: 'form', tags: ['x', 'y'] });
-    await createConfig(t, admin, { title: 'B', type: 'grid', tags: ['x'] });
-    const gone = await createConfig(t, admin, { title: 'C', type: 'form', tags: ['y'] });
-    await t.request({ method: 'DELETE', url: `/api/configs/${gone}`, token: admin });
-    const all = (await t.request({ method: 'GET', url: '/api/configs', token: user.token })).json();
+    await createConfig(s.t, s.admin, { title: 'A', type: 'form', tags: ['x', 'y'] });
+    await createConfig(s.t, s.admin, { title: 'B', type: 'grid', tags: ['x'] });
+    const gone = await createConfig(s.t, s.admin, { title: 'C', type: 'form', tags: ['y'] });
+    await s.t.request({ method: 'DELETE', url: `/api/configs/${gone}`, token: s.admin });
+    const all = (await s.t.request({ method: 'GET', url: '/api/configs', token: s.user.token })).json();
     expect(all.totalCount).toBe(2);
     expect(all.data[0]).toEqual({ id: expect.any(String), title: 'A', type: 'form', tags: ['x', 'y'] });
     const titles = async (query: string) =>
-      (await t.request({ method: 'GET', url: `/api/configs${query}`, token: user.token }))
+      (await s.t.request({ method: 'GET', url: `/api/configs${query}`, token: s.user.token }))
         .json()
         .data.map((c: any) => c.title);
     expect(await titles('?type=grid')).toEqual(['B']);
     expect(await titles('?tags=x')).toEqual(['A', 'B']);
     expect(await titles('?tags=x,y')).toEqual(['A']);
     expect(
-      (await t.request({ method: 'GET', url: '/api/configs?type=table', token: user.token })).statusCode,
+      (await s.t.request({ method: 'GET', url: '/api/configs?type=table', token: s.user.token })).statusCode,
     ).toBe(422);
-    const cacheBuster = await t.request({
+    const cacheBuster = await s.t.request({
       method: 'GET',
       url: '/api/configs?_=1700000000000',
-      token: user.token,
+      token: s.user.token,
     });
     expect(cacheBuster.statusCode).toBe(200);
     expect(
-      (await t.request({ method: 'GET', url: '/api/configs?unknown=1', token: user.token })).statusCode,
+      (await s.t.request({ method: 'GET', url: '/api/configs?unknown=1', token: s.user.token })).statusCode,
     ).toBe(422);
   });
 
@@ -84,26 +63,28 @@ describe('configurations', () => {
       { type: 'table' },
     ];
     for (const overrides of cases) {
-      const response = await t.request({
+      const response = await s.t.request({
         method: 'POST',
         url: '/api/configs',
-        token: admin,
+        token: s.admin,
         payload: { ...ORDER_FORM, ...overrides },
       });
       expect({ overrides, status: response.statusCode }).toEqual({ overrides, status: 422 });
       expect(response.json().code).toBe('VALIDATION_FAILED');
     }
-    expect((await t.request({ method: 'GET', url: '/api/configs', token: admin })).json().totalCount).toBe(0);
+    expect(
+      (await s.t.request({ method: 'GET', url: '/api/configs', token: s.admin })).json().totalCount,
+    ).toBe(0);
   });
 
   it('update changes only the given fields and invalidates the per-user cache; delete deactivates', async () => {
-    const id = await createConfig(t, admin);
-    const read = () => t.request({ method: 'GET', url: `/api/config/${id}`, token: user.token });
+    const id = await createConfig(s.t, s.admin);
+    const read = () => s.t.request({ method: 'GET', url: `/api/config/${id}`, token: s.user.token });
     expect((await read()).json().title).toBe('Order form');
-    const updated = await t.request({
+    const updated = await s.t.request({
       method: 'PUT',
       url: `/api/configs/${id}`,
-      token: admin,
+      token: s.admin,
       payload: { title: 'Renamed', preferences: { saveLimit: 3 } },
     });
     expect(updated.statusCode).toBe(200);
@@ -113,12 +94,18 @@ describe('configurations', () => {
       preferences: { saveLimit: 3, allowEdit: true, storeComputedResults: true },
     });
     expect((await read()).json().title).toBe('Renamed');
-    const deleted = await t.request({ method: 'DELETE', url: `/api/configs/${id}`, token: admin });
+    const deleted = await s.t.request({ method: 'DELETE', url: `/api/configs/${id}`, token: s.admin });
     expect(deleted.json()).toMatchObject({ id, isActive: false });
     expect((await read()).statusCode).toBe(404);
     expect(
-      (await t.request({ method: 'PUT', url: `/api/configs/${id}`, token: admin, payload: { title: 'x' } }))
-        .statusCode,
+      (
+        await s.t.request({
+          method: 'PUT',
+          url: `/api/configs/${id}`,
+          token: s.admin,
+          payload: { title: 'x' },
+        })
+      ).statusCode,
     ).toBe(404);
   });
 
@@ -127,8 +114,8 @@ describe('configurations', () => {
       type: 'object',
       properties: { zeta: { type: 'string' }, alpha: { type: 'number' }, mid: {} },
     };
-    const id = await createConfig(t, admin, { schema, validationRules: [], computedRules: [] });
-    const body = (await t.request({ method: 'GET', url: `/api/configs/${id}`, token: admin })).json();
+    const id = await createConfig(s.t, s.admin, { schema, validationRules: [], computedRules: [] });
+    const body = (await s.t.request({ method: 'GET', url: `/api/configs/${id}`, token: s.admin })).json();
     expect(Object.keys(body.schema.properties)).toEqual(['zeta', 'alpha', 'mid']);
   });
 });

@@ -1,11 +1,14 @@
 import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../src/database/raw-rows';
 import { createConfig } from '../factories/config.factory';
+import { createRole } from '../factories/role.factory';
+import { createTwoSites, ON_A as onA, ON_B as onB, ON_NO_SITE as onNoSite } from '../factories/two-sites';
 import { createUser, type TestUser } from '../factories/user.factory';
 import { useAppSuite } from '../utils/app-suite';
-import type { TestApp } from '../utils/test-app';
+import { errorBody } from '../utils/error-body';
+import { requestAs } from '../utils/request-as';
+import { untilTrue } from '../utils/until';
 import { createWorkflow, workflowBody } from '../utils/workflow-api';
-import { createSite } from '../factories/site.factory';
 
 /**
  * A delegated author (a custom role granted configs and workflows writes) works in their own site
@@ -14,45 +17,30 @@ import { createSite } from '../factories/site.factory';
  * definition cannot be changed, moved or deleted by them, and another site's is a 404 as on a read.
  */
 describe('delegated authors stay inside their site', () => {
-  let t: TestApp;
-  let admin: string;
+  const s = useAppSuite({ env: { EVENTS_POLL_MS: '50', WORKFLOW_POLL_MS: '50' } });
   let siteA: string;
   let siteB: string;
   let authorA: TestUser;
   let globalAuthor: TestUser;
-  const onA = { host: 'alpha.example.com' };
-  const onB = { host: 'beta.example.com' };
-  const onNoSite = { host: 'elsewhere.example.com' };
-  const forbidden = { success: false, code: 'SITE_FORBIDDEN', statusCode: 403, error: expect.any(String) };
+  const forbidden = errorBody(403, 'SITE_FORBIDDEN', expect.any(String));
   const send = (
     method: 'POST' | 'PUT' | 'DELETE',
     url: string,
     token: string,
     headers: Record<string, string>,
     payload?: object,
-  ) => t.request({ method, url, token, headers, ...(payload ? { payload } : {}) });
+  ) => requestAs(s.t, token, method, url, payload, headers);
   const siteOf = async (url: string) =>
-    (await t.request({ method: 'GET', url, token: admin })).json().siteId as string | null;
+    (await requestAs(s.t, s.admin, 'GET', url)).json().siteId as string | null;
 
-  useAppSuite((suite) => ({ t, admin } = suite), { env: { EVENTS_POLL_MS: '50', WORKFLOW_POLL_MS: '50' } });
   beforeEach(async () => {
-    siteA = await createSite(t, admin, 'Alpha', 'alpha.example.com');
-    siteB = await createSite(t, admin, 'Beta', 'beta.example.com');
-    const role = await t.request({
-      method: 'POST',
-      url: '/api/roles',
-      token: admin,
-      payload: {
-        name: 'author',
-        permissions: {
-          configs: ['read', 'create', 'update', 'delete'],
-          workflows: ['read', 'create', 'update', 'delete', 'execute'],
-        },
-      },
+    ({ siteA, siteB } = await createTwoSites(s.t, s.admin));
+    await createRole(s.t, s.admin, 'author', {
+      configs: ['read', 'create', 'update', 'delete'],
+      workflows: ['read', 'create', 'update', 'delete', 'execute'],
     });
-    expect(role.statusCode).toBe(201);
-    authorA = await createUser(t, { role: 'author', siteId: siteA });
-    globalAuthor = await createUser(t, { role: 'author' });
+    authorA = await createUser(s.t, { role: 'author', siteId: siteA });
+    globalAuthor = await createUser(s.t, { role: 'author' });
   });
 
   describe.each([
@@ -60,7 +48,7 @@ describe('delegated authors stay inside their site', () => {
       what: 'configurations',
       base: '/api/configs',
       body: { title: 'By an author', type: 'form' },
-      create: (token: string, extra: object) => createConfig(t, token, { title: 'By the admin', ...extra }),
+      create: (token: string, extra: object) => createConfig(s.t, token, { title: 'By the admin', ...extra }),
       notFound: 'CONFIG_NOT_FOUND',
     },
     {
@@ -68,7 +56,7 @@ describe('delegated authors stay inside their site', () => {
       base: '/api/workflow',
       body: workflowBody({ name: 'By an author' }),
       create: (token: string, extra: object) =>
-        createWorkflow(t, token, workflowBody({ name: 'By the admin', ...extra })),
+        createWorkflow(s.t, token, workflowBody({ name: 'By the admin', ...extra })),
       notFound: 'WORKFLOW_NOT_FOUND',
     },
   ])('$what', ({ base, body, create, notFound }) => {
@@ -94,17 +82,17 @@ describe('delegated authors stay inside their site', () => {
       expect(noSite.json()).toEqual(forbidden);
 
       // An admin still chooses: any site, or none (shared).
-      const shared = await send('POST', base, admin, onA, { ...body, siteId: null });
+      const shared = await send('POST', base, s.admin, onA, { ...body, siteId: null });
       expect(shared.statusCode).toBe(201);
       expect(shared.json().siteId).toBeNull();
-      const other = await send('POST', base, admin, onA, { ...body, siteId: siteB });
+      const other = await send('POST', base, s.admin, onA, { ...body, siteId: siteB });
       expect(other.json().siteId).toBe(siteB);
     });
 
     it('update and delete: their own site only; a shared one is 403 (never moved), another site’s a 404', async () => {
-      const own = await create(admin, { siteId: siteA });
-      const shared = await create(admin, {});
-      const ofB = await create(admin, { siteId: siteB });
+      const own = await create(s.admin, { siteId: siteA });
+      const shared = await create(s.admin, {});
+      const ofB = await create(s.admin, { siteId: siteB });
 
       for (const siteId of [siteB, null]) {
         const moved = await send('PUT', `${base}/${own}`, authorA.token, onA, { siteId });
@@ -126,9 +114,9 @@ describe('delegated authors stay inside their site', () => {
       expect(sharedRemoval.statusCode).toBe(403);
       expect(sharedRemoval.json()).toEqual(forbidden);
       expect(await siteOf(`${base}/${shared}`)).toBeNull();
-      expect(
-        (await t.request({ method: 'GET', url: `${base}/${shared}`, token: admin })).json().tags,
-      ).toEqual(expect.not.arrayContaining(['x']));
+      expect((await requestAs(s.t, s.admin, 'GET', `${base}/${shared}`)).json().tags).toEqual(
+        expect.not.arrayContaining(['x']),
+      );
       // The same shared one, changed by a global author on a host of no site: still refused.
       const fromNoSite = await send('PUT', `${base}/${shared}`, globalAuthor.token, onNoSite, {
         tags: ['y'],
@@ -150,14 +138,14 @@ describe('delegated authors stay inside their site', () => {
       const removal = await send('DELETE', `${base}/${own}`, authorA.token, onA);
       expect(removal.statusCode).toBe(200);
       // An admin moves and shares as before.
-      const movedByAdmin = await send('PUT', `${base}/${ofB}`, admin, onA, { siteId: null });
+      const movedByAdmin = await send('PUT', `${base}/${ofB}`, s.admin, onA, { siteId: null });
       expect(movedByAdmin.statusCode).toBe(200);
       expect(movedByAdmin.json().siteId).toBeNull();
     });
   });
 
   it("an author's workflow triggered by a shared form's records sees only their site's records", async () => {
-    const shared = await createConfig(t, admin, { title: 'Shared form' });
+    const shared = await createConfig(s.t, s.admin, { title: 'Shared form' });
     const response = await send(
       'POST',
       '/api/workflow',
@@ -175,8 +163,8 @@ describe('delegated authors stay inside their site', () => {
     );
     expect(response.statusCode).toBe(201);
     const workflowId = response.json().id;
-    const userA = await createUser(t, { siteId: siteA });
-    const userB = await createUser(t, { siteId: siteB });
+    const userA = await createUser(s.t, { siteId: siteA });
+    const userB = await createUser(s.t, { siteId: siteB });
     for (const [user, headers] of [
       [userB, onB],
       [userA, onA],
@@ -186,21 +174,16 @@ describe('delegated authors stay inside their site', () => {
     }
 
     // Wait until every event was handed out and no run is left to do.
-    const deadline = Date.now() + 20_000;
-    for (;;) {
+    await untilTrue(async () => {
       const [{ n }] = rowsOf(
-        await t.database.client.db.execute(
+        await s.t.database.client.db.execute(
           sql`select (select count(*) from domain_events) + (select count(*) from workflow_runs
             where status in ('queued', 'running')) as n`,
         ),
       );
-      if (Number(n) === 0) break;
-      if (Date.now() > deadline) throw new Error('events and runs did not settle');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    const runs = (
-      await t.request({ method: 'GET', url: `/api/workflow/${workflowId}/runs`, token: admin })
-    ).json().data;
+      return Number(n) === 0;
+    }, 'events and runs to settle');
+    const runs = (await requestAs(s.t, s.admin, 'GET', `/api/workflow/${workflowId}/runs`)).json().data;
     expect(runs).toEqual([expect.objectContaining({ userId: userA.user.id, status: 'success' })]);
   });
 });

@@ -6,9 +6,9 @@ import { EventConsumer } from '../../src/events/event-consumer';
 import { RecordsRepository } from '../../src/data/records.repository';
 import { DomainEventsRepository } from '../../src/events/domain-events.repository';
 import { EventDispatcher } from '../../src/events/event-dispatcher.service';
-import { createConfig } from '../factories/config.factory';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { createRecord } from '../factories/record.factory';
+import { postRecord } from '../utils/api-requests';
+import { useAppSuite } from '../utils/app-suite';
 import { createSteps, run } from '../utils/workflow-api';
 
 /** A third-party consumer, registered the way webhooks and triggers are: it keeps what it got. */
@@ -34,55 +34,40 @@ class CollectorModule {}
  * the change, and the dispatcher hands it to every consumer after the commit.
  */
 describe('domain events outbox', () => {
-  let t: TestApp;
-  let admin: string;
-  let alice: TestUser;
-  let configId: string;
-
-  beforeAll(async () => {
-    t = await createTestApp({
-      modules: [CollectorModule],
-      // No queue workers: a queued run stays queued until the test cancels it.
-      env: {
-        EVENTS_RETRY_BASE_MS: '50',
-        EVENTS_LEASE_MS: '1000',
-        EVENTS_POLL_MS: '600000',
-        WORKFLOW_WORKERS: '0',
-      },
-    });
-    // The collector lists no interests, so it takes every event: wanted from this reconciliation on.
-    await t.app.get(EventDispatcher).reconcileInterests();
+  const s = useAppSuite({
+    modules: [CollectorModule],
+    // No queue workers: a queued run stays queued until the test cancels it.
+    env: {
+      EVENTS_RETRY_BASE_MS: '50',
+      EVENTS_LEASE_MS: '1000',
+      EVENTS_POLL_MS: '600000',
+      WORKFLOW_WORKERS: '0',
+    },
+    users: 1,
+    forms: [
+      { preferences: { saveLimit: 1, allowEdit: true, allowDelete: true, storeComputedResults: false } },
+    ],
   });
-  afterAll(() => t.close());
   beforeEach(async () => {
-    await t.reset();
     CollectingConsumer.events = [];
     CollectingConsumer.failNext = 0;
-    admin = await adminToken(t);
-    alice = await createUser(t);
-    configId = await createConfig(t, admin, {
-      preferences: { saveLimit: 1, allowEdit: true, allowDelete: true, storeComputedResults: false },
-    });
+    // The collector lists no interests, so it takes every event: wanted from this reconciliation on.
+    await s.t.app.get(EventDispatcher).reconcileInterests();
   });
 
   const dispatched = async () => {
-    await t.app.get(EventDispatcher).dispatch();
+    await s.t.app.get(EventDispatcher).dispatch();
     return CollectingConsumer.events;
   };
   const pendingEvents = async () =>
     Number(
-      rowsOf(await t.database.client.db.execute(sql`select count(*)::int as n from domain_events`))[0].n,
+      rowsOf(await s.t.database.client.db.execute(sql`select count(*)::int as n from domain_events`))[0].n,
     );
 
   it('reports create, update, patch, delete and restore with the record as the API returns it', async () => {
-    const created = await t.request({
-      method: 'POST',
-      url: `/api/data/${configId}`,
-      token: alice.token,
-      payload: { qty: 2, name: 'Ann', price: 3 },
-    });
-    expect(created.statusCode).toBe(201);
-    const dataId = created.json().dataId as string;
+    const { t, user: alice, configId } = s;
+    const created = await createRecord(t, alice.token, configId, { qty: 2, name: 'Ann', price: 3 });
+    const dataId = created.dataId;
     const url = `/api/data/${configId}/${dataId}`;
     expect(
       (await t.request({ method: 'PATCH', url, token: alice.token, payload: { qty: 4 } })).statusCode,
@@ -113,7 +98,7 @@ describe('domain events outbox', () => {
     });
     // The record's fields in the order they were submitted, as the API returns them.
     expect(Object.keys((create.data.record as { data: object }).data)).toEqual(['qty', 'name', 'price']);
-    expect((create.data.record as { createdAt: string }).createdAt).toBe(created.json().data.createdAt);
+    expect((create.data.record as { createdAt: string }).createdAt).toBe(created.data.createdAt);
     expect(update.data).toMatchObject({
       record: { data: { qty: 4, name: 'Ann', price: 3 } },
       changes: { qty: { before: 2, after: 4 } },
@@ -123,26 +108,18 @@ describe('domain events outbox', () => {
   });
 
   it('writes no event for a change that did not happen (a refused create, a repeated delete)', async () => {
-    const first = await t.request({
-      method: 'POST',
-      url: `/api/data/${configId}`,
-      token: alice.token,
-      payload: { name: 'Ann', qty: 1 },
-    });
-    const refused = await t.request({
-      method: 'POST',
-      url: `/api/data/${configId}`,
-      token: alice.token,
-      payload: { name: 'Ann', qty: 2 },
-    });
+    const { t, user: alice, configId } = s;
+    const first = await createRecord(t, alice.token, configId, { name: 'Ann', qty: 1 });
+    const refused = await postRecord(t, alice.token, configId, { name: 'Ann', qty: 2 });
     expect(refused.statusCode).toBe(400);
-    const url = `/api/data/${configId}/${first.json().dataId}`;
+    const url = `/api/data/${configId}/${first.dataId}`;
     expect((await t.request({ method: 'DELETE', url, token: alice.token })).statusCode).toBe(200);
     expect((await t.request({ method: 'DELETE', url, token: alice.token })).statusCode).toBe(404);
     expect((await dispatched()).map((event) => event.type)).toEqual(['record.created', 'record.deleted']);
   });
 
   it('reports a finished run, and the save of a run with the run as origin', async () => {
+    const { t, admin, user: alice, configId } = s;
     const workflowId = await createSteps(t, admin, [{ name: 'store', type: 'save' }]);
     const result = await run(t, alice.token, workflowId, configId, { name: 'Bob', qty: 3 });
     expect(result.success).toBe(true);
@@ -168,6 +145,7 @@ describe('domain events outbox', () => {
   });
 
   it('reports a queued run cancelled before it started as finished, cancelled', async () => {
+    const { t, admin, user: alice, configId } = s;
     const workflowId = await createSteps(t, admin, [{ name: 'store', type: 'save' }]);
     const queued = await t.request({
       method: 'POST',
@@ -215,13 +193,9 @@ describe('domain events outbox', () => {
   });
 
   it('hands a batch out again when a consumer failed, until it is taken', async () => {
+    const { t, user: alice, configId } = s;
     CollectingConsumer.failNext = 2;
-    await t.request({
-      method: 'POST',
-      url: `/api/data/${configId}`,
-      token: alice.token,
-      payload: { name: 'Ann', qty: 1 },
-    });
+    await createRecord(t, alice.token, configId, { name: 'Ann', qty: 1 });
     await dispatched();
     expect(CollectingConsumer.events).toHaveLength(0);
     expect(await pendingEvents()).toBe(1);
@@ -234,6 +208,7 @@ describe('domain events outbox', () => {
   });
 
   it('hands out again the events of a dispatcher that died after claiming them, once its lease ran out', async () => {
+    const { t, user: alice, configId } = s;
     // A change made through the repository (no nudge of this instance's dispatcher): another
     // instance's dispatcher claims its event and dies before handing it to anyone.
     await t.app.get(RecordsRepository).insertWithinLimit(

@@ -5,9 +5,11 @@ import ExcelJS from 'exceljs';
 import { RecordDraftRetention } from '../../src/data/record-draft-retention';
 import { EventDispatcher } from '../../src/events/event-dispatcher.service';
 import { createConfig } from '../factories/config.factory';
+import { createTwoSites, ON_A as onA, ON_B as onB } from '../factories/two-sites';
 import { createUser, type TestUser } from '../factories/user.factory';
 import { useAppSuite } from '../utils/app-suite';
-import type { TestApp } from '../utils/test-app';
+import { errorBody } from '../utils/error-body';
+import { requestAs, type Call } from '../utils/request-as';
 
 const DAY = 86_400_000;
 /** Missing the required `qty`. */
@@ -19,66 +21,36 @@ const HALF = { name: 'Ann', city: 'Paris' };
  * it as a create would.
  */
 describe('drafts', () => {
-  let t: TestApp;
-  let admin: string;
-  let alice: TestUser;
-  let bob: TestUser;
-  let manager: TestUser;
-  let configId: string;
+  /** alice, bob and a manager; an order form. */
+  const s = useAppSuite({
+    env: { DRAFT_RETENTION_DAYS: '7', EVENTS_POLL_MS: '600000', WEBHOOK_WORKERS: '0' },
+    users: [{}, {}, { role: 'manager' }],
+    forms: 1,
+  });
+  const send = (...call: Call) => requestAs(s.t, ...call);
 
-  useAppSuite(
-    (suite) =>
-      ({
-        t,
-        admin,
-        users: [alice, bob, manager],
-        configId,
-      } = suite),
-    {
-      env: { DRAFT_RETENTION_DAYS: '7', EVENTS_POLL_MS: '600000', WEBHOOK_WORKERS: '0' },
-      users: [{}, {}, { role: 'manager' }],
-      forms: 1,
-    },
-  );
-
-  const saveDraft = async (user: TestUser, payload: object = HALF, config = configId, headers = {}) => {
-    const response = await t.request({
-      method: 'POST',
-      url: `/api/data/${config}?status=draft`,
-      token: user.token,
-      payload,
-      headers,
-    });
+  /** Saves a record (`?status=draft`: a draft) that must be created, and returns its id. */
+  const createdId = async (query: string, user: TestUser, payload: object, config: string, headers = {}) => {
+    const response = await send(user.token, 'POST', `/api/data/${config}${query}`, payload, headers);
     expect(response.statusCode).toBe(201);
     return response.json().dataId as string;
   };
-  const submitRecord = async (user: TestUser, payload: object, config = configId) => {
-    const response = await t.request({
-      method: 'POST',
-      url: `/api/data/${config}`,
-      token: user.token,
-      payload,
-    });
-    expect(response.statusCode).toBe(201);
-    return response.json().dataId as string;
-  };
-  const read = (token: string, dataId: string, config = configId, headers = {}) =>
-    t.request({ method: 'GET', url: `/api/data/${config}/${dataId}`, token, headers });
-  const patch = (token: string, dataId: string, payload: object, headers = {}, config = configId) =>
-    t.request({ method: 'PATCH', url: `/api/data/${config}/${dataId}`, token, payload, headers });
-  const submit = (token: string, dataId: string, headers = {}, config = configId) =>
-    t.request({ method: 'POST', url: `/api/data/${config}/${dataId}/submit`, token, headers });
-  const get = (token: string, url: string) => t.request({ method: 'GET', url, token });
+  const saveDraft = (user: TestUser, payload: object = HALF, config = s.configId, headers = {}) =>
+    createdId('?status=draft', user, payload, config, headers);
+  const submitRecord = (user: TestUser, payload: object) => createdId('', user, payload, s.configId);
+  const read = (token: string, dataId: string, config = s.configId, headers = {}) =>
+    send(token, 'GET', `/api/data/${config}/${dataId}`, undefined, headers);
+  const patch = (token: string, dataId: string, payload: object, headers = {}, config = s.configId) =>
+    send(token, 'PATCH', `/api/data/${config}/${dataId}`, payload, headers);
+  const submit = (token: string, dataId: string, headers = {}, config = s.configId) =>
+    send(token, 'POST', `/api/data/${config}/${dataId}/submit`, undefined, headers);
+  const get = (token: string, url: string) => send(token, 'GET', url);
   const idsOf = (rows: { _id: string }[]) => rows.map((row) => row._id).sort();
 
   describe('saving and submitting', () => {
     it('saves a draft missing required fields, reads it back, refuses its submit with the reasons', async () => {
-      const saved = await t.request({
-        method: 'POST',
-        url: `/api/data/${configId}?status=draft`,
-        token: alice.token,
-        payload: HALF,
-      });
+      const [alice] = s.users;
+      const saved = await send(alice.token, 'POST', `/api/data/${s.configId}?status=draft`, HALF);
       expect(saved.statusCode).toBe(201);
       expect(saved.headers.etag).toBe('"1"');
       const dataId = saved.json().dataId;
@@ -97,13 +69,10 @@ describe('drafts', () => {
       const refused = await submit(alice.token, dataId);
       expect(refused.statusCode).toBe(422);
       expect(refused.json()).toMatchObject({
-        success: false,
-        code: 'DRAFT_INCOMPLETE',
-        statusCode: 422,
+        ...errorBody(422, 'DRAFT_INCOMPLETE', expect.stringMatching(/draft/i)),
         validationErrors: [{ field: 'qty', rule: 'required' }],
         fieldResults: { qty: { valid: false }, name: { valid: true } },
       });
-      expect(refused.json().error).toMatch(/draft/i);
       // It stays a draft, unchanged.
       expect((await read(alice.token, dataId)).json()).toMatchObject({ status: 'draft', version: 1 });
 
@@ -112,18 +81,17 @@ describe('drafts', () => {
     });
 
     it('checks types and unknown fields but not rules; refuses a submit that breaks a rule', async () => {
-      const wrongType = await t.request({
-        method: 'POST',
-        url: `/api/data/${configId}?status=draft`,
-        token: alice.token,
-        payload: { name: 'Ann', qty: 'three' },
+      const [alice] = s.users;
+      const wrongType = await send(alice.token, 'POST', `/api/data/${s.configId}?status=draft`, {
+        name: 'Ann',
+        qty: 'three',
       });
       expect(wrongType.statusCode).toBe(400);
       expect(wrongType.json()).toMatchObject({
         code: 'DATA_VALIDATION_FAILED',
         validationErrors: [{ field: 'qty', rule: 'type' }],
       });
-      const strict = await createConfig(t, admin, {
+      const strict = await createConfig(s.t, s.admin, {
         schema: {
           type: 'object',
           additionalProperties: false,
@@ -133,12 +101,7 @@ describe('drafts', () => {
         validationRules: [],
         computedRules: [],
       });
-      const unknown = await t.request({
-        method: 'POST',
-        url: `/api/data/${strict}?status=draft`,
-        token: alice.token,
-        payload: { nickname: 'A' },
-      });
+      const unknown = await send(alice.token, 'POST', `/api/data/${strict}?status=draft`, { nickname: 'A' });
       expect(unknown.statusCode).toBe(400);
       expect(unknown.json().validationErrors).toEqual([
         expect.objectContaining({ field: 'nickname', rule: 'additionalProperties' }),
@@ -160,6 +123,7 @@ describe('drafts', () => {
     });
 
     it('is accepted once complete: a submitted record with computed values, its history and version', async () => {
+      const [alice] = s.users;
       const dataId = await saveDraft(alice);
       const completed = await patch(alice.token, dataId, { qty: 4, price: 2.5 });
       expect(completed.statusCode).toBe(200);
@@ -182,7 +146,7 @@ describe('drafts', () => {
       expect(accepted.json().data.status).toBeUndefined();
       expect((await read(alice.token, dataId)).json().status).toBeUndefined();
 
-      const history = await get(alice.token, `/api/data/${configId}/${dataId}/history`);
+      const history = await get(alice.token, `/api/data/${s.configId}/${dataId}/history`);
       expect(history.json().data.map((entry: { action: string }) => entry.action)).toEqual([
         'submitted',
         'draft_saved',
@@ -196,7 +160,8 @@ describe('drafts', () => {
     });
 
     it('edits and discards a draft on a form that allows neither, until it is submitted', async () => {
-      const locked = await createConfig(t, admin, {
+      const [alice] = s.users;
+      const locked = await createConfig(s.t, s.admin, {
         preferences: { saveLimit: null, allowEdit: false, allowDelete: false, storeComputedResults: true },
       });
       const dataId = await saveDraft(alice, HALF, locked);
@@ -206,22 +171,19 @@ describe('drafts', () => {
       expect(refused.statusCode).toBe(403);
 
       const discarded = await saveDraft(alice, HALF, locked);
-      const removed = await t.request({
-        method: 'DELETE',
-        url: `/api/data/${locked}/${discarded}`,
-        token: alice.token,
-      });
+      const removed = await send(alice.token, 'DELETE', `/api/data/${locked}/${discarded}`);
       expect(removed.statusCode).toBe(200);
     });
   });
 
   describe('the save limit', () => {
     const limited = (saveLimit: number) =>
-      createConfig(t, admin, {
+      createConfig(s.t, s.admin, {
         preferences: { saveLimit, allowEdit: true, allowDelete: true, storeComputedResults: true },
       });
 
     it('counts a draft only once submitted', async () => {
+      const [alice, bob] = s.users;
       const form = await limited(1);
       const first = await saveDraft(alice, { name: 'Ann', qty: 1 }, form);
       const second = await saveDraft(alice, { name: 'Ann', qty: 2 }, form);
@@ -237,20 +199,16 @@ describe('drafts', () => {
       expect((await read(alice.token, second, form)).json()).toMatchObject({ status: 'draft', version: 1 });
       // Drafts still save at the limit; a create does not pass it.
       await saveDraft(alice, HALF, form);
-      const create = await t.request({
-        method: 'POST',
-        url: `/api/data/${form}`,
-        token: alice.token,
-        payload: { name: 'Ann', qty: 9 },
-      });
+      const create = await send(alice.token, 'POST', `/api/data/${form}`, { name: 'Ann', qty: 9 });
       expect(create.json().code).toBe('DATA_SAVE_LIMIT_REACHED');
       // Another user's limit is their own.
-      expect((await submit(admin, third, {}, form)).statusCode).toBe(400);
+      expect((await submit(s.admin, third, {}, form)).statusCode).toBe(400);
       const bobs = await saveDraft(bob, { name: 'Bob', qty: 1 }, form);
       expect((await submit(bob.token, bobs, {}, form)).statusCode).toBe(200);
     });
 
     it('two concurrent submits at the limit: exactly one passes', async () => {
+      const [alice] = s.users;
       const form = await limited(1);
       const drafts = [
         await saveDraft(alice, { name: 'Ann', qty: 1 }, form),
@@ -263,16 +221,12 @@ describe('drafts', () => {
     });
 
     it('a concurrent submit and create at the limit: exactly one passes', async () => {
+      const [alice] = s.users;
       const form = await limited(1);
       const draft = await saveDraft(alice, { name: 'Ann', qty: 1 }, form);
       const answers = await Promise.all([
         submit(alice.token, draft, {}, form),
-        t.request({
-          method: 'POST',
-          url: `/api/data/${form}`,
-          token: alice.token,
-          payload: { name: 'A', qty: 2 },
-        }),
+        send(alice.token, 'POST', `/api/data/${form}`, { name: 'A', qty: 2 }),
       ]);
       // The submit (200) or the create (201) wins; the other meets the limit.
       const [submitted, created] = answers.map((answer) => answer.statusCode);
@@ -284,61 +238,49 @@ describe('drafts', () => {
 
   describe('who sees a draft', () => {
     it('its owner and admins only: another user, even with viewAllResults, gets a 404 everywhere', async () => {
+      const [alice, bob, manager] = s.users;
       const dataId = await saveDraft(alice);
       for (const token of [bob.token, manager.token]) {
         expect((await read(token, dataId)).statusCode).toBe(404);
         expect((await patch(token, dataId, { qty: 1 })).statusCode).toBe(404);
         expect((await submit(token, dataId)).statusCode).toBe(404);
-        expect((await get(token, `/api/data/${configId}/${dataId}/history`)).statusCode).toBe(404);
-        const drafts = await get(token, `/api/data/${configId}?status=draft`);
+        expect((await get(token, `/api/data/${s.configId}/${dataId}/history`)).statusCode).toBe(404);
+        const drafts = await get(token, `/api/data/${s.configId}?status=draft`);
         expect(drafts.json()).toMatchObject({ data: [], total: 0 });
       }
-      const removed = await t.request({
-        method: 'DELETE',
-        url: `/api/data/${configId}/${dataId}`,
-        token: bob.token,
-      });
+      const removed = await send(bob.token, 'DELETE', `/api/data/${s.configId}/${dataId}`);
       expect(removed.statusCode).toBe(404);
-      expect((await read(admin, dataId)).statusCode).toBe(200);
-      const all = await get(admin, `/api/data/${configId}?status=draft`);
+      expect((await read(s.admin, dataId)).statusCode).toBe(200);
+      const all = await get(s.admin, `/api/data/${s.configId}?status=draft`);
       expect(idsOf(all.json().data)).toEqual([dataId]);
       // An admin may complete and submit it; it stays alice's.
-      expect((await patch(admin, dataId, { qty: 1 })).statusCode).toBe(200);
-      const submitted = await submit(admin, dataId);
+      expect((await patch(s.admin, dataId, { qty: 1 })).statusCode).toBe(200);
+      const submitted = await submit(s.admin, dataId);
       expect(submitted.statusCode).toBe(200);
       expect(submitted.json().data.userId).toBe(alice.user.id);
       expect((await read(manager.token, dataId)).statusCode).toBe(200);
     });
 
     it('in the site it was saved through only', async () => {
-      const createSite = async (name: string, domain: string) => {
-        const site = await t.request({
-          method: 'POST',
-          url: '/api/sites',
-          token: admin,
-          payload: { name, domains: [domain] },
-        });
-        return site.json().id as string;
-      };
-      const onA = { host: 'alpha.example.com' };
-      const onB = { host: 'beta.example.com' };
-      const siteUser = await createUser(t, { siteId: await createSite('Alpha', onA.host) });
-      const managerB = await createUser(t, { role: 'manager', siteId: await createSite('Beta', onB.host) });
-      const dataId = await saveDraft(siteUser, HALF, configId, onA);
-      expect((await read(siteUser.token, dataId, configId, onA)).json()).toMatchObject({ status: 'draft' });
-      expect((await read(admin, dataId, configId, onA)).statusCode).toBe(200);
-      expect((await read(managerB.token, dataId, configId, onB)).statusCode).toBe(404);
-      const elsewhere = await t.request({
-        method: 'GET',
-        url: `/api/data/${configId}?status=draft`,
-        token: managerB.token,
-        headers: onB,
-      });
+      const { siteA, siteB } = await createTwoSites(s.t, s.admin);
+      const siteUser = await createUser(s.t, { siteId: siteA });
+      const managerB = await createUser(s.t, { role: 'manager', siteId: siteB });
+      const dataId = await saveDraft(siteUser, HALF, s.configId, onA);
+      expect((await read(siteUser.token, dataId, s.configId, onA)).json()).toMatchObject({ status: 'draft' });
+      expect((await read(s.admin, dataId, s.configId, onA)).statusCode).toBe(200);
+      expect((await read(managerB.token, dataId, s.configId, onB)).statusCode).toBe(404);
+      const elsewhere = await send(
+        managerB.token,
+        'GET',
+        `/api/data/${s.configId}?status=draft`,
+        undefined,
+        onB,
+      );
       expect(elsewhere.json().total).toBe(0);
       // Once submitted it is a record of site A: still none of site B's.
       expect((await patch(siteUser.token, dataId, { qty: 1 }, onA)).statusCode).toBe(200);
       expect((await submit(siteUser.token, dataId, onA)).statusCode).toBe(200);
-      expect((await read(managerB.token, dataId, configId, onB)).statusCode).toBe(404);
+      expect((await read(managerB.token, dataId, s.configId, onB)).statusCode).toBe(404);
     });
   });
 
@@ -348,37 +290,39 @@ describe('drafts', () => {
     let bobDraft: string;
 
     beforeEach(async () => {
+      const [alice, bob] = s.users;
       kept = await submitRecord(alice, { name: 'Kept', qty: 2, price: 1 });
       aliceDraft = await saveDraft(alice, { name: 'Draft A', qty: 3 });
       bobDraft = await saveDraft(bob, { name: 'Draft B' });
     });
 
     it('the paging list and the grid form', async () => {
-      const list = await get(admin, `/api/data/${configId}`);
+      const [alice, , manager] = s.users;
+      const list = await get(s.admin, `/api/data/${s.configId}`);
       expect(list.json()).toMatchObject({ total: 1, data: [{ _id: kept }] });
-      const drafts = await get(admin, `/api/data/${configId}?status=draft`);
+      const drafts = await get(s.admin, `/api/data/${s.configId}?status=draft`);
       expect(drafts.json().total).toBe(2);
       expect(idsOf(drafts.json().data)).toEqual([aliceDraft, bobDraft].sort());
       expect(drafts.json().data.every((row: { status: string }) => row.status === 'draft')).toBe(true);
-      const own = await get(alice.token, `/api/data/${configId}?status=draft`);
+      const own = await get(alice.token, `/api/data/${s.configId}?status=draft`);
       expect(idsOf(own.json().data)).toEqual([aliceDraft]);
-      const submittedOnly = await get(admin, `/api/data/${configId}?status=submitted`);
+      const submittedOnly = await get(s.admin, `/api/data/${s.configId}?status=submitted`);
       expect(submittedOnly.json().total).toBe(1);
 
-      const grid = await get(admin, `/api/data/${configId}?take=10&requireTotalCount=true`);
+      const grid = await get(s.admin, `/api/data/${s.configId}?take=10&requireTotalCount=true`);
       expect(grid.json()).toMatchObject({ totalCount: 1, data: [{ _id: kept }] });
       const gridDrafts = await get(
-        admin,
-        `/api/data/${configId}?take=10&requireTotalCount=true&status=draft`,
+        s.admin,
+        `/api/data/${s.configId}?take=10&requireTotalCount=true&status=draft`,
       );
       expect(gridDrafts.json().totalCount).toBe(2);
       const grouped = await get(
         manager.token,
-        `/api/data/${configId}?group=${encodeURIComponent('[{"selector":"data.name","isExpanded":false}]')}&status=draft`,
+        `/api/data/${s.configId}?group=${encodeURIComponent('[{"selector":"data.name","isExpanded":false}]')}&status=draft`,
       );
       expect(grouped.json().data).toEqual([]);
 
-      const bad = await get(admin, `/api/data/${configId}?status=pending`);
+      const bad = await get(s.admin, `/api/data/${s.configId}?status=pending`);
       expect(bad.statusCode).toBe(422);
       expect(bad.json().validationErrors).toEqual([
         { field: 'status', rule: 'isIn', message: 'status must be submitted or draft' },
@@ -386,39 +330,41 @@ describe('drafts', () => {
     });
 
     it('export in every format, and statistics', async () => {
-      const json = await get(admin, `/api/data/${configId}/export`);
+      const [alice, , manager] = s.users;
+      const json = await get(s.admin, `/api/data/${s.configId}/export`);
       expect(idsOf(JSON.parse(json.body))).toEqual([kept]);
-      const csv = await get(admin, `/api/data/${configId}/export?format=csv`);
+      const csv = await get(s.admin, `/api/data/${s.configId}/export?format=csv`);
       expect(csv.body.trim().split(/\r?\n/)).toHaveLength(2);
       expect(csv.body).not.toContain('Draft');
-      const xlsx = await get(admin, `/api/data/${configId}/export?format=excel`);
+      const xlsx = await get(s.admin, `/api/data/${s.configId}/export?format=excel`);
       expect(xlsx.statusCode).toBe(200);
       const sheet = await sheetRows(xlsx.rawPayload);
       expect(sheet.flat().join(' ')).toContain('Kept');
       expect(sheet.flat().join(' ')).not.toContain('Draft');
 
-      const draftsJson = await get(admin, `/api/data/${configId}/export?status=draft`);
+      const draftsJson = await get(s.admin, `/api/data/${s.configId}/export?status=draft`);
       expect(idsOf(JSON.parse(draftsJson.body))).toEqual([aliceDraft, bobDraft].sort());
-      const draftsCsv = await get(alice.token, `/api/data/${configId}/export?format=csv&status=draft`);
+      const draftsCsv = await get(alice.token, `/api/data/${s.configId}/export?format=csv&status=draft`);
       // alice holds no exportResults by default.
       expect(draftsCsv.statusCode).toBe(403);
-      const managerCsv = await get(manager.token, `/api/data/${configId}/export?format=csv&status=draft`);
+      const managerCsv = await get(manager.token, `/api/data/${s.configId}/export?format=csv&status=draft`);
       expect(managerCsv.statusCode).toBe(200);
       expect(managerCsv.body).not.toContain('Draft');
 
-      const stats = await get(admin, `/api/data/${configId}/stats`);
+      const stats = await get(s.admin, `/api/data/${s.configId}/stats`);
       expect(stats.json()).toMatchObject({
         total: 1,
         today: 1,
         byUser: [{ userId: alice.user.id, count: 1 }],
       });
-      const draftStats = await get(admin, `/api/data/${configId}/stats?status=draft`);
+      const draftStats = await get(s.admin, `/api/data/${s.configId}/stats?status=draft`);
       expect(draftStats.json()).toMatchObject({ total: 2, today: 2 });
     });
   });
 
   describe('versions and If-Match', () => {
     it('a draft has versions; a stale If-Match is a 412 on its edit and its submit', async () => {
+      const [alice] = s.users;
       const dataId = await saveDraft(alice);
       const first = await patch(alice.token, dataId, { price: 2 }, { 'if-match': '"1"' });
       expect(first.statusCode).toBe(200);
@@ -433,7 +379,7 @@ describe('drafts', () => {
       const staleSubmit = await submit(alice.token, dataId, { 'if-match': '"2"' });
       expect(staleSubmit.statusCode).toBe(412);
       expect(staleSubmit.json().details).toMatchObject({ currentVersion: 3, changedFields: ['qty'] });
-      const notModified = await read(alice.token, dataId, configId, { 'if-none-match': '"3"' });
+      const notModified = await read(alice.token, dataId, s.configId, { 'if-none-match': '"3"' });
       expect(notModified.statusCode).toBe(304);
       const accepted = await submit(alice.token, dataId, { 'if-match': '"3"' });
       expect(accepted.statusCode).toBe(200);
@@ -443,6 +389,7 @@ describe('drafts', () => {
 
   describe('retention', () => {
     it('drafts untouched for DRAFT_RETENTION_DAYS go to the trash, restorable as drafts', async () => {
+      const [alice] = s.users;
       const old = await saveDraft(alice);
       const recent = await saveDraft(alice);
       const oldSubmitted = await submitRecord(alice, { name: 'Old', qty: 1 });
@@ -450,7 +397,7 @@ describe('drafts', () => {
       await age(recent, 6);
       await age(oldSubmitted, 30);
 
-      const retention = t.app.get(RecordDraftRetention);
+      const retention = s.t.app.get(RecordDraftRetention);
       const moved = await Promise.all([retention.purge(), retention.purge()]);
       expect(moved[0] + moved[1]).toBe(1);
       expect(await retention.purge()).toBe(0);
@@ -458,23 +405,19 @@ describe('drafts', () => {
       expect((await read(alice.token, old)).statusCode).toBe(404);
       expect((await read(alice.token, recent)).statusCode).toBe(200);
       expect((await read(alice.token, oldSubmitted)).statusCode).toBe(200);
-      const trash = await get(alice.token, `/api/data/${configId}?deleted=true`);
+      const trash = await get(alice.token, `/api/data/${s.configId}?deleted=true`);
       expect(trash.json()).toMatchObject({
         total: 1,
         data: [{ _id: old, status: 'draft', isActive: false }],
       });
-      const history = await get(alice.token, `/api/data/${configId}/${old}/history`);
+      const history = await get(alice.token, `/api/data/${s.configId}/${old}/history`);
       expect(history.json().data[0]).toMatchObject({
         action: 'deleted',
         userId: null,
         origin: { kind: 'retention', days: 7 },
       });
 
-      const restored = await t.request({
-        method: 'POST',
-        url: `/api/data/${configId}/${old}/restore`,
-        token: alice.token,
-      });
+      const restored = await send(alice.token, 'POST', `/api/data/${s.configId}/${old}/restore`);
       expect(restored.statusCode).toBe(200);
       expect(restored.json()).toMatchObject({ status: 'draft', isActive: true });
     });
@@ -493,12 +436,11 @@ describe('drafts', () => {
 
   describe('events', () => {
     it('record events leave drafts out; record.draft_saved goes to who names it; the submit is a record.created', async () => {
+      const [alice] = s.users;
       const subscribe = async (events: string[]) => {
-        const response = await t.request({
-          method: 'POST',
-          url: '/api/webhooks',
-          token: admin,
-          payload: { url: 'https://hooks.example.com/forms', events },
+        const response = await send(s.admin, 'POST', '/api/webhooks', {
+          url: 'https://hooks.example.com/forms',
+          events,
         });
         expect(response.statusCode).toBe(201);
         return response.json().id as string;
@@ -511,15 +453,15 @@ describe('drafts', () => {
       ]);
       const drafts = await subscribe(['record.draft_saved']);
       const delivered = async (webhookId: string) => {
-        await t.app.get(EventDispatcher).dispatch();
-        const response = await get(admin, `/api/webhooks/${webhookId}/deliveries?limit=100`);
+        await s.t.app.get(EventDispatcher).dispatch();
+        const response = await get(s.admin, `/api/webhooks/${webhookId}/deliveries?limit=100`);
         return (response.json().data as { eventType: string }[]).map((delivery) => delivery.eventType).sort();
       };
 
       const dataId = await saveDraft(alice);
       await patch(alice.token, dataId, { qty: 2 });
       const discarded = await saveDraft(alice);
-      await t.request({ method: 'DELETE', url: `/api/data/${configId}/${discarded}`, token: alice.token });
+      await send(alice.token, 'DELETE', `/api/data/${s.configId}/${discarded}`);
       expect(await delivered(records)).toEqual([]);
       expect(await delivered(drafts)).toEqual([
         'record.draft_saved',
@@ -536,7 +478,7 @@ describe('drafts', () => {
   /** Moves a record's last change `days` into the past (what retention reads). */
   const age = async (dataId: string, days: number) => {
     const at = new Date(Date.now() - days * DAY).toISOString();
-    await t.database.client.db.execute(
+    await s.t.database.client.db.execute(
       sql`update data_records set updated_at = ${at}::timestamptz, created_at = ${at}::timestamptz where id = ${dataId}::uuid`,
     );
   };

@@ -1,10 +1,11 @@
 import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../src/database/raw-rows';
 import { ErasureProcessor } from '../../src/erasure/erasure.processor';
-import { createConfig } from '../factories/config.factory';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
-import { startSmtpTestServer, type SmtpTestServer } from '../utils/smtp-test-server';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { ERASURE_STEPS } from '../../src/erasure/erasure-steps';
+import { createRecord, updateRecord } from '../factories/record.factory';
+import { type TestUser } from '../factories/user.factory';
+import { useAppSuite } from '../utils/app-suite';
+import { createWebhook, webhookDeliveries } from '../utils/webhooks-api';
 import { createSteps, run } from '../utils/workflow-api';
 import { until } from '../utils/until';
 
@@ -17,52 +18,29 @@ const SSN = '078-05-1120';
  * values; idempotent, and resumed by another instance after a crash.
  */
 describe('erasure of a person and of a data subject', () => {
-  let smtp: SmtpTestServer;
-  let t: TestApp;
-  let admin: string;
+  // Nothing sends webhooks (they stay pending) and SMTP refuses (mail stays in the outbox).
+  const s = useAppSuite({
+    smtp: true,
+    env: { WEBHOOK_WORKERS: '0', OUTBOX_RETRY_BASE_MS: '60000' },
+    users: 2,
+    forms: 1,
+  });
   let adminId: string;
-  let alice: TestUser;
-  let bob: TestUser;
-  let configId: string;
-
-  beforeAll(async () => {
-    smtp = await startSmtpTestServer();
-    // Nothing sends webhooks (they stay pending) and SMTP refuses (mail stays in the outbox).
-    t = await createTestApp({
-      env: { WEBHOOK_WORKERS: '0', SMTP_URL: smtp.url, OUTBOX_RETRY_BASE_MS: '60000' },
-    });
-  });
-  afterAll(async () => {
-    await t.close();
-    await smtp.close();
-  });
   beforeEach(async () => {
-    await t.reset();
-    await smtp.behave('refuse');
-    admin = await adminToken(t);
-    adminId = (await t.request({ method: 'GET', url: '/auth/me', token: admin })).json().id;
-    alice = await createUser(t);
-    bob = await createUser(t);
-    configId = await createConfig(t, admin);
+    await s.smtp.behave('refuse');
+    adminId = (await s.t.request({ method: 'GET', url: '/auth/me', token: s.admin })).json().id;
   });
 
-  const submit = async (user: TestUser, data: object, headers: Record<string, string> = {}) => {
-    const response = await t.request({
-      method: 'POST',
-      url: `/api/data/${configId}`,
-      token: user.token,
-      payload: data,
-      headers,
-    });
-    expect(response.statusCode).toBe(201);
-    return response.json().dataId as string;
-  };
+  const submit = async (user: TestUser, data: Record<string, unknown>, headers?: Record<string, string>) =>
+    (await createRecord(s.t, user.token, s.configId, data, headers)).dataId;
   const eraseUser = (token: string, userId: string) =>
-    t.request({ method: 'POST', url: `/api/users/${userId}/erase`, token });
-  const eraseValue = (token: string, body: object, config = configId) =>
-    t.request({ method: 'POST', url: `/api/data/${config}/erase`, token, payload: body });
+    s.t.request({ method: 'POST', url: `/api/users/${userId}/erase`, token });
+  const eraseValue = (token: string, body: object, config = s.configId) =>
+    s.t.request({ method: 'POST', url: `/api/data/${config}/erase`, token, payload: body });
   const erasure = async (id: string) =>
-    (await t.request({ method: 'GET', url: `/api/erasures/${id}`, token: admin })).json();
+    (await s.t.request({ method: 'GET', url: `/api/erasures/${id}`, token: s.admin })).json();
+  const runOf = async (runId: string) =>
+    (await s.t.request({ method: 'GET', url: `/api/workflow/runs/${runId}`, token: s.admin })).json();
   const done = (id: string) =>
     until(
       () => erasure(id),
@@ -70,7 +48,7 @@ describe('erasure of a person and of a data subject', () => {
       `erasure ${id}`,
     );
   const query = async (statement: ReturnType<typeof sql>) =>
-    rowsOf(await t.database.client.db.execute(statement));
+    rowsOf(await s.t.database.client.db.execute(statement));
   /** Every table of the database whose rows, as text, still hold `text` (the proof of absence). */
   const tablesHolding = async (text: string) => {
     const tables = await query(
@@ -88,14 +66,12 @@ describe('erasure of a person and of a data subject', () => {
   };
 
   it('erases every place holding a user’s data, keeps the history entries marked erased, and writes the audit entry', async () => {
-    const webhook = await t.request({
-      method: 'POST',
-      url: '/api/webhooks',
-      token: admin,
-      payload: { url: 'https://receiver.example.com/hook', events: ['record.created', 'record.updated'] },
+    const { t, admin, configId } = s;
+    const [alice, bob] = s.users;
+    const { id: webhookId } = await createWebhook(t, admin, {
+      url: 'https://receiver.example.com/hook',
+      events: ['record.created', 'record.updated'],
     });
-    expect(webhook.statusCode).toBe(201);
-    const webhookId = webhook.json().id;
 
     // A record with an SSN, sent with an Idempotency-Key (its answer is kept), then the SSN removed.
     const recordId = await submit(
@@ -103,13 +79,7 @@ describe('erasure of a person and of a data subject', () => {
       { name: 'Alice', qty: 1, ssn: SSN },
       { 'idempotency-key': 'alice-1' },
     );
-    const edited = await t.request({
-      method: 'PUT',
-      url: `/api/data/${configId}/${recordId}`,
-      token: alice.token,
-      payload: { name: 'Alice', qty: 2 },
-    });
-    expect(edited.statusCode).toBe(200);
+    await updateRecord(t, alice.token, configId, recordId, { name: 'Alice', qty: 2 });
     // A run of hers with the SSN in its input, saving a second record.
     const saveWorkflow = await createSteps(t, admin, [
       { name: 'store', type: 'save' },
@@ -127,21 +97,12 @@ describe('erasure of a person and of a data subject', () => {
     ]);
     const bobRun = await run(t, bob.token, mailWorkflow, configId, { name: 'Bob', qty: 1 });
     const bobRecord = await submit(bob, { name: 'Bob', qty: 1, ssn: '111-22-3333' });
-    const runOf = async (runId: string) =>
-      (await t.request({ method: 'GET', url: `/api/workflow/runs/${runId}`, token: admin })).json();
     await until(
       () => runOf(bobRun.runId),
       (r) => r.effects?.[0]?.state === 'pending' && r.effects[0].attempts > 0,
       'mail pending',
     );
-    const deliveries = async () =>
-      (
-        await t.request({
-          method: 'GET',
-          url: `/api/webhooks/${webhookId}/deliveries?limit=100`,
-          token: admin,
-        })
-      ).json();
+    const deliveries = () => webhookDeliveries(t, admin, webhookId, '?limit=100');
     await until(deliveries, (page) => page.total === 4, 'four pending deliveries');
     expect(await tablesHolding(SSN)).toEqual(
       expect.arrayContaining([
@@ -278,6 +239,8 @@ describe('erasure of a person and of a data subject', () => {
   });
 
   it('erases the records of a form whose field holds a value, their history values and the runs on them', async () => {
+    const { t, admin, configId } = s;
+    const [alice, bob] = s.users;
     const jane = await submit(alice, { name: 'Jane', qty: 1, city: 'jane@example.com', ssn: SSN });
     const janeAgain = await submit(bob, { name: 'Jane', qty: 2, city: 'jane@example.com' });
     const other = await submit(bob, { name: 'Other', qty: 3, city: 'other@example.com' });
@@ -332,8 +295,6 @@ describe('erasure of a person and of a data subject', () => {
     expect(
       (await t.request({ method: 'GET', url: `/api/data/${configId}/${other}`, token: admin })).statusCode,
     ).toBe(200);
-    const runOf = async (runId: string) =>
-      (await t.request({ method: 'GET', url: `/api/workflow/runs/${runId}`, token: admin })).json();
     expect(JSON.stringify(await runOf(janeRun.runId))).not.toContain('jane@example.com');
     expect(JSON.stringify(await runOf(otherRun.runId))).toContain('other@example.com');
     expect(await tablesHolding('jane@example.com')).toEqual([]);
@@ -351,6 +312,8 @@ describe('erasure of a person and of a data subject', () => {
   });
 
   it('is resumed by another instance after the one that accepted it died, from the step it was at', async () => {
+    const { t, admin, configId } = s;
+    const [alice, bob] = s.users;
     const recordId = await submit(alice, { name: 'Alice', qty: 1, ssn: SSN });
     const processor = t.app.get(ErasureProcessor);
     // The accepting instance dies before its first step: nothing works through the erasure.
@@ -385,22 +348,14 @@ describe('erasure of a person and of a data subject', () => {
     await processor.settled();
     expect(await erasure(second)).toMatchObject({
       status: 'done',
-      stepsDone: [
-        'records',
-        'events',
-        'history',
-        'webhooks',
-        'runs',
-        'mail',
-        'idempotency',
-        'imports',
-        'account',
-      ],
+      // Every step, in their order.
+      stepsDone: [...ERASURE_STEPS],
       counts: { records: 1, historyEntries: 1, accounts: 1 },
     });
   });
 
   it('refuses to erase the only active admin (409 LAST_ADMIN) and an unknown user (404)', async () => {
+    const { t, admin } = s;
     const self = await eraseUser(admin, adminId);
     expect(self.statusCode).toBe(409);
     expect(self.json()).toMatchObject({ code: 'LAST_ADMIN' });

@@ -1,16 +1,14 @@
 import { ORDER_FORM } from '../factories/config.factory';
+import { postConfig } from '../utils/api-requests';
 import { useAppSuite } from '../utils/app-suite';
-import type { TestApp } from '../utils/test-app';
 
 /** Refusals that say what to fix. */
 describe('error messages', () => {
-  let t: TestApp;
-  let admin: string;
-
-  useAppSuite((suite) => ({ t, admin } = suite), { seed: 'once' });
+  const s = useAppSuite({ seed: 'once' });
+  const login = (payload: object) => s.t.request({ method: 'POST', url: '/auth/login', payload });
 
   it('a body without a required property says it is required, not that its value is malformed', async () => {
-    const response = await t.request({ method: 'POST', url: '/auth/login', payload: { password: 'x' } });
+    const response = await login({ password: 'x' });
 
     expect(response.statusCode).toBe(422);
     expect(response.json()).toMatchObject({
@@ -20,11 +18,7 @@ describe('error messages', () => {
   });
 
   it('a malformed value still says what is wrong with it', async () => {
-    const response = await t.request({
-      method: 'POST',
-      url: '/auth/login',
-      payload: { email: 'not-an-address', password: 'x' },
-    });
+    const response = await login({ email: 'not-an-address', password: 'x' });
 
     expect(response.statusCode).toBe(422);
     expect(response.json().validationErrors).toEqual([
@@ -33,14 +27,9 @@ describe('error messages', () => {
   });
 
   it('an invalid JSON Schema names the keyword and what is wrong with it', async () => {
-    const response = await t.request({
-      method: 'POST',
-      url: '/api/configs',
-      token: admin,
-      payload: {
-        ...ORDER_FORM,
-        schema: { type: 'object', required: 'name', properties: { age: { type: 'strin' } } },
-      },
+    const response = await postConfig(s.t, s.admin, {
+      ...ORDER_FORM,
+      schema: { type: 'object', required: 'name', properties: { age: { type: 'strin' } } },
     });
 
     expect(response.statusCode).toBe(422);
@@ -58,11 +47,9 @@ describe('error messages', () => {
 
   it('a $schema naming another draft, or not a string, is a 422 on schema.$schema (Ajv throws for both)', async () => {
     for (const $schema of ['http://json-schema.org/draft-07/schema#', 5]) {
-      const response = await t.request({
-        method: 'POST',
-        url: '/api/configs',
-        token: admin,
-        payload: { ...ORDER_FORM, schema: { ...ORDER_FORM.schema, $schema } },
+      const response = await postConfig(s.t, s.admin, {
+        ...ORDER_FORM,
+        schema: { ...ORDER_FORM.schema, $schema },
       });
 
       expect(response.statusCode).toBe(422);

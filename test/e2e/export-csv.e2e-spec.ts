@@ -2,44 +2,37 @@ import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../src/database/raw-rows';
-import { type TestUser } from '../factories/user.factory';
+import { postRecord } from '../utils/api-requests';
 import { useAppSuite } from '../utils/app-suite';
-import type { TestApp } from '../utils/test-app';
+import { countRows } from '../utils/row-counts';
 
 /**
  * The CSV download on either database: on PostgreSQL the rows are written by the database (COPY), on
  * PGlite by the batch writer in JavaScript; both must give the same bytes.
  */
 describe('CSV export', () => {
-  let t: TestApp;
-  let admin: string;
-  let alice: TestUser;
-  let configId: string;
-
-  useAppSuite((suite) => ({ t, admin, user: alice, configId } = suite), {
-    users: 1,
-    forms: [{ schema: null, validationRules: [], computedRules: [] }],
-  });
+  const s = useAppSuite({ users: 1, forms: [{ schema: null, validationRules: [], computedRules: [] }] });
 
   const submit = async (payload: object) => {
-    const response = await t.request({
-      method: 'POST',
-      url: `/api/data/${configId}`,
-      token: alice.token,
-      payload,
-    });
+    const response = await postRecord(s.t, s.user.token, s.configId, payload);
     expect(response.statusCode).toBe(201);
     return response.json<{ dataId: string; data: { createdAt: string } }>();
   };
   const csv = async (query = '') => {
-    const response = await t.request({
+    const response = await s.t.request({
       method: 'GET',
-      url: `/api/data/${configId}/export?format=csv${query}`,
-      token: admin,
+      url: `/api/data/${s.configId}/export?format=csv${query}`,
+      token: s.admin,
     });
     expect(response.statusCode).toBe(200);
     return response.body;
   };
+  /** The ids the rows of a CSV start with. */
+  const recordIds = (text: string) =>
+    text
+      .split('\n')
+      .slice(1)
+      .map((row) => row.slice(0, 36));
   /** The spec's quoting, to write expected rows readably. */
   const line = (cells: string[]) =>
     cells.map((cell) => (/[",\r\n]/.test(cell) ? `"${cell.replace(/"/g, '""')}"` : cell)).join(',');
@@ -128,30 +121,15 @@ describe('CSV export', () => {
 
     const all = await csv();
     expect(all.split('\n')[0]).toBe(line(['id', 'createdAt', ...hostile, 'note', 'n']));
-    expect(
-      all
-        .split('\n')
-        .slice(1)
-        .map((row) => row.slice(0, 36)),
-    ).toEqual(ids);
+    expect(recordIds(all)).toEqual(ids);
     expect(all).toContain(line([`it's=o'neil`, `a"b=o'neil`]));
 
     const byEquality = await csv(
       `&filters=${encodeURIComponent(JSON.stringify({ note: "'); select pg_sleep(10); --" }))}`,
     );
-    expect(
-      byEquality
-        .split('\n')
-        .slice(1)
-        .map((row) => row.slice(0, 36)),
-    ).toEqual([ids[2]]);
+    expect(recordIds(byEquality)).toEqual([ids[2]]);
     const byBracket = await csv(`&filters[note]=${encodeURIComponent('$1')}`);
-    expect(
-      byBracket
-        .split('\n')
-        .slice(1)
-        .map((row) => row.slice(0, 36)),
-    ).toEqual([ids[1]]);
+    expect(recordIds(byBracket)).toEqual([ids[1]]);
     const grid = JSON.stringify([
       ['data.note', 'contains', "'"],
       'or',
@@ -164,10 +142,7 @@ describe('CSV export', () => {
       "'); select pg_sleep(10); --,2",
       'plain,4',
     ]);
-    const count = rowsOf(
-      await t.database.client.db.execute(sql`select count(*)::int as n from data_records`),
-    );
-    expect(count[0].n).toBe(notes.length);
+    expect(await countRows(s.t, { records: 'data_records' })).toEqual({ records: notes.length });
   });
 
   it('writes records wider than one COPY statement takes (1,664 columns at most) with the batch writer', async () => {
@@ -188,21 +163,21 @@ describe('CSV export', () => {
   });
 
   it('returns the database connection when the client goes away mid-download', async () => {
-    await t.database.client.db.execute(
+    await s.t.database.client.db.execute(
       sql`insert into data_records (config_id, user_id, data)
-          select ${configId}::uuid, ${alice.user.id}::uuid,
+          select ${s.configId}::uuid, ${s.user.user.id}::uuid,
                  jsonb_build_object('name', 'Person ' || g, 'note', repeat('x', 1000))
           from generate_series(1, 30000) g`,
     );
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const { port } = t.app.getHttpServer().address() as AddressInfo;
+    await s.t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = s.t.app.getHttpServer().address() as AddressInfo;
     const received = await new Promise<number>((resolve, reject) => {
       const request = httpRequest(
         {
           host: '127.0.0.1',
           port,
-          path: `/api/data/${configId}/export?format=csv`,
-          headers: { authorization: `Bearer ${admin}` },
+          path: `/api/data/${s.configId}/export?format=csv`,
+          headers: { authorization: `Bearer ${s.admin}` },
         },
         (response) => {
           response.once('data', (chunk: Buffer) => {
@@ -216,13 +191,13 @@ describe('CSV export', () => {
     });
     expect(received).toBeGreaterThan(0);
 
-    const pool = t.database.client.pool;
+    const pool = s.t.database.client.pool;
     if (pool) {
       // PostgreSQL: the COPY is cancelled and its connection dropped, so nothing stays checked out
       // and no COPY is left running.
       await eventually(async () => {
         const running = rowsOf(
-          await t.database.client.db.execute(
+          await s.t.database.client.db.execute(
             sql`select count(*)::int as n from pg_stat_activity
                 where datname = current_database() and query like 'copy (%' and state <> 'idle'`,
           ),

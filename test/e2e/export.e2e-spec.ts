@@ -3,33 +3,22 @@ import { parse } from 'csv-parse/sync';
 import { sql } from 'drizzle-orm';
 import { buildRequestContext } from '../../src/common/context/request-context';
 import { VisibleRecords } from '../../src/data/visible-records.service';
-import { adminToken, type TestUser } from '../factories/user.factory';
 import { createConfig } from '../factories/config.factory';
+import { postRecord } from '../utils/api-requests';
 import { useAppSuite } from '../utils/app-suite';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { dataSheet, xlsxWorkbook } from '../utils/xlsx';
+
+/** A form that takes any data, checked by no rule. */
+const ANY_DATA = { schema: null, validationRules: [], computedRules: [] };
+/** The header row of an XLSX sheet as exceljs reads it: the export's own columns (English), then `fields`. */
+const xlsxHeader = (...fields: string[]) => [undefined, 'ID', 'Created at', ...fields];
 
 describe('export', () => {
-  let t: TestApp;
-  let admin: string;
-  let alice: TestUser;
-  let configId: string;
+  const s = useAppSuite({ users: 1, forms: [{ ...ANY_DATA, title: 'Orders: "Q1"/2025 árvíz' }] });
 
-  useAppSuite((suite) => ({ t, admin, user: alice, configId } = suite), {
-    users: 1,
-    forms: [
-      {
-        title: 'Orders: "Q1"/2025 árvíz',
-        schema: null,
-        validationRules: [],
-        computedRules: [],
-      },
-    ],
-  });
-
-  const submit = (payload: object) =>
-    t.request({ method: 'POST', url: `/api/data/${configId}`, token: alice.token, payload });
-  const download = (query: string, token = admin) =>
-    t.request({ method: 'GET', url: `/api/data/${configId}/export${query}`, token });
+  const submit = (payload: object) => postRecord(s.t, s.user.token, s.configId, payload);
+  const download = (query: string, token = s.admin, configId = s.configId) =>
+    s.t.request({ method: 'GET', url: `/api/data/${configId}/export${query}`, token });
 
   it('CSV: exact header, quoting of comma, quote, CR and LF, objects as JSON, missing values empty, no trailing newline', async () => {
     const first = (await submit({ name: 'Smith, John', note: 'say "hi"', tags: ['a', 'b'], qty: 3 })).json();
@@ -69,59 +58,34 @@ describe('export', () => {
   });
 
   it("keeps the first record's submitted key order, with or without a schema, in CSV and XLSX", async () => {
-    const withSchema = await createConfig(t, admin, {
+    const withSchema = await createConfig(s.t, s.admin, {
+      ...ANY_DATA,
       schema: { type: 'object', properties: { qty: {}, city: {}, name: {}, note: {}, tags: {} } },
-      validationRules: [],
-      computedRules: [],
     });
     const payload = { name: 'Ann', city: 'Pécs', note: 'n', qty: 2, tags: ['a'] };
-    for (const id of [configId, withSchema]) {
-      await t.request({ method: 'POST', url: `/api/data/${id}`, token: alice.token, payload });
-      const csv = await t.request({ method: 'GET', url: `/api/data/${id}/export?format=csv`, token: admin });
+    for (const id of [s.configId, withSchema]) {
+      await postRecord(s.t, s.user.token, id, payload);
+      const csv = await download('?format=csv', s.admin, id);
       expect(csv.body.split('\n')[0]).toBe('id,createdAt,name,city,note,qty,tags');
-      const xlsx = await t.request({
-        method: 'GET',
-        url: `/api/data/${id}/export?format=excel`,
-        token: admin,
-      });
-      const workbook = new ExcelJS.Workbook();
-      await workbook.xlsx.load(xlsx.rawPayload as unknown as ArrayBuffer);
-      expect(workbook.getWorksheet('Data')!.getRow(1).values).toEqual([
-        undefined,
-        'ID',
-        'Created at',
-        'name',
-        'city',
-        'note',
-        'qty',
-        'tags',
-      ]);
-      const json = await t.request({
-        method: 'GET',
-        url: `/api/data/${id}/export?format=json`,
-        token: admin,
-      });
+      const sheet = await dataSheet(await download('?format=excel', s.admin, id));
+      expect(sheet.getRow(1).values).toEqual(xlsxHeader('name', 'city', 'note', 'qty', 'tags'));
+      const json = await download('?format=json', s.admin, id);
       expect(Object.keys(json.json()[0].data)).toEqual(['name', 'city', 'note', 'qty', 'tags']);
     }
   });
 
   it('orders a record stored before key order was kept by the schema, then as stored', async () => {
-    const withSchema = await createConfig(t, admin, {
+    const withSchema = await createConfig(s.t, s.admin, {
+      ...ANY_DATA,
       schema: { type: 'object', properties: { name: {}, note: {}, qty: {} } },
-      validationRules: [],
-      computedRules: [],
     });
-    await t.database.client.db.execute(
+    await s.t.database.client.db.execute(
       sql`insert into data_records (config_id, user_id, data)
-          values (${withSchema}::uuid, ${alice.user.id}::uuid, '{"zz": 1, "qty": 2, "note": "n", "name": "x"}')`,
+          values (${withSchema}::uuid, ${s.user.user.id}::uuid, '{"zz": 1, "qty": 2, "note": "n", "name": "x"}')`,
     );
-    const response = await t.request({
-      method: 'GET',
-      url: `/api/data/${withSchema}/export?format=csv`,
-      token: admin,
-    });
+    const response = await download('?format=csv', s.admin, withSchema);
     expect(response.body.split('\n')[0]).toBe('id,createdAt,name,note,qty,zz');
-    const list = await t.request({ method: 'GET', url: `/api/data/${withSchema}`, token: admin });
+    const list = await s.t.request({ method: 'GET', url: `/api/data/${withSchema}`, token: s.admin });
     expect(Object.keys(list.json().data[0].data)).toEqual(['name', 'note', 'qty', 'zz']);
   });
 
@@ -139,7 +103,11 @@ describe('export', () => {
     await submit({ city: 'Paris', n: 1 });
     const gone = (await submit({ city: 'Paris', n: 2 })).json();
     await submit({ city: 'Wien', n: 3 });
-    await t.request({ method: 'DELETE', url: `/api/data/${configId}/${gone.dataId}`, token: alice.token });
+    await s.t.request({
+      method: 'DELETE',
+      url: `/api/data/${s.configId}/${gone.dataId}`,
+      token: s.user.token,
+    });
     const response = await download(`?format=json&filters=${encodeURIComponent('{"city":"Paris"}')}`);
     expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(response.headers['content-disposition']).toMatch(/^attachment; filename=".*\.json"/);
@@ -147,7 +115,7 @@ describe('export', () => {
     expect(records).toHaveLength(1);
     expect(records[0]).toMatchObject({
       data: { city: 'Paris', n: 1 },
-      userId: alice.user.id,
+      userId: s.user.user.id,
       isActive: true,
     });
     expect((await download('?format=json&filters=%7B%22city%22%3A%22None%22%7D')).json()).toEqual([]);
@@ -162,9 +130,8 @@ describe('export', () => {
       'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
     );
     expect(response.headers['content-disposition']).toMatch(/\.xlsx"/);
-    const workbook = new ExcelJS.Workbook();
-    await workbook.xlsx.load(response.rawPayload as unknown as ArrayBuffer);
-    expect(workbook.worksheets.map((s) => s.name)).toEqual(['Data']);
+    const workbook = await xlsxWorkbook(response);
+    expect(workbook.worksheets.map((sheet) => sheet.name)).toEqual(['Data']);
     const sheet = workbook.getWorksheet('Data')!;
     expect(sheet.getRow(1).values).toEqual([undefined, 'Azonosító', 'Létrehozva', 'name', 'qty', 'meta']);
     for (let column = 1; column <= 5; column++) {
@@ -188,16 +155,8 @@ describe('export', () => {
         expect(dataRow.getCell(column).font).toBeUndefined();
       }
     }
-    const english = new ExcelJS.Workbook();
-    await english.xlsx.load((await download('?format=excel')).rawPayload as unknown as ArrayBuffer);
-    expect(english.getWorksheet('Data')!.getRow(1).values).toEqual([
-      undefined,
-      'ID',
-      'Created at',
-      'name',
-      'qty',
-      'meta',
-    ]);
+    const english = await dataSheet(await download('?format=excel'));
+    expect(english.getRow(1).values).toEqual(xlsxHeader('name', 'qty', 'meta'));
   });
 
   it('XLSX: XML-illegal code points are removed and cells cut at 32,767 characters; the workbook opens', async () => {
@@ -211,20 +170,8 @@ describe('export', () => {
     });
     const response = await download('?format=excel');
     expect(response.statusCode).toBe(200);
-    const workbook = new ExcelJS.Workbook();
-    await workbook.xlsx.load(response.rawPayload as unknown as ArrayBuffer);
-    const sheet = workbook.getWorksheet('Data')!;
-    expect(sheet.getRow(1).values).toEqual([
-      undefined,
-      'ID',
-      'Created at',
-      'name',
-      'ctl',
-      'key',
-      'long',
-      'emoji',
-      'obj',
-    ]);
+    const sheet = await dataSheet(response);
+    expect(sheet.getRow(1).values).toEqual(xlsxHeader('name', 'ctl', 'key', 'long', 'emoji', 'obj'));
     const row = sheet.getRow(2);
     expect(row.getCell(3).value).toBe('abc');
     expect(row.getCell(4).value).toBe('xy\tz\n');
@@ -240,9 +187,7 @@ describe('export', () => {
   });
 
   it('XLSX of an empty result is a workbook whose Data sheet has no rows', async () => {
-    const workbook = new ExcelJS.Workbook();
-    await workbook.xlsx.load((await download('?format=excel')).rawPayload as unknown as ArrayBuffer);
-    expect(workbook.getWorksheet('Data')!.rowCount).toBe(0);
+    expect((await dataSheet(await download('?format=excel'))).rowCount).toBe(0);
   });
 
   it('accepts the grid filter too, and refuses a malformed one with 400 before sending anything', async () => {
@@ -260,16 +205,16 @@ describe('export', () => {
   });
 
   it('needs exportResults: a user gets 403, an unknown format 422', async () => {
-    expect((await download('?format=csv', alice.token)).statusCode).toBe(403);
+    expect((await download('?format=csv', s.user.token)).statusCode).toBe(403);
     const bad = await download('?format=pdf');
     expect(bad.statusCode).toBe(422);
     expect(bad.json().validationErrors[0].field).toBe('format');
   });
 
   it('streams 200,000 records with bounded memory', async () => {
-    await t.database.client.db.execute(
+    await s.t.database.client.db.execute(
       sql`insert into data_records (config_id, user_id, data, created_at)
-          select ${configId}::uuid, ${alice.user.id}::uuid,
+          select ${s.configId}::uuid, ${s.user.user.id}::uuid,
                  jsonb_build_object('name', 'Person ' || g, 'city', 'City ' || (g % 100), 'qty', g, 'note', repeat('x', 40)),
                  now() - (g * interval '1 second')
           from generate_series(1, 200000) g`,
@@ -283,10 +228,10 @@ describe('export', () => {
     let lines = 0;
     let bytes = 0;
     try {
-      const response = await t.app.inject({
+      const response = await s.t.app.inject({
         method: 'GET',
-        url: `/api/data/${configId}/export?format=csv`,
-        headers: { authorization: `Bearer ${admin}` },
+        url: `/api/data/${s.configId}/export?format=csv`,
+        headers: { authorization: `Bearer ${s.admin}` },
         payloadAsStream: true,
       });
       expect(response.statusCode).toBe(200);
@@ -304,43 +249,38 @@ describe('export', () => {
 });
 
 describe('export cursor', () => {
+  const s = useAppSuite({ forms: [ANY_DATA] });
+
   it('other requests are served while an export waits for its client', async () => {
-    const t = await createTestApp();
-    try {
-      const admin = await adminToken(t);
-      const configId = await createConfig(t, admin, { schema: null, validationRules: [], computedRules: [] });
-      await t.database.client.db.execute(
-        sql`insert into data_records (config_id, data) select ${configId}::uuid, jsonb_build_object('n', g) from generate_series(1, 50) g`,
-      );
-      const records = t.app.get(VisibleRecords);
-      const me = (await t.request({ method: 'GET', url: '/auth/me', token: admin })).json();
-      const ctx = buildRequestContext({
-        user: { userId: me.id, role: 'admin', email: me.email, siteId: null },
-        siteId: null,
-      });
-      const selection = await records.select(ctx, configId, 'exportResults');
-      let release!: () => void;
-      const paused = new Promise<void>((resolve) => (release = resolve));
-      const seen: number[] = [];
-      const exporting = records.forEachBatch(
-        selection,
-        async (rows) => {
-          seen.push(...rows.map((row) => Number(row.data.n)));
-          if (seen.length === 20) await paused; // the "client" stops reading after the first batch
-          return true;
-        },
-        20,
-      );
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      const health = await t.request({ method: 'GET', url: '/health/ready' });
-      expect(health.statusCode).toBe(200);
-      release();
-      await exporting;
-      expect(seen).toHaveLength(50);
-      expect(new Set(seen).size).toBe(50);
-    } finally {
-      await t.close();
-    }
+    await s.t.database.client.db.execute(
+      sql`insert into data_records (config_id, data) select ${s.configId}::uuid, jsonb_build_object('n', g) from generate_series(1, 50) g`,
+    );
+    const records = s.t.app.get(VisibleRecords);
+    const me = (await s.t.request({ method: 'GET', url: '/auth/me', token: s.admin })).json();
+    const ctx = buildRequestContext({
+      user: { userId: me.id, role: 'admin', email: me.email, siteId: null },
+      siteId: null,
+    });
+    const selection = await records.select(ctx, s.configId, 'exportResults');
+    let release!: () => void;
+    const paused = new Promise<void>((resolve) => (release = resolve));
+    const seen: number[] = [];
+    const exporting = records.forEachBatch(
+      selection,
+      async (rows) => {
+        seen.push(...rows.map((row) => Number(row.data.n)));
+        if (seen.length === 20) await paused; // the "client" stops reading after the first batch
+        return true;
+      },
+      20,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const health = await s.t.request({ method: 'GET', url: '/health/ready' });
+    expect(health.statusCode).toBe(200);
+    release();
+    await exporting;
+    expect(seen).toHaveLength(50);
+    expect(new Set(seen).size).toBe(50);
   });
 });
 
@@ -367,27 +307,24 @@ describe('export: formula cells and system-column names', () => {
 
   for (const raw of [false, true]) {
     describe(raw ? 'EXPORT_RAW_CELLS=true' : 'by default', () => {
-      let t: TestApp;
-      let admin: string;
-      let configId: string;
+      const s = useAppSuite({
+        env: raw ? { EXPORT_RAW_CELLS: 'true' } : {},
+        forms: [ANY_DATA],
+        seed: 'once',
+      });
       let saved: { dataId: string; data: { createdAt: string } };
       beforeAll(async () => {
-        t = await createTestApp(raw ? { env: { EXPORT_RAW_CELLS: 'true' } } : {});
-        admin = await adminToken(t);
-        configId = await createConfig(t, admin, { schema: null, validationRules: [], computedRules: [] });
-        const response = await t.request({
-          method: 'POST',
-          url: `/api/data/${configId}`,
-          token: admin,
-          payload: record,
-        });
+        const response = await postRecord(s.t, s.admin, s.configId, record);
         expect(response.statusCode).toBe(201);
         saved = response.json();
       });
-      afterAll(() => t.close());
 
       const download = (format: string) =>
-        t.request({ method: 'GET', url: `/api/data/${configId}/export?format=${format}`, token: admin });
+        s.t.request({
+          method: 'GET',
+          url: `/api/data/${s.configId}/export?format=${format}`,
+          token: s.admin,
+        });
       const q = raw ? '' : "'";
 
       it(`CSV: ${raw ? 'values and field names as stored' : "strings and field names a spreadsheet would evaluate get a leading '"}, a -5 number stays -5, fields named id and createdAt are headed data.id and data.createdAt`, async () => {
@@ -410,25 +347,22 @@ describe('export: formula cells and system-column names', () => {
       it(`XLSX: the same cells${raw ? ' as stored' : ", with the leading '"}; -5 a number; the localized system headers not shadowed`, async () => {
         const response = await download('excel');
         expect(response.statusCode).toBe(200);
-        const workbook = new ExcelJS.Workbook();
-        await workbook.xlsx.load(response.rawPayload as unknown as ArrayBuffer);
-        const sheet = workbook.getWorksheet('Data')!;
-        expect(sheet.getRow(1).values).toEqual([
-          undefined,
-          'ID',
-          'Created at',
-          'link',
-          'plus',
-          'at',
-          'minus',
-          'negative',
-          'tab',
-          'cr',
-          'plain',
-          `${q}=evil`,
-          'data.id',
-          'data.createdAt',
-        ]);
+        const sheet = await dataSheet(response);
+        expect(sheet.getRow(1).values).toEqual(
+          xlsxHeader(
+            'link',
+            'plus',
+            'at',
+            'minus',
+            'negative',
+            'tab',
+            'cr',
+            'plain',
+            `${q}=evil`,
+            'data.id',
+            'data.createdAt',
+          ),
+        );
         expect(sheet.getRow(2).values).toEqual([
           undefined,
           saved.dataId,

@@ -2,22 +2,20 @@ import { ORDER_FORM, createConfig } from '../factories/config.factory';
 import { createUser } from '../factories/user.factory';
 import { createClientWorkspace } from '../utils/generated-client';
 import { useAppSuite } from '../utils/app-suite';
-import type { TestApp } from '../utils/test-app';
+import { replaceFormPermissions } from '../utils/workflow-api';
 
 /** GET /api/configs/:configId/openapi.json: one form's record routes, typed by its own JSON Schema. */
 describe('the per-form OpenAPI document', () => {
-  let t: TestApp;
-  let admin: string;
-  let configId: string;
+  const s = useAppSuite({ forms: 1, seed: 'once' });
 
-  useAppSuite((suite) => ({ t, admin, configId } = suite), { forms: 1, seed: 'once' });
-
-  const fetchDocument = (token?: string, id = configId) =>
-    t.request({ method: 'GET', url: `/api/configs/${id}/openapi.json`, token });
+  const fetchDocument = (token?: string, id = s.configId) =>
+    s.t.request({ method: 'GET', url: `/api/configs/${id}/openapi.json`, token });
+  const readConfig = (token?: string, id = s.configId) =>
+    s.t.request({ method: 'GET', url: `/api/configs/${id}`, token });
 
   it('is OpenAPI 3.1 whose FormData is the stored schema and whose version is the updatedAt', async () => {
-    const config = (await t.request({ method: 'GET', url: `/api/configs/${configId}`, token: admin })).json();
-    const response = await fetchDocument(admin);
+    const config = (await readConfig(s.admin)).json();
+    const response = await fetchDocument(s.admin);
 
     expect(response.statusCode).toBe(200);
     const document = response.json();
@@ -34,21 +32,19 @@ describe('the per-form OpenAPI document', () => {
     });
 
     await new Promise((resolve) => setTimeout(resolve, 5));
-    await t.request({
+    await s.t.request({
       method: 'PUT',
-      url: `/api/configs/${configId}`,
-      token: admin,
+      url: `/api/configs/${s.configId}`,
+      token: s.admin,
       payload: { title: 'Orders 2' },
     });
-    const changed = (await fetchDocument(admin)).json();
+    const changed = (await fetchDocument(s.admin)).json();
     expect(changed.info.version).not.toBe(config.updatedAt);
-    expect(changed.info.version).toBe(
-      (await t.request({ method: 'GET', url: `/api/configs/${configId}`, token: admin })).json().updatedAt,
-    );
+    expect(changed.info.version).toBe((await readConfig(s.admin)).json().updatedAt);
   });
 
   it("keeps the schema's own references meaning what they meant: pointers moved under FormData, its $id dropped, anchors kept", async () => {
-    const id = await createConfig(t, admin, {
+    const id = await createConfig(s.t, s.admin, {
       schema: {
         $id: 'https://forms.example/order',
         type: 'object',
@@ -60,7 +56,7 @@ describe('the per-form OpenAPI document', () => {
         },
       },
     });
-    const document = (await fetchDocument(admin, id)).json();
+    const document = (await fetchDocument(s.admin, id)).json();
     const formData = document.components.schemas.FormData;
     expect(formData.$id).toBeUndefined();
     expect(formData.properties).toEqual({
@@ -75,22 +71,16 @@ describe('the per-form OpenAPI document', () => {
   });
 
   it('answers like reading the configuration: 401 without a token, 403 without viewForm, 404 unknown', async () => {
-    const user = await createUser(t);
-    const other = await createConfig(t, admin, { title: 'Closed' });
-    const closed = await t.request({
-      method: 'PUT',
-      url: `/api/permissions/${other}`,
-      token: admin,
-      payload: { roles: { user: [] } },
-    });
-    expect(closed.statusCode).toBe(200);
+    const user = await createUser(s.t);
+    const other = await createConfig(s.t, s.admin, { title: 'Closed' });
+    await replaceFormPermissions(s.t, s.admin, other, { roles: { user: [] } });
 
     for (const [token, id] of [
-      [undefined, configId],
+      [undefined, s.configId],
       [user.token, other],
-      [admin, '5c7b3f0e-8f1e-4a43-9d1c-2a3b4c5d6e7f'],
+      [s.admin, '5c7b3f0e-8f1e-4a43-9d1c-2a3b4c5d6e7f'],
     ] as const) {
-      const read = await t.request({ method: 'GET', url: `/api/configs/${id}`, token });
+      const read = await readConfig(token, id);
       const document = await fetchDocument(token, id);
       expect([document.statusCode, document.json().code]).toEqual([read.statusCode, read.json().code]);
     }
@@ -101,7 +91,7 @@ describe('the per-form OpenAPI document', () => {
 
   it("generates a client whose record data has the form's fields", async () => {
     const workspace = createClientWorkspace();
-    await workspace.generate((await fetchDocument(admin)).json(), 'form');
+    await workspace.generate((await fetchDocument(s.admin)).json(), 'form');
     const typed = (body: string) => `import type { components, paths } from './form';
 export type Submission = paths['/api/data/{configId}']['post']['requestBody']['content']['application/json'];
 export type Stored = components['schemas']['Record']['data'];

@@ -1,10 +1,11 @@
 import { sql } from 'drizzle-orm';
-import ExcelJS from 'exceljs';
 import { rowsOf } from '../../src/database/raw-rows';
-import { createUser, type TestUser } from '../factories/user.factory';
-import { createConfig } from '../factories/config.factory';
+import { createSite } from '../factories/site.factory';
+import { createUser } from '../factories/user.factory';
+import { postRecord } from '../utils/api-requests';
 import { useAppSuite } from '../utils/app-suite';
-import type { TestApp } from '../utils/test-app';
+import { replaceFormPermissions } from '../utils/workflow-api';
+import { dataSheet } from '../utils/xlsx';
 
 /**
  * Form versions: every change of a configuration keeps the version it makes, immutable; each record
@@ -13,11 +14,6 @@ import type { TestApp } from '../utils/test-app';
  * made current again (restore, with If-Match).
  */
 describe('form versions', () => {
-  let t: TestApp;
-  let admin: string;
-  let alice: TestUser;
-  let configId: string;
-
   /** Version 1: name and qty; version 2 adds a required `email`; version 3 renames the title. */
   const V1_SCHEMA = {
     type: 'object',
@@ -30,31 +26,40 @@ describe('form versions', () => {
     properties: { name: { type: 'string' }, email: { type: 'string' }, qty: { type: 'integer' } },
   };
 
-  useAppSuite((suite) => ({ t, admin } = suite));
-  beforeEach(async () => {
-    alice = await createUser(t, { email: 'alice@example.com' });
-    configId = await createConfig(t, admin, {
-      title: 'Sign-up',
-      schema: V1_SCHEMA,
-      validationRules: [],
-      computedRules: [],
-    });
+  // Alice (the user) submits the records.
+  const s = useAppSuite({
+    users: [{ email: 'alice@example.com' }],
+    forms: [{ title: 'Sign-up', schema: V1_SCHEMA, validationRules: [], computedRules: [] }],
   });
 
-  const config = (path = '') => `/api/configs/${configId}${path}`;
-  const data = (path = '') => `/api/data/${configId}${path}`;
-  const get = (url: string, token = admin, headers: Record<string, string> = {}) =>
-    t.request({ method: 'GET', url, token, headers });
+  const config = (path = '') => `/api/configs/${s.configId}${path}`;
+  const data = (path = '') => `/api/data/${s.configId}${path}`;
+  const get = (url: string, token = s.admin, headers: Record<string, string> = {}) =>
+    s.t.request({ method: 'GET', url, token, headers });
   const updateConfig = async (payload: object, headers: Record<string, string> = {}) => {
-    const response = await t.request({ method: 'PUT', url: config(), token: admin, payload, headers });
+    const response = await s.t.request({ method: 'PUT', url: config(), token: s.admin, payload, headers });
     expect(response.statusCode).toBe(200);
     return response.json();
   };
   const submit = async (values: object) => {
-    const response = await t.request({ method: 'POST', url: data(), token: alice.token, payload: values });
+    const response = await postRecord(s.t, s.user.token, s.configId, values);
     expect(response.statusCode).toBe(201);
     return response.json();
   };
+  const patch = (dataId: string, values: object) =>
+    s.t.request({ method: 'PATCH', url: data(`/${dataId}`), token: s.user.token, payload: values });
+  /** POST .../versions/:version/restore with If-Match: `ifMatch`, as the admin unless `as` says who, where. */
+  const restore = (
+    version: number,
+    ifMatch?: string,
+    as?: { token: string; headers: Record<string, string> },
+  ) =>
+    s.t.request({
+      method: 'POST',
+      url: config(`/versions/${version}/restore`),
+      token: as?.token ?? s.admin,
+      headers: { ...as?.headers, ...(ifMatch && { 'if-match': ifMatch }) },
+    });
   /** Versions 2 (schema) and 3 (title): the configuration edited twice. */
   const editTwice = async () => {
     await updateConfig({ schema: V2_SCHEMA });
@@ -79,7 +84,12 @@ describe('form versions', () => {
     expect(body.data[0].schema).toBeUndefined();
     const first = await get(config('/versions/1'));
     expect(first.statusCode).toBe(200);
-    expect(first.json()).toMatchObject({ version: 1, configId, title: 'Sign-up', schema: V1_SCHEMA });
+    expect(first.json()).toMatchObject({
+      version: 1,
+      configId: s.configId,
+      title: 'Sign-up',
+      schema: V1_SCHEMA,
+    });
     expect((await get(config('/versions/2'))).json()).toMatchObject({ title: 'Sign-up', schema: V2_SCHEMA });
     expect((await get(config('/versions/3'))).json()).toMatchObject({ title: 'Sign-up 2027' });
     // Paging.
@@ -100,33 +110,18 @@ describe('form versions', () => {
     const underV1 = await submit({ name: 'Ann', qty: 1 });
     expect(underV1.data.configVersion).toBe(1);
     await editTwice();
-    expect((await get(data(`/${underV1.dataId}`), alice.token)).json()).toMatchObject({ configVersion: 1 });
+    expect((await get(data(`/${underV1.dataId}`), s.user.token)).json()).toMatchObject({ configVersion: 1 });
     // Version 2 requires an e-mail: a create validates against the current version (3).
-    const refused = await t.request({
-      method: 'POST',
-      url: data(),
-      token: alice.token,
-      payload: { name: 'Bo' },
-    });
+    const refused = await postRecord(s.t, s.user.token, s.configId, { name: 'Bo' });
     expect(refused.statusCode).toBe(400);
     const underV3 = await submit({ name: 'Bo', email: 'bo@example.com' });
     expect(underV3.data.configVersion).toBe(3);
 
     // An edit validates against the current version and moves the record to it.
-    const stillOld = await t.request({
-      method: 'PATCH',
-      url: data(`/${underV1.dataId}`),
-      token: alice.token,
-      payload: { qty: 2 },
-    });
+    const stillOld = await patch(underV1.dataId, { qty: 2 });
     expect(stillOld.statusCode).toBe(400);
-    expect((await get(data(`/${underV1.dataId}`), alice.token)).json().configVersion).toBe(1);
-    const moved = await t.request({
-      method: 'PATCH',
-      url: data(`/${underV1.dataId}`),
-      token: alice.token,
-      payload: { email: 'ann@example.com' },
-    });
+    expect((await get(data(`/${underV1.dataId}`), s.user.token)).json().configVersion).toBe(1);
+    const moved = await patch(underV1.dataId, { email: 'ann@example.com' });
     expect(moved.statusCode).toBe(200);
     expect(moved.json().data).toMatchObject({ configVersion: 3, version: 2 });
 
@@ -140,7 +135,7 @@ describe('form versions', () => {
     ]);
     // The record events' payload (webhooks, workflow triggers' savedData) carries it too.
     const [payload] = rowsOf(
-      await t.database.client.db.execute(
+      await s.t.database.client.db.execute(
         sql`select fdws_record_json(r) as record from data_records r where r.id = ${underV1.dataId}::uuid`,
       ),
     );
@@ -192,9 +187,7 @@ describe('form versions', () => {
     expect(json.json()).toEqual([expect.objectContaining({ _id: ann.dataId, configVersion: 1 })]);
     const excel = await get(data('/export?format=excel&configVersion=3&configVersionColumn=true'));
     expect(excel.statusCode).toBe(200);
-    const workbook = new ExcelJS.Workbook();
-    await workbook.xlsx.load(excel.rawPayload as unknown as ArrayBuffer);
-    const sheet = workbook.getWorksheet('Data')!;
+    const sheet = await dataSheet(excel);
     expect((sheet.getRow(1).values as unknown[]).slice(0, 4)).toEqual([
       undefined,
       'ID',
@@ -235,23 +228,13 @@ describe('form versions', () => {
 
   it('restore makes an old version current as a new version; If-Match is honoured as for PUT', async () => {
     await editTwice();
-    const stale = await t.request({
-      method: 'POST',
-      url: config('/versions/1/restore'),
-      token: admin,
-      headers: { 'if-match': '"2"' },
-    });
+    const stale = await restore(1, '"2"');
     expect(stale.statusCode).toBe(412);
     expect(stale.json()).toMatchObject({ code: 'PRECONDITION_FAILED', details: { currentVersion: 3 } });
     expect((await get(config())).json()).toMatchObject({ version: 3, title: 'Sign-up 2027' });
     expect((await get(config('/versions'))).json().total).toBe(3);
 
-    const restored = await t.request({
-      method: 'POST',
-      url: config('/versions/1/restore'),
-      token: admin,
-      headers: { 'if-match': '"3"' },
-    });
+    const restored = await restore(1, '"3"');
     expect(restored.statusCode).toBe(200);
     expect(restored.headers.etag).toBe('"4"');
     expect(restored.json()).toMatchObject({ version: 4, title: 'Sign-up', schema: V1_SCHEMA });
@@ -264,59 +247,32 @@ describe('form versions', () => {
     expect((await get(config('/versions/1'))).json()).toMatchObject({ version: 1, action: 'created' });
 
     // Two restores with the same If-Match: one wins, the other is a 412.
-    const both = await Promise.all(
-      [2, 3].map((n) =>
-        t.request({
-          method: 'POST',
-          url: config(`/versions/${n}/restore`),
-          token: admin,
-          headers: { 'if-match': '"4"' },
-        }),
-      ),
-    );
+    const both = await Promise.all([2, 3].map((n) => restore(n, '"4"')));
     expect(both.map((r) => r.statusCode).sort()).toEqual([200, 412]);
     expect((await get(config('/versions'))).json().total).toBe(5);
   });
 
   it("another site's user gets 404 on every version route; a user without rights 403", async () => {
-    const site = await t.request({
-      method: 'POST',
-      url: '/api/sites',
-      token: admin,
-      payload: { name: 'Beta', domains: ['beta.example.com'] },
-    });
-    expect(site.statusCode).toBe(201);
-    const siteB = site.json().id as string;
-    const alpha = await t.request({
-      method: 'POST',
-      url: '/api/sites',
-      token: admin,
-      payload: { name: 'Alpha', domains: ['alpha.example.com'] },
-    });
-    const siteA = alpha.json().id as string;
+    const siteB = await createSite(s.t, s.admin, 'Beta', 'beta.example.com');
+    const siteA = await createSite(s.t, s.admin, 'Alpha', 'alpha.example.com');
     await updateConfig({ siteId: siteA });
-    const managerB = await createUser(t, { role: 'manager', siteId: siteB });
+    const managerB = await createUser(s.t, { role: 'manager', siteId: siteB });
     const onB = { host: 'beta.example.com' };
     for (const url of [config('/versions'), config('/versions/1'), config('/openapi.json?version=1')]) {
       const response = await get(url, managerB.token, onB);
       expect([url, response.statusCode, response.json().code]).toEqual([url, 404, 'CONFIG_NOT_FOUND']);
     }
     // A site B designer who may update configurations: the restore is a 404 as the PUT is.
-    const role = await t.request({
+    const role = await s.t.request({
       method: 'POST',
       url: '/api/roles',
-      token: admin,
+      token: s.admin,
       payload: { name: 'designer', permissions: { configs: ['read', 'update'] } },
     });
     expect(role.statusCode).toBe(201);
-    const designerB = await createUser(t, { role: 'designer', siteId: siteB });
-    const restoreOnB = await t.request({
-      method: 'POST',
-      url: config('/versions/1/restore'),
-      token: designerB.token,
-      headers: onB,
-    });
-    const putOnB = await t.request({
+    const designerB = await createUser(s.t, { role: 'designer', siteId: siteB });
+    const restoreOnB = await restore(1, undefined, { token: designerB.token, headers: onB });
+    const putOnB = await s.t.request({
       method: 'PUT',
       url: config(),
       token: designerB.token,
@@ -327,24 +283,13 @@ describe('form versions', () => {
     expect(putOnB.statusCode).toBe(404);
 
     // Same site, no right to update configurations: 403, and nothing is written.
-    const userA = await createUser(t, { siteId: siteA });
+    const userA = await createUser(s.t, { siteId: siteA });
     const onA = { host: 'alpha.example.com' };
     expect((await get(config('/versions'), userA.token, onA)).statusCode).toBe(200);
-    const refused = await t.request({
-      method: 'POST',
-      url: config('/versions/1/restore'),
-      token: userA.token,
-      headers: onA,
-    });
+    const refused = await restore(1, undefined, { token: userA.token, headers: onA });
     expect([refused.statusCode, refused.json().code]).toEqual([403, 'FORBIDDEN']);
-    // Without viewForm the versions are as closed as the configuration.
-    const closed = await t.request({
-      method: 'PUT',
-      url: `/api/permissions/${configId}`,
-      token: admin,
-      payload: { roles: { user: [] } },
-    });
-    expect(closed.statusCode).toBe(200);
+    // Without viewForm the versions are as closed as the configuration (the replace must answer 200).
+    await replaceFormPermissions(s.t, s.admin, s.configId, { roles: { user: [] } });
     expect((await get(config('/versions'), userA.token, onA)).statusCode).toBe(403);
     expect((await get(config('/versions'))).json().total).toBe(2);
   });

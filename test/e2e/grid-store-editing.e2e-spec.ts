@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../src/database/raw-rows';
-import { createUser, type TestUser } from '../factories/user.factory';
 import { createConfig } from '../factories/config.factory';
 import { useAppSuite } from '../utils/app-suite';
-import type { TestApp } from '../utils/test-app';
+import { createdAnswer } from '../utils/record-answers';
+import { requestAs } from '../utils/request-as';
 
 /**
  * docs/grid-protocol.md section 16: the requests a stock `devextreme-aspnet-data` store sends for a DataGrid
@@ -11,19 +11,10 @@ import type { TestApp } from '../utils/test-app';
  * `+`), and PATCH for JSON clients.
  */
 describe('editing through the grid-library store', () => {
-  let t: TestApp;
-  let admin: string;
-  let alice: TestUser;
-  let bob: TestUser;
-  let manager: TestUser;
-  let configId: string;
-
-  useAppSuite((suite) => ({ t, admin } = suite));
-  beforeEach(async () => {
-    alice = await createUser(t, { email: 'alice@example.com' });
-    bob = await createUser(t, { email: 'bob@example.com' });
-    manager = await createUser(t, { role: 'manager' });
-    configId = await createConfig(t, admin);
+  /** alice, bob and a manager; an order form. */
+  const s = useAppSuite({
+    users: [{ email: 'alice@example.com' }, { email: 'bob@example.com' }, { role: 'manager' }],
+    forms: 1,
   });
 
   const FORM = 'application/x-www-form-urlencoded; charset=UTF-8';
@@ -32,8 +23,8 @@ describe('editing through the grid-library store', () => {
     method: 'POST' | 'PUT' | 'DELETE',
     token: string,
     payload: string,
-    url = `/api/data/${configId}`,
-  ) => t.request({ method, url, token, headers: { 'content-type': FORM }, payload });
+    url = `/api/data/${s.configId}`,
+  ) => requestAs(s.t, token, method, url, payload, { 'content-type': FORM });
   const insert = (token: string, values: object) =>
     send('POST', token, form({ values: JSON.stringify(values) }));
   const update = (token: string, key: string, values: object) =>
@@ -41,33 +32,24 @@ describe('editing through the grid-library store', () => {
   const remove = (token: string, key: string) => send('DELETE', token, form({ key }));
   const stored = async () =>
     rowsOf(
-      await t.database.client.db.execute(
+      await s.t.database.client.db.execute(
         sql`select data, is_active as "isActive" from data_records order by created_at`,
       ),
     ).map((row) => ({ data: row.data, isActive: row.isActive }));
 
   it('insert: values=<JSON> with data.<field> keys creates the record and answers like create', async () => {
+    const [alice] = s.users;
     const response = await insert(alice.token, { 'data.name': 'Jane Doe', 'data.qty': 3, 'data.price': 50 });
     expect(response.statusCode).toBe(201);
     const body = response.json();
-    expect(body).toEqual({
-      success: true,
-      dataId: expect.any(String),
-      computedResults: { total: 150, bigOrder: true },
-      data: {
-        _id: body.dataId,
-        configId,
+    expect(body).toEqual(
+      createdAnswer(body.dataId, {
+        configId: s.configId,
         userId: alice.user.id,
-        siteId: null,
         data: { name: 'Jane Doe', qty: 3, price: 50 },
         computedResults: { total: 150, bigOrder: true },
-        isActive: true,
-        createdAt: expect.stringMatching(/Z$/),
-        updatedAt: expect.stringMatching(/Z$/),
-        version: 1,
-        configVersion: 1,
-      },
-    });
+      }),
+    );
     // The nested form a grid builds for `data.<field>` columns is unwrapped the same way.
     const nested = await insert(alice.token, { data: { name: 'Nested', qty: 1 } });
     expect(nested.statusCode).toBe(201);
@@ -83,6 +65,7 @@ describe('editing through the grid-library store', () => {
   });
 
   it('update: key=<id>&values=<changed fields> merges into data, re-validates and recomputes', async () => {
+    const [alice, bob, manager] = s.users;
     const id = (await insert(alice.token, { 'data.name': 'Jane', 'data.qty': 3, 'data.price': 50 })).json()
       .dataId;
     const response = await update(alice.token, id, { 'data.qty': 4 });
@@ -99,7 +82,7 @@ describe('editing through the grid-library store', () => {
     expect(invalid.json().code).toBe('DATA_VALIDATION_FAILED');
     expect((await update(bob.token, id, { 'data.qty': 1 })).json().code).toBe('RECORD_NOT_FOUND');
     expect((await update(manager.token, id, { 'data.qty': 1 })).statusCode).toBe(403);
-    expect((await update(admin, id, { 'data.name': 'By admin' })).statusCode).toBe(200);
+    expect((await update(s.admin, id, { 'data.name': 'By admin' })).statusCode).toBe(200);
     expect((await stored())[0].data).toEqual({ name: 'By admin', qty: 4, price: 50 });
     expect(
       (await update(alice.token, '00000000-0000-4000-8000-000000000000', { 'data.qty': 1 })).statusCode,
@@ -107,7 +90,10 @@ describe('editing through the grid-library store', () => {
   });
 
   it('update is refused when the form does not allow editing; remove when it does not allow deletion', async () => {
-    const locked = await createConfig(t, admin, { preferences: { allowEdit: false, allowDelete: false } });
+    const [alice] = s.users;
+    const locked = await createConfig(s.t, s.admin, {
+      preferences: { allowEdit: false, allowDelete: false },
+    });
     const url = `/api/data/${locked}`;
     const id = (
       await send('POST', alice.token, form({ values: '{"data.name":"x","data.qty":1}' }), url)
@@ -118,6 +104,7 @@ describe('editing through the grid-library store', () => {
   });
 
   it('remove: key=<id> soft-deletes with the rules of DELETE', async () => {
+    const [alice, bob] = s.users;
     const id = (await insert(alice.token, { 'data.name': 'Jane', 'data.qty': 3 })).json().dataId;
     expect((await remove(bob.token, id)).statusCode).toBe(403); // as the REST delete (not the owner)
     const response = await remove(alice.token, id);
@@ -128,6 +115,7 @@ describe('editing through the grid-library store', () => {
   });
 
   it('refuses every other form body with 415 and stores nothing', async () => {
+    const [alice] = s.users;
     const id = (await insert(alice.token, { 'data.name': 'Jane', 'data.qty': 3 })).json().dataId;
     const refusals = [
       await send('POST', alice.token, form({ name: 'Jane', qty: '3' })),
@@ -140,8 +128,8 @@ describe('editing through the grid-library store', () => {
       await send('PUT', alice.token, form({ key: id })),
       await send('DELETE', alice.token, form({ key: id, values: '{}' })),
       await send('DELETE', alice.token, form({ key: '' })),
-      await send('PUT', alice.token, form({ name: 'x' }), `/api/data/${configId}/${id}`),
-      await send('POST', admin, form({ title: 'x', type: 'form' }), '/api/configs'),
+      await send('PUT', alice.token, form({ name: 'x' }), `/api/data/${s.configId}/${id}`),
+      await send('POST', s.admin, form({ title: 'x', type: 'form' }), '/api/configs'),
       await send('POST', alice.token, form({ email: 'a@example.com' }), '/auth/login'),
     ];
     for (const response of refusals) {
@@ -154,16 +142,12 @@ describe('editing through the grid-library store', () => {
       });
     }
     // The update and remove routes take only the store's form: a JSON body has no record id.
-    const json = await t.request({
-      method: 'PUT',
-      url: `/api/data/${configId}`,
-      token: alice.token,
-      payload: { key: id, values: { qty: 1 } },
+    const json = await requestAs(s.t, alice.token, 'PUT', `/api/data/${s.configId}`, {
+      key: id,
+      values: { qty: 1 },
     });
     expect(json.statusCode).toBe(415);
-    expect(
-      (await t.request({ method: 'DELETE', url: `/api/data/${configId}`, token: alice.token })).statusCode,
-    ).toBe(415);
+    expect((await requestAs(s.t, alice.token, 'DELETE', `/api/data/${s.configId}`)).statusCode).toBe(415);
     // A values JSON nested too deep or holding a lone surrogate gets the JSON body checks.
     const deep = '{"a":'.repeat(100) + '1' + '}'.repeat(100);
     expect((await send('POST', alice.token, form({ values: deep }))).json().code).toBe('BODY_TOO_DEEP');
@@ -174,15 +158,16 @@ describe('editing through the grid-library store', () => {
   });
 
   it('PATCH /api/data/:configId/:dataId merges JSON fields: owner with allowEdit or admin, re-validated', async () => {
-    const created = await t.request({
-      method: 'POST',
-      url: `/api/data/${configId}`,
-      token: alice.token,
-      payload: { name: 'Jane', qty: 3, price: 50, address: { city: 'Pécs', zip: '7621' } },
+    const [alice, bob, manager] = s.users;
+    const created = await requestAs(s.t, alice.token, 'POST', `/api/data/${s.configId}`, {
+      name: 'Jane',
+      qty: 3,
+      price: 50,
+      address: { city: 'Pécs', zip: '7621' },
     });
     const id = created.json().dataId;
     const patch = (token: string, payload: object) =>
-      t.request({ method: 'PATCH', url: `/api/data/${configId}/${id}`, token, payload });
+      requestAs(s.t, token, 'PATCH', `/api/data/${s.configId}/${id}`, payload);
     const response = await patch(alice.token, { qty: 2, address: { city: 'Győr' }, note: 'new' });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toMatchObject({
@@ -201,13 +186,8 @@ describe('editing through the grid-library store', () => {
     expect((await patch(alice.token, { qty: 0 })).json().code).toBe('DATA_VALIDATION_FAILED');
     expect((await patch(bob.token, { qty: 1 })).statusCode).toBe(404);
     expect((await patch(manager.token, { qty: 1 })).statusCode).toBe(403);
-    expect((await patch(admin, { qty: 5 })).statusCode).toBe(200);
-    const notObject = await t.request({
-      method: 'PATCH',
-      url: `/api/data/${configId}/${id}`,
-      token: alice.token,
-      payload: [1],
-    });
+    expect((await patch(s.admin, { qty: 5 })).statusCode).toBe(200);
+    const notObject = await requestAs(s.t, alice.token, 'PATCH', `/api/data/${s.configId}/${id}`, [1]);
     expect(notObject.statusCode).toBe(422);
     expect((await stored())[0].data).toEqual({
       name: 'Jane',

@@ -1,7 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { createConfig } from '../factories/config.factory';
 import { useAppSuite } from '../utils/app-suite';
-import type { TestApp } from '../utils/test-app';
+import { errorBody } from '../utils/error-body';
+import { gridQuery } from '../utils/grid-query';
+import { requestAs } from '../utils/request-as';
 
 /** docs/grid-protocol.md, section by section, on data with nulls, missing fields, accents, case and both date forms. */
 const PEOPLE = [
@@ -15,17 +17,14 @@ const PEOPLE = [
 ];
 
 describe('grid-library list protocol', () => {
-  let t: TestApp;
-  let token: string;
-  let configId: string;
+  const s = useAppSuite({ forms: [{ schema: null, validationRules: [], computedRules: [] }], seed: 'once' });
   const ids: Record<string, string> = {};
   const created: Record<string, string> = {};
+  /** GET as the admin. */
+  const get = (url: string) => requestAs(s.t, s.admin, 'GET', url);
 
-  useAppSuite((suite) => ({ t, admin: token, configId } = suite), {
-    forms: [{ schema: null, validationRules: [], computedRules: [] }],
-    seed: 'once',
-  });
   beforeAll(async () => {
+    const { t, configId } = s;
     for (const [index, person] of PEOPLE.entries()) {
       const result: any = await t.database.client.db.execute(
         sql`insert into data_records (config_id, data, created_at)
@@ -41,15 +40,7 @@ describe('grid-library list protocol', () => {
     );
   });
 
-  const grid = (params: Record<string, unknown>) => {
-    const query = Object.entries(params)
-      .map(
-        ([key, value]) =>
-          `${key}=${encodeURIComponent(typeof value === 'string' ? value : JSON.stringify(value))}`,
-      )
-      .join('&');
-    return t.request({ method: 'GET', url: `/api/data/${configId}?${query}`, token });
-  };
+  const grid = (params: Record<string, unknown>) => get(`/api/data/${s.configId}?${gridQuery(params)}`);
   const names = async (params: Record<string, unknown>) => {
     const response = await grid(params);
     expect(response.statusCode).toBe(200);
@@ -58,18 +49,12 @@ describe('grid-library list protocol', () => {
 
   describe('section 2: which form a request uses', () => {
     it('any grid parameter, even empty, selects the grid form; otherwise the paging form', async () => {
-      const gridForm = (
-        await t.request({ method: 'GET', url: `/api/data/${configId}?skip=&_=123`, token })
-      ).json();
+      const gridForm = (await get(`/api/data/${s.configId}?skip=&_=123`)).json();
       expect(Object.keys(gridForm)).toEqual(['data']);
       expect(gridForm.data).toHaveLength(7);
-      const paging = (
-        await t.request({ method: 'GET', url: `/api/data/${configId}?page=1&_=123`, token })
-      ).json();
+      const paging = (await get(`/api/data/${s.configId}?page=1&_=123`)).json();
       expect(paging).toMatchObject({ total: 7, page: 1, pages: 1 });
-      const both = (
-        await t.request({ method: 'GET', url: `/api/data/${configId}?page=2&limit=1&take=2`, token })
-      ).json();
+      const both = (await get(`/api/data/${s.configId}?page=2&limit=1&take=2`)).json();
       expect(both.data).toHaveLength(2);
       expect(both.total).toBeUndefined();
     });
@@ -81,7 +66,7 @@ describe('grid-library list protocol', () => {
       expect(body.totalCount).toBe(7);
       expect(body.data[0]).toEqual({
         _id: ids.Anna,
-        configId,
+        configId: s.configId,
         userId: null,
         siteId: null,
         data: PEOPLE[0],
@@ -198,7 +183,11 @@ describe('grid-library list protocol', () => {
     // A DataGrid with a preset filter sends these on its first load (dx.aspnet.data.js serializeDate).
     let datesConfig: string;
     beforeAll(async () => {
-      datesConfig = await createConfig(t, token, { schema: null, validationRules: [], computedRules: [] });
+      datesConfig = await createConfig(s.t, s.admin, {
+        schema: null,
+        validationRules: [],
+        computedRules: [],
+      });
       const rows = [
         { name: 'old', when: '2019-06-01' },
         { name: 'spring', when: '2020-03-15T10:00:00.000Z' },
@@ -207,16 +196,14 @@ describe('grid-library list protocol', () => {
         { name: 'none' },
       ];
       for (const payload of rows) {
-        const created = await t.request({ method: 'POST', url: `/api/data/${datesConfig}`, token, payload });
+        const created = await requestAs(s.t, s.admin, 'POST', `/api/data/${datesConfig}`, payload);
         expect(created.statusCode).toBe(201);
       }
     });
     const filtered = async (filter: unknown) => {
-      const response = await t.request({
-        method: 'GET',
-        url: `/api/data/${datesConfig}?skip=0&take=20&requireTotalCount=true&filter=${encodeURIComponent(JSON.stringify(filter))}`,
-        token,
-      });
+      const response = await get(
+        `/api/data/${datesConfig}?${gridQuery({ skip: 0, take: 20, requireTotalCount: true, filter })}`,
+      );
       expect(response.statusCode).toBe(200);
       return response.json().data.map((record: { data: { name: string } }) => record.data.name);
     };
@@ -567,13 +554,10 @@ describe('grid-library list protocol', () => {
       expect(response.json().error).toMatch(/^The query parameter \w+ is not valid: /);
     });
 
-    const refusal = (reason: string) => ({
-      success: false,
-      error: `The query parameter filter is not valid: ${reason}`,
-      code: 'INVALID_QUERY',
-      statusCode: 400,
-      details: { parameter: 'filter', reason },
-    });
+    const refusal = (reason: string) =>
+      errorBody(400, 'INVALID_QUERY', `The query parameter filter is not valid: ${reason}`, {
+        details: { parameter: 'filter', reason },
+      });
 
     it('a date before year 1 or after 9999 (year 0, or a zone offset crossing the end) is a 400', async () => {
       for (const value of ['0000-01-01', '1/1/0000', '0001-01-01T00:30+01:00', '9999-12-31T23:00-05:00']) {

@@ -1,65 +1,69 @@
 import { sql } from 'drizzle-orm';
-import { adminToken, type TestUser } from '../factories/user.factory';
+import { adminToken } from '../factories/user.factory';
 import { createConfig, ORDER_FORM } from '../factories/config.factory';
+import { postConfig, postRecord } from '../utils/api-requests';
 import { useAppSuite } from '../utils/app-suite';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { countRows } from '../utils/row-counts';
+import { createTestApp } from '../utils/test-app';
 
 /** `{"a":{"a":…1…}}` nested `depth` levels, as JSON text (JSON.stringify itself would overflow). */
 function nested(depth: number): string {
   return '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
 }
 
-const TOO_DEEP = {
-  success: false,
-  error: 'The request body is nested too deeply (at most 64 levels).',
-  code: 'BODY_TOO_DEEP',
-  statusCode: 400,
-};
+/** The whole error body of a refusal. */
+function refusal(
+  statusCode: number,
+  code: string,
+  error: string,
+  validationErrors?: { field: string; rule: string; message: string }[],
+) {
+  return { success: false, error, code, statusCode, ...(validationErrors && { validationErrors }) };
+}
+
+/** The error body of a 422 for one field. */
+function fieldRefusal(field: string, rule: string, message: string) {
+  return refusal(422, 'VALIDATION_FAILED', 'The request is not valid.', [{ field, rule, message }]);
+}
+
+const TOO_DEEP = refusal(400, 'BODY_TOO_DEEP', 'The request body is nested too deeply (at most 64 levels).');
 
 describe('hostile bodies: nesting depth and malformed Unicode', () => {
-  let t: TestApp;
-  let admin: string;
-  let alice: TestUser;
-  let configId: string;
-  useAppSuite((suite) => ({ t, admin, user: alice, configId } = suite), {
-    users: [{ email: 'alice@example.com' }],
-    forms: 1,
-    seed: 'once',
-  });
+  // Alice (the user) submits the records.
+  const s = useAppSuite({ users: [{ email: 'alice@example.com' }], forms: 1, seed: 'once' });
 
   const count = async (query: ReturnType<typeof sql>) =>
-    ((await t.database.client.db.execute(query)) as any).rows[0].n as number;
-  const send = (url: string, body: string, token?: string) =>
-    t.request({ method: 'POST', url, token, headers: { 'content-type': 'application/json' }, payload: body });
+    ((await s.t.database.client.db.execute(query)) as any).rows[0].n as number;
+  const rowCount = async (table: 'users' | 'form_configs' | 'data_records') =>
+    (await countRows(s.t, { n: table })).n;
+  /** POST of `body` as it is, sent as JSON unless `contentType` says otherwise. */
+  const send = (url: string, body: string, token?: string, contentType = 'application/json') =>
+    s.t.request({ method: 'POST', url, token, headers: { 'content-type': contentType }, payload: body });
+  const FORM = 'application/x-www-form-urlencoded';
 
   it('a 5,000-deep body is refused with 400 BODY_TOO_DEEP before any processing, nothing stored', async () => {
-    const users = await count(sql`select count(*)::int as n from users`);
-    const configs = await count(sql`select count(*)::int as n from form_configs`);
+    const users = await rowCount('users');
+    const configs = await rowCount('form_configs');
     const deep = nested(5000);
     const cases: [string, string, string?][] = [
       ['/auth/login', `{"email":"a@example.com","password":"password-123","x":${deep}}`],
       ['/auth/register', `{"email":"deep@example.com","password":"password-123","name":"D","x":${deep}}`],
       ['/api/auth/register', deep],
-      [`/api/data/${configId}`, `{"name":"W","qty":1,"x":${deep}}`, alice.token],
-      ['/api/configs', `{"title":"Deep","type":"form","schema":${deep}}`, admin],
+      [`/api/data/${s.configId}`, `{"name":"W","qty":1,"x":${deep}}`, s.user.token],
+      ['/api/configs', `{"title":"Deep","type":"form","schema":${deep}}`, s.admin],
     ];
     for (const [url, body, token] of cases) {
       const response = await send(url, body, token);
       expect({ url, status: response.statusCode }).toEqual({ url, status: 400 });
       expect(response.json()).toEqual(TOO_DEEP);
     }
-    expect(await count(sql`select count(*)::int as n from users`)).toBe(users);
-    expect(await count(sql`select count(*)::int as n from form_configs`)).toBe(configs);
-    expect(await count(sql`select count(*)::int as n from data_records`)).toBe(0);
+    expect(await rowCount('users')).toBe(users);
+    expect(await rowCount('form_configs')).toBe(configs);
+    expect(await rowCount('data_records')).toBe(0);
   });
 
   it('the message is localized and the limit is BODY_MAX_DEPTH: 64 levels pass the check, 65 do not', async () => {
-    const hu = await t.request({
-      method: 'POST',
-      url: '/auth/login?lang=hu',
-      headers: { 'content-type': 'application/json' },
-      payload: nested(100),
-    });
+    const hu = await send('/auth/login?lang=hu', nested(100));
     expect(hu.statusCode).toBe(400);
     expect(hu.json().error).toBe('A kérés törzse túl mélyen egymásba ágyazott (legfeljebb 64 szint).');
     // 64 levels reach validation (422: unknown property), 65 are refused before it.
@@ -68,77 +72,46 @@ describe('hostile bodies: nesting depth and malformed Unicode', () => {
     // Arrays count as levels too.
     expect((await send('/auth/login', '['.repeat(65) + ']'.repeat(65))).json().code).toBe('BODY_TOO_DEEP');
     // A realistic configuration is far from the limit.
-    expect(
-      (await t.request({ method: 'POST', url: '/api/configs', token: admin, payload: ORDER_FORM }))
-        .statusCode,
-    ).toBe(201);
+    expect((await postConfig(s.t, s.admin, ORDER_FORM)).statusCode).toBe(201);
   });
 
   it("JSON sent as text/plain (fetch's default for a string body) is a 415, on every kind of route; nothing stored", async () => {
-    const records = await count(sql`select count(*)::int as n from data_records`);
-    const configs = await count(sql`select count(*)::int as n from form_configs`);
-    const asText = (url: string, body: string, token?: string) =>
-      t.request({
-        method: 'POST',
-        url,
-        token,
-        headers: { 'content-type': 'text/plain;charset=UTF-8' },
-        payload: body,
-      });
+    const records = await rowCount('data_records');
+    const configs = await rowCount('form_configs');
     for (const [url, body, token] of [
-      [`/api/data/${configId}`, '{"name":"W","qty":1}', alice.token],
-      ['/api/configs', '{"title":"t","type":"form"}', admin],
+      [`/api/data/${s.configId}`, '{"name":"W","qty":1}', s.user.token],
+      ['/api/configs', '{"title":"t","type":"form"}', s.admin],
       ['/auth/login', '{"email":"a@example.com","password":"password-123"}', undefined],
     ] as const) {
-      const response = await asText(url, body, token);
+      const response = await send(url, body, token, 'text/plain;charset=UTF-8');
       expect(response.statusCode).toBe(415);
-      expect(response.json()).toEqual({
-        success: false,
-        error: "The request body's content type is not supported.",
-        code: 'UNSUPPORTED_MEDIA_TYPE',
-        statusCode: 415,
-      });
+      expect(response.json()).toEqual(
+        refusal(415, 'UNSUPPORTED_MEDIA_TYPE', "The request body's content type is not supported."),
+      );
     }
-    expect(await count(sql`select count(*)::int as n from data_records`)).toBe(records);
-    expect(await count(sql`select count(*)::int as n from form_configs`)).toBe(configs);
+    expect(await rowCount('data_records')).toBe(records);
+    expect(await rowCount('form_configs')).toBe(configs);
   });
 
   it('a lone UTF-16 surrogate is a 422 field error, not a 500', async () => {
-    const users = await count(sql`select count(*)::int as n from users`);
+    const users = await rowCount('users');
     const response = await send(
       '/auth/register',
       '{"email":"\\ud800x@example.com","password":"password-123","name":"S"}',
     );
+    const malformed = 'contains malformed Unicode (a lone surrogate)';
     expect(response.statusCode).toBe(422);
-    expect(response.json()).toEqual({
-      success: false,
-      error: 'The request is not valid.',
-      code: 'VALIDATION_FAILED',
-      statusCode: 422,
-      validationErrors: [
-        {
-          field: 'email',
-          rule: 'wellFormedUnicode',
-          message: 'contains malformed Unicode (a lone surrogate)',
-        },
-      ],
-    });
+    expect(response.json()).toEqual(fieldRefusal('email', 'wellFormedUnicode', malformed));
     const nestedField = await send(
-      `/api/data/${configId}`,
+      `/api/data/${s.configId}`,
       '{"name":"W","qty":1,"address":{"lines":["ok","\\udc00"]}}',
-      alice.token,
+      s.user.token,
     );
     expect(nestedField.statusCode).toBe(422);
-    expect(nestedField.json().validationErrors).toEqual([
-      {
-        field: 'address.lines.1',
-        rule: 'wellFormedUnicode',
-        message: 'contains malformed Unicode (a lone surrogate)',
-      },
-    ]);
+    expect(nestedField.json()).toEqual(fieldRefusal('address.lines.1', 'wellFormedUnicode', malformed));
     const inKey = await send('/auth/login', '{"\\ud83d":"x","email":"a@example.com","password":"p"}');
     expect(inKey.statusCode).toBe(422);
-    expect(await count(sql`select count(*)::int as n from users`)).toBe(users);
+    expect(await rowCount('users')).toBe(users);
     // A well-formed pair (an emoji) is fine.
     const emoji = await send(
       '/auth/register',
@@ -148,21 +121,13 @@ describe('hostile bodies: nesting depth and malformed Unicode', () => {
   });
 
   it('a number a double cannot hold as written is a 422 field error (rule exactNumber), not stored changed', async () => {
-    const records = await count(sql`select count(*)::int as n from data_records`);
-    const refusal = (field: string) => ({
-      success: false,
-      error: 'The request is not valid.',
-      code: 'VALIDATION_FAILED',
-      statusCode: 422,
-      validationErrors: [
-        {
-          field,
-          rule: 'exactNumber',
-          message:
-            'is a number a double cannot hold as written (too many digits or too large); send it as a string',
-        },
-      ],
-    });
+    const records = await rowCount('data_records');
+    const inexact = (field: string) =>
+      fieldRefusal(
+        field,
+        'exactNumber',
+        'is a number a double cannot hold as written (too many digits or too large); send it as a string',
+      );
     const cases: [string, string][] = [
       ['{"name":"W","qty":1,"price":1e400}', 'price'],
       ['{"name":"W","qty":1,"big":123456789012345678901234567890}', 'big'],
@@ -170,25 +135,24 @@ describe('hostile bodies: nesting depth and malformed Unicode', () => {
       ['{"name":"W","qty":1,"tiny":1e-400}', 'tiny'],
     ];
     for (const [payload, field] of cases) {
-      const response = await send(`/api/data/${configId}`, payload, alice.token);
+      const response = await send(`/api/data/${s.configId}`, payload, s.user.token);
       expect({ payload, status: response.statusCode }).toEqual({ payload, status: 422 });
-      expect(response.json()).toEqual(refusal(field));
+      expect(response.json()).toEqual(inexact(field));
     }
-    const form = await t.request({
-      method: 'POST',
-      url: `/api/data/${configId}`,
-      token: alice.token,
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: `values=${encodeURIComponent('{"data.name":"W","data.qty":1,"data.price":1e400}')}`,
-    });
+    const form = await send(
+      `/api/data/${s.configId}`,
+      `values=${encodeURIComponent('{"data.name":"W","data.qty":1,"data.price":1e400}')}`,
+      s.user.token,
+      FORM,
+    );
     expect(form.statusCode).toBe(422);
-    expect(form.json()).toEqual(refusal('data.price'));
-    expect(await count(sql`select count(*)::int as n from data_records`)).toBe(records);
+    expect(form.json()).toEqual(inexact('data.price'));
+    expect(await rowCount('data_records')).toBe(records);
     // Exact numbers, and number-like strings, are stored as sent.
     const fine = await send(
-      `/api/data/${configId}`,
+      `/api/data/${s.configId}`,
       '{"name":"1e400","qty":1,"price":1.5e3,"id":9007199254740991,"ratio":0.1}',
-      alice.token,
+      s.user.token,
     );
     expect(fine.statusCode).toBe(201);
     expect(fine.json().data.data).toEqual({
@@ -203,27 +167,22 @@ describe('hostile bodies: nesting depth and malformed Unicode', () => {
   });
 
   describe('a NUL character (\u0000) is a 422 field error wherever text is checked, never a 500', () => {
-    const NUL_ERROR = (field: string) => ({
-      success: false,
-      error: 'The request is not valid.',
-      code: 'VALIDATION_FAILED',
-      statusCode: 422,
-      validationErrors: [
-        {
-          field,
-          rule: 'noNullCharacter',
-          message: 'contains a NUL character (\\u0000), which cannot be stored',
-        },
-      ],
-    });
+    const NUL_ERROR = (field: string) =>
+      fieldRefusal(field, 'noNullCharacter', 'contains a NUL character (\\u0000), which cannot be stored');
 
     it('in JSON bodies: data values and keys, user update, unauthenticated register, workflow input', async () => {
-      const records = await count(sql`select count(*)::int as n from data_records`);
+      const records = await rowCount('data_records');
       const cases: [string, string, string, string | undefined, string][] = [
-        ['POST', `/api/data/${configId}`, '{"name":"W\\u0000","qty":1}', alice.token, 'name'],
-        ['POST', `/api/data/${configId}`, '{"name":"W","qty":1,"x\\u0000y":1}', alice.token, 'x\u0000y'],
-        ['POST', `/api/data/${configId}`, '{"name":"W","qty":1,"a":[{"b":"\\u0000"}]}', alice.token, 'a.0.b'],
-        ['PUT', `/api/users/${alice.user.id}`, '{"name":"A\\u0000"}', alice.token, 'name'],
+        ['POST', `/api/data/${s.configId}`, '{"name":"W\\u0000","qty":1}', s.user.token, 'name'],
+        ['POST', `/api/data/${s.configId}`, '{"name":"W","qty":1,"x\\u0000y":1}', s.user.token, 'x\u0000y'],
+        [
+          'POST',
+          `/api/data/${s.configId}`,
+          '{"name":"W","qty":1,"a":[{"b":"\\u0000"}]}',
+          s.user.token,
+          'a.0.b',
+        ],
+        ['PUT', `/api/users/${s.user.user.id}`, '{"name":"A\\u0000"}', s.user.token, 'name'],
         [
           'POST',
           '/auth/register',
@@ -233,14 +192,14 @@ describe('hostile bodies: nesting depth and malformed Unicode', () => {
         ],
         [
           'POST',
-          `/api/workflow/${configId}/execute`,
+          `/api/workflow/${s.configId}/execute`,
           '{"configId":"x","data":{"q":"\\u0000"}}',
-          alice.token,
+          s.user.token,
           'data.q',
         ],
       ];
       for (const [method, url, payload, token, field] of cases) {
-        const response = await t.request({
+        const response = await s.t.request({
           method: method as 'POST',
           url,
           token,
@@ -250,23 +209,16 @@ describe('hostile bodies: nesting depth and malformed Unicode', () => {
         expect({ url, payload, status: response.statusCode }).toEqual({ url, payload, status: 422 });
         expect(response.json()).toEqual(NUL_ERROR(field));
       }
-      expect(await count(sql`select count(*)::int as n from data_records`)).toBe(records);
+      expect(await rowCount('data_records')).toBe(records);
       expect(
         await count(
-          sql`select count(*)::int as n from users where name like 'A%' and email = ${alice.user.email}`,
+          sql`select count(*)::int as n from users where name like 'A%' and email = ${s.user.user.email}`,
         ),
       ).toBe(0);
     });
 
     it('in a grid store form insert (values JSON or the raw form field)', async () => {
-      const form = (body: string) =>
-        t.request({
-          method: 'POST',
-          url: `/api/data/${configId}`,
-          token: alice.token,
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          payload: body,
-        });
+      const form = (body: string) => send(`/api/data/${s.configId}`, body, s.user.token, FORM);
       const escaped = await form(`values=${encodeURIComponent('{"data.name":"a\\u0000","data.qty":1}')}`);
       expect(escaped.statusCode).toBe(422);
       expect(escaped.json()).toEqual(NUL_ERROR('data.name'));
@@ -278,20 +230,20 @@ describe('hostile bodies: nesting depth and malformed Unicode', () => {
     });
 
     it('in list, grid and export filter values', async () => {
-      const get = (url: string) => t.request({ method: 'GET', url, token: admin });
+      const get = (url: string) => s.t.request({ method: 'GET', url, token: s.admin });
       const filters = encodeURIComponent('{"name":"a\\u0000"}');
       const grid = encodeURIComponent('["name","=","a\\u0000"]');
       const cases: [string, string][] = [
-        [`/api/data/${configId}?filters=${filters}`, 'filters.name'],
-        [`/api/data/${configId}?filters[name]=a%00b`, 'filters[name]'],
-        [`/api/data/${configId}?filter=${grid}`, 'filter'],
+        [`/api/data/${s.configId}?filters=${filters}`, 'filters.name'],
+        [`/api/data/${s.configId}?filters[name]=a%00b`, 'filters[name]'],
+        [`/api/data/${s.configId}?filter=${grid}`, 'filter'],
         [
-          `/api/data/${configId}?skip=0&take=10&filter=${encodeURIComponent('[["name","contains","\\u0000"],"or",["city","=","x"]]')}`,
+          `/api/data/${s.configId}?skip=0&take=10&filter=${encodeURIComponent('[["name","contains","\\u0000"],"or",["city","=","x"]]')}`,
           'filter',
         ],
-        [`/api/data/${configId}/export?format=json&filter=${grid}`, 'filter'],
-        [`/api/data/${configId}/export?format=csv&filters=${filters}`, 'filters.name'],
-        [`/api/data/${configId}/stats?tz=UTC%00`, 'tz'],
+        [`/api/data/${s.configId}/export?format=json&filter=${grid}`, 'filter'],
+        [`/api/data/${s.configId}/export?format=csv&filters=${filters}`, 'filters.name'],
+        [`/api/data/${s.configId}/stats?tz=UTC%00`, 'tz'],
       ];
       for (const [url, field] of cases) {
         const response = await get(url);
@@ -307,13 +259,15 @@ describe('hostile bodies: nesting depth and malformed Unicode', () => {
       try {
         const devAdmin = await adminToken(dev);
         const devConfig = await createConfig(dev, devAdmin);
-        const response = await dev.request({
-          method: 'POST',
-          url: `/api/data/${devConfig}`,
-          token: devAdmin,
-          headers: { 'content-type': 'application/json' },
-          payload: '{"name":"secret-value\\u0000","qty":1}',
-        });
+        const response = await postRecord(
+          dev,
+          devAdmin,
+          devConfig,
+          '{"name":"secret-value\\u0000","qty":1}',
+          {
+            'content-type': 'application/json',
+          },
+        );
         expect(response.statusCode).toBe(422);
         const text = response.body;
         expect(text).not.toMatch(/insert into|select |params:/i);

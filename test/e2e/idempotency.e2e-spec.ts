@@ -3,52 +3,58 @@ import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../src/database/raw-rows';
 import { IdempotencyRetention } from '../../src/idempotency/idempotency-retention';
 import { createConfig } from '../factories/config.factory';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
+import { postRecord } from '../utils/api-requests';
+import { createUser } from '../factories/user.factory';
+import { errorBody } from '../utils/api-error';
 import { useAppSuite } from '../utils/app-suite';
-import { createTestApp, type TestApp } from '../utils/test-app';
 import { activeRecords, createSteps } from '../utils/workflow-api';
 import { createSite } from '../factories/site.factory';
 
 describe('Idempotency-Key on record creation and workflow execution', () => {
-  let t: TestApp;
-  let admin: string;
-  let user: TestUser;
-  useAppSuite((suite) => ({ t, admin, user } = suite), { users: 1 });
+  const s = useAppSuite({ users: 1 });
 
-  const create = (configId: string, key: string, payload: Record<string, unknown>, token = user.token) =>
-    t.request({
+  const create = (configId: string, key: string, payload: Record<string, unknown>, token = s.user.token) =>
+    postRecord(s.t, token, configId, payload, { 'idempotency-key': key });
+
+  const executeWith = (
+    workflowId: string,
+    configId: string,
+    key: string,
+    options: { url?: string; headers?: Record<string, string> } = {},
+  ) =>
+    s.t.request({
       method: 'POST',
-      url: `/api/data/${configId}`,
-      token,
-      headers: { 'idempotency-key': key },
-      payload,
+      url: options.url ?? `/api/workflow/${workflowId}/execute`,
+      token: s.user.token,
+      headers: { 'idempotency-key': key, ...options.headers },
+      payload: { configId, data: { name: 'Ann', qty: 1 } },
     });
 
   it('ten identical concurrent requests with one key store one record and answer ten equal responses', async () => {
-    const configId = await createConfig(t, admin);
+    const configId = await createConfig(s.t, s.admin);
     const body = { name: 'Ann', qty: 2, price: 3 };
     const answers = await Promise.all(Array.from({ length: 10 }, () => create(configId, 'order-1', body)));
     expect(answers.map((answer) => answer.statusCode)).toEqual(Array(10).fill(201));
     const first = answers[0].json();
     expect(first).toMatchObject({ success: true, data: { data: body } });
     for (const answer of answers) expect(answer.json()).toEqual(first);
-    expect((await activeRecords(t, admin, configId)).total).toBe(1);
+    expect((await activeRecords(s.t, s.admin, configId)).total).toBe(1);
   });
 
   it('the same key with a different body is a 422 IDEMPOTENCY_KEY_REUSED; other users and keys are independent', async () => {
-    const configId = await createConfig(t, admin);
+    const configId = await createConfig(s.t, s.admin);
     expect((await create(configId, 'k', { name: 'Ann', qty: 1 })).statusCode).toBe(201);
     const reused = await create(configId, 'k', { name: 'Bob', qty: 1 });
     expect(reused.statusCode).toBe(422);
-    expect(reused.json()).toMatchObject({ success: false, code: 'IDEMPOTENCY_KEY_REUSED', statusCode: 422 });
-    const other = await createUser(t);
+    expect(reused.json()).toMatchObject(errorBody(422, { code: 'IDEMPOTENCY_KEY_REUSED' }));
+    const other = await createUser(s.t);
     expect((await create(configId, 'k', { name: 'Bob', qty: 1 }, other.token)).statusCode).toBe(201);
     expect((await create(configId, 'k2', { name: 'Ann', qty: 1 })).statusCode).toBe(201);
-    expect((await activeRecords(t, admin, configId)).total).toBe(3);
+    expect((await activeRecords(s.t, s.admin, configId)).total).toBe(3);
   });
 
   it('a failed first request frees the key; a malformed key is a 422', async () => {
-    const configId = await createConfig(t, admin);
+    const configId = await createConfig(s.t, s.admin);
     const invalid = await create(configId, 'retry-me', { name: '', qty: 0 });
     expect(invalid.statusCode).toBe(400);
     expect((await create(configId, 'retry-me', { name: '', qty: 0 })).statusCode).toBe(400);
@@ -58,16 +64,10 @@ describe('Idempotency-Key on record creation and workflow execution', () => {
   });
 
   it('workflow execution: concurrent repeats run once and answer the same result; async repeats give the same run', async () => {
-    const configId = await createConfig(t, admin);
-    const workflowId = await createSteps(t, admin, [{ name: 'store', type: 'save' }]);
+    const configId = await createConfig(s.t, s.admin);
+    const workflowId = await createSteps(s.t, s.admin, [{ name: 'store', type: 'save' }]);
     const execute = (key: string, headers: Record<string, string> = {}) =>
-      t.request({
-        method: 'POST',
-        url: `/api/workflow/${workflowId}/execute`,
-        token: user.token,
-        headers: { 'idempotency-key': key, ...headers },
-        payload: { configId, data: { name: 'Ann', qty: 1 } },
-      });
+      executeWith(workflowId, configId, key, { headers });
     const answers = await Promise.all(Array.from({ length: 5 }, () => execute('run-1')));
     expect(answers.map((answer) => answer.statusCode)).toEqual(Array(5).fill(200));
     for (const answer of answers) expect(answer.json()).toEqual(answers[0].json());
@@ -78,23 +78,9 @@ describe('Idempotency-Key on record creation and workflow execution', () => {
     expect(queued[2].headers.location).toBe(`/api/workflow/runs/${queued[0].json().runId}`);
   });
 
-  const executeWith = (
-    workflowId: string,
-    configId: string,
-    key: string,
-    options: { url?: string; headers?: Record<string, string> } = {},
-  ) =>
-    t.request({
-      method: 'POST',
-      url: options.url ?? `/api/workflow/${workflowId}/execute`,
-      token: user.token,
-      headers: { 'idempotency-key': key, ...options.headers },
-      payload: { configId, data: { name: 'Ann', qty: 1 } },
-    });
-
   it('the key is scoped by the query and Prefer: a dry run does not swallow the real execute under the same key', async () => {
-    const configId = await createConfig(t, admin);
-    const workflowId = await createSteps(t, admin, [{ name: 'store', type: 'save' }]);
+    const configId = await createConfig(s.t, s.admin);
+    const workflowId = await createSteps(s.t, s.admin, [{ name: 'store', type: 'save' }]);
     const dry = await executeWith(workflowId, configId, 'same', {
       url: `/api/workflow/${workflowId}/execute?dryRun=true`,
     });
@@ -103,7 +89,7 @@ describe('Idempotency-Key on record creation and workflow execution', () => {
     const real = await executeWith(workflowId, configId, 'same');
     expect(real.statusCode).toBe(200);
     expect(real.json()).toMatchObject({ success: true, status: 'success', runId: expect.any(String) });
-    expect((await activeRecords(t, admin, configId)).total).toBe(1);
+    expect((await activeRecords(s.t, s.admin, configId)).total).toBe(1);
     const queued = await executeWith(workflowId, configId, 'same', { headers: { prefer: 'respond-async' } });
     expect(queued.statusCode).toBe(202);
     expect(queued.json()).toEqual({ runId: expect.any(String), status: 'queued' });
@@ -113,14 +99,14 @@ describe('Idempotency-Key on record creation and workflow execution', () => {
   });
 
   it('a long query string does not break the key (the scope is stored as a digest): one record, the same answer', async () => {
-    const configId = await createConfig(t, admin);
+    const configId = await createConfig(s.t, s.admin);
     // Random text: PostgreSQL would compress a repeated one below the btree entry limit.
     const pad = randomBytes(3000).toString('hex');
     const long = (key: string) =>
-      t.request({
+      s.t.request({
         method: 'POST',
         url: `/api/data/${configId}?pad=${pad}`,
-        token: user.token,
+        token: s.user.token,
         headers: { 'idempotency-key': key },
         payload: { name: 'Ann', qty: 1 },
       });
@@ -129,22 +115,22 @@ describe('Idempotency-Key on record creation and workflow execution', () => {
     const again = await long('long-query');
     expect(again.statusCode).toBe(201);
     expect(again.json()).toEqual(first.json());
-    expect((await activeRecords(t, admin, configId)).total).toBe(1);
+    expect((await activeRecords(s.t, s.admin, configId)).total).toBe(1);
   });
 
   it("the key is scoped by the site: a global user's request through site B is not answered with site A's record", async () => {
-    const siteA = await createSite(t, admin, 'Alpha', 'alpha.example.com');
-    const siteB = await createSite(t, admin, 'Beta', 'beta.example.com');
+    const siteA = await createSite(s.t, s.admin, 'Alpha', 'alpha.example.com');
+    const siteB = await createSite(s.t, s.admin, 'Beta', 'beta.example.com');
     // A shared form (no site) and a user without a site: both sites are open to them.
-    const configId = await createConfig(t, admin);
+    const configId = await createConfig(s.t, s.admin);
     const through = (host: string) =>
-      t.request({
-        method: 'POST',
-        url: `/api/data/${configId}`,
-        token: user.token,
-        headers: { 'idempotency-key': 'order-7', host },
-        payload: { name: 'Ann', qty: 1 },
-      });
+      postRecord(
+        s.t,
+        s.user.token,
+        configId,
+        { name: 'Ann', qty: 1 },
+        { 'idempotency-key': 'order-7', host },
+      );
     const onA = await through('alpha.example.com');
     expect(onA.statusCode).toBe(201);
     expect(onA.json().data).toMatchObject({ siteId: siteA });
@@ -156,73 +142,46 @@ describe('Idempotency-Key on record creation and workflow execution', () => {
     const againOnA = await through('alpha.example.com');
     expect(againOnA.statusCode).toBe(201);
     expect(againOnA.json()).toEqual(onA.json());
-    expect((await activeRecords(t, admin, configId)).total).toBe(2);
+    expect((await activeRecords(s.t, s.admin, configId)).total).toBe(2);
   });
 
   it('expired keys are purged; live ones stay', async () => {
-    const configId = await createConfig(t, admin);
+    const configId = await createConfig(s.t, s.admin);
     expect((await create(configId, 'old', { name: 'Ann', qty: 1 })).statusCode).toBe(201);
     expect((await create(configId, 'new', { name: 'Bob', qty: 1 })).statusCode).toBe(201);
-    const db = t.database.client.db;
+    const db = s.t.database.client.db;
     await db.execute(
-      sql`update idempotency_keys set expires_at = now() - interval '1 minute' where user_id = ${user.user.id} and key = 'old'`,
+      sql`update idempotency_keys set expires_at = now() - interval '1 minute' where user_id = ${s.user.user.id} and key = 'old'`,
     );
-    expect(await t.app.get(IdempotencyRetention).purge()).toBe(1);
+    expect(await s.t.app.get(IdempotencyRetention).purge()).toBe(1);
     const rows = await db.execute(
-      sql`select key from idempotency_keys where user_id = ${user.user.id} order by key`,
+      sql`select key from idempotency_keys where user_id = ${s.user.user.id} order by key`,
     );
     expect(rowsOf(rows)).toEqual([{ key: 'new' }]);
   });
 });
 
 describe('Idempotency-Key: an answer over IDEMPOTENCY_MAX_ANSWER_BYTES is not kept', () => {
-  let t: TestApp;
-  let admin: string;
-  let user: TestUser;
-  beforeAll(async () => {
-    t = await createTestApp({ env: { IDEMPOTENCY_MAX_ANSWER_BYTES: '1024' } });
-  });
-  afterAll(() => t.close());
-  beforeEach(async () => {
-    await t.reset();
-    admin = await adminToken(t);
-    user = await createUser(t);
-  });
+  const s = useAppSuite({ env: { IDEMPOTENCY_MAX_ANSWER_BYTES: '1024' }, users: 1 });
 
   it('the first request answers in full; a repeat writes nothing and is a 409 IDEMPOTENCY_ANSWER_NOT_KEPT', async () => {
-    const configId = await createConfig(t, admin);
-    const create = (name: string) =>
-      t.request({
-        method: 'POST',
-        url: `/api/data/${configId}`,
-        token: user.token,
-        headers: { 'idempotency-key': 'big' },
-        payload: { name, qty: 1 },
-      });
-    const small = await t.request({
-      method: 'POST',
-      url: `/api/data/${configId}`,
-      token: user.token,
-      headers: { 'idempotency-key': 'small' },
-      payload: { name: 'Ann', qty: 1 },
-    });
-    expect(small.statusCode).toBe(201);
+    const configId = await createConfig(s.t, s.admin);
+    const create = (name: string, key = 'big') =>
+      postRecord(s.t, s.user.token, configId, { name, qty: 1 }, { 'idempotency-key': key });
+    expect((await create('Ann', 'small')).statusCode).toBe(201);
     const name = 'x'.repeat(2000);
     const first = await create(name);
     expect(first.statusCode).toBe(201);
     expect(first.json()).toMatchObject({ success: true, data: { data: { name } } });
     const repeat = await create(name);
     expect(repeat.statusCode).toBe(409);
-    expect(repeat.json()).toMatchObject({
-      success: false,
-      code: 'IDEMPOTENCY_ANSWER_NOT_KEPT',
-      statusCode: 409,
-      details: { status: 201, maxAnswerBytes: 1024 },
-    });
-    expect((await activeRecords(t, admin, configId)).total).toBe(2);
-    const db = t.database.client.db;
+    expect(repeat.json()).toMatchObject(
+      errorBody(409, { code: 'IDEMPOTENCY_ANSWER_NOT_KEPT', details: { status: 201, maxAnswerBytes: 1024 } }),
+    );
+    expect((await activeRecords(s.t, s.admin, configId)).total).toBe(2);
+    const db = s.t.database.client.db;
     const rows = await db.execute(
-      sql`select key, state, response_body from idempotency_keys where user_id = ${user.user.id} order by key`,
+      sql`select key, state, response_body from idempotency_keys where user_id = ${s.user.user.id} order by key`,
     );
     expect(rowsOf(rows)).toEqual([
       { key: 'big', state: 'unkept', response_body: null },

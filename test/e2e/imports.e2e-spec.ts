@@ -4,9 +4,12 @@ import { rowsOf } from '../../src/database/raw-rows';
 import { ImportProcessor } from '../../src/imports/import-processor';
 import { ImportRetention } from '../../src/imports/import-retention';
 import { createConfig } from '../factories/config.factory';
-import { createUser, type TestUser } from '../factories/user.factory';
+import { createSite } from '../factories/site.factory';
+import { createUser } from '../factories/user.factory';
+import { postRecord } from '../utils/api-requests';
 import { useAppSuite } from '../utils/app-suite';
-import type { TestApp } from '../utils/test-app';
+import { domainEventsWritten } from '../utils/domain-events';
+import { replaceFormPermissions } from '../utils/workflow-api';
 
 /** A form with every kind of field the export writes: text, numbers, booleans, dates, arrays, objects. */
 const RICH_FORM = {
@@ -69,36 +72,32 @@ const RECORDS = [
 ];
 
 describe('bulk import', () => {
-  let t: TestApp;
-  let admin: string;
-  let alice: TestUser;
-
   // Interests are declared by the test itself (below): no reconciliation may drop them meanwhile.
   // Batches of 2 rows: every file here is staged and stored in several.
-  useAppSuite((suite) => ({ t, admin, user: alice } = suite), {
-    env: { EVENTS_POLL_MS: '600000', IMPORT_BATCH_ROWS: '2' },
-    users: 1,
-  });
+  // The user (Alice) imports once she is granted importResults.
+  const s = useAppSuite({ env: { EVENTS_POLL_MS: '600000', IMPORT_BATCH_ROWS: '2' }, users: 1 });
 
-  const newForm = () => createConfig(t, admin, RICH_FORM);
+  const newForm = () => createConfig(s.t, s.admin, RICH_FORM);
   const upload = (
     configId: string,
     payload: string | Buffer | object,
     contentType: string,
     options: { token?: string; query?: Record<string, string>; headers?: Record<string, string> } = {},
   ) =>
-    t.request({
+    s.t.request({
       method: 'POST',
       url: `/api/data/${configId}/import`,
-      token: options.token ?? admin,
+      token: options.token ?? s.admin,
       query: options.query,
       headers: { 'content-type': contentType, ...(options.headers ?? {}) },
       payload: typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : JSON.stringify(payload),
     });
+  const readImport = (id: string, token?: string) =>
+    s.t.request({ method: 'GET', url: `/api/data/imports/${id}`, token });
   /** The import once it stopped moving (receiving, storing); no timing is asserted. */
-  const finished = async (id: string, token = admin) => {
+  const finished = async (id: string, token = s.admin) => {
     for (;;) {
-      const response = await t.request({ method: 'GET', url: `/api/data/imports/${id}`, token });
+      const response = await readImport(id, token);
       expect(response.statusCode).toBe(200);
       const body = response.json();
       if (body.status !== 'receiving' && body.status !== 'storing') return body;
@@ -112,22 +111,16 @@ describe('bulk import', () => {
     return finished(body.id);
   };
   const submit = async (configId: string, data: object) => {
-    const response = await t.request({
-      method: 'POST',
-      url: `/api/data/${configId}`,
-      token: admin,
-      payload: data,
-    });
-    expect(response.statusCode).toBe(201);
+    expect((await postRecord(s.t, s.admin, configId, data)).statusCode).toBe(201);
   };
   const exported = async (configId: string, format: string) =>
-    t.request({ method: 'GET', url: `/api/data/${configId}/export?format=${format}`, token: admin });
+    s.t.request({ method: 'GET', url: `/api/data/${configId}/export?format=${format}`, token: s.admin });
   /** The records' data and computed values, in a stable order. */
   const stored = async (configId: string) => {
-    const response = await t.request({
+    const response = await s.t.request({
       method: 'GET',
       url: `/api/data/${configId}?limit=1000&sortBy=name&sortOrder=asc`,
-      token: admin,
+      token: s.admin,
     });
     expect(response.statusCode).toBe(200);
     return (response.json().data as { data: object; computedResults: object; userId: string }[]).map((r) => ({
@@ -202,10 +195,10 @@ describe('bulk import', () => {
       { data: { name: 'Ann', qty: 1, price: 1.5, paid: true, tags: ['x'] }, computedResults: { total: 1.5 } },
       { data: { name: 'Cid', qty: 3 }, computedResults: { total: 0 } },
     ]);
-    const csv = await t.request({
+    const csv = await s.t.request({
       method: 'GET',
       url: `/api/data/imports/${result.id}/refusals`,
-      token: admin,
+      token: s.admin,
     });
     expect(csv.statusCode).toBe(200);
     expect(csv.headers['content-type']).toMatch(/^text\/csv/);
@@ -218,7 +211,7 @@ describe('bulk import', () => {
     ).toEqual(['2,qty,type', '2,qty,maxQty', '4,name,required', '5,qty,maxQty']);
     // Each stored record has its `created` history entry with the import as its origin.
     const history = rowsOf(
-      await t.database.client.db.execute(
+      await s.t.database.client.db.execute(
         sql`select action, origin from record_history where config_id = ${form}::uuid order by id`,
       ),
     );
@@ -230,22 +223,22 @@ describe('bulk import', () => {
 
   it("imported records carry the form's version their rows were checked against (configVersion)", async () => {
     const form = await newForm();
-    const edited = await t.request({
+    const edited = await s.t.request({
       method: 'PUT',
       url: `/api/configs/${form}`,
-      token: admin,
+      token: s.admin,
       payload: { ...RICH_FORM, title: 'Renamed' },
     });
     expect([edited.statusCode, edited.json().version]).toEqual([200, 2]);
     const result = await accepted(await upload(form, 'name,qty\nAnn,1', 'text/csv'));
     expect(result).toMatchObject({ status: 'done', rowsStored: 1 });
-    const list = await t.request({ method: 'GET', url: `/api/data/${form}`, token: admin });
+    const list = await s.t.request({ method: 'GET', url: `/api/data/${form}`, token: s.admin });
     const [record] = list.json().data as { _id: string; configVersion: number }[];
     expect(record.configVersion).toBe(2);
-    const history = await t.request({
+    const history = await s.t.request({
       method: 'GET',
       url: `/api/data/${form}/${record._id}/history`,
-      token: admin,
+      token: s.admin,
     });
     expect(history.json().data).toEqual([
       expect.objectContaining({
@@ -272,7 +265,7 @@ describe('bulk import', () => {
     expect(checked).toMatchObject({ status: 'done', rowsRead: 1, rowsStored: 0, rowsRefused: 0 });
     expect(await stored(form)).toEqual([]);
     const staged = rowsOf(
-      await t.database.client.db.execute(
+      await s.t.database.client.db.execute(
         sql`select count(*)::int as n from data_import_rows where data is not null`,
       ),
     );
@@ -301,15 +294,15 @@ describe('bulk import', () => {
     // The connection breaks once rows 1-2 (one batch) are stored; row 3 was read, not stored.
     const body = new Readable({ read: () => undefined });
     body.push('name,qty\nAnn,1\nBob,2\nCid,3\n');
-    const cut = t.request({
+    const cut = s.t.request({
       method: 'POST',
       url: `/api/data/${form}/import`,
-      token: admin,
+      token: s.admin,
       headers: { 'content-type': 'text/csv', ...headers },
       payload: body,
     });
     for (;;) {
-      const [row] = rowsOf(await t.database.client.db.execute(sql`select rows_stored from data_imports`));
+      const [row] = rowsOf(await s.t.database.client.db.execute(sql`select rows_stored from data_imports`));
       if (row?.rows_stored === 2) break;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -319,7 +312,7 @@ describe('bulk import', () => {
     let failed: Record<string, unknown>;
     for (;;) {
       [failed] = rowsOf(
-        await t.database.client.db.execute(
+        await s.t.database.client.db.execute(
           sql`select id, status, rows_read, rows_stored, error from data_imports`,
         ),
       );
@@ -351,7 +344,7 @@ describe('bulk import', () => {
       { name: 'Eve', qty: 5 },
     ]);
     const history = rowsOf(
-      await t.database.client.db.execute(sql`select origin from record_history order by id`),
+      await s.t.database.client.db.execute(sql`select origin from record_history order by id`),
     );
     expect(history.map((entry) => entry.origin)).toEqual(
       Array.from({ length: 4 }, () => ({ kind: 'import', importId: failed.id })),
@@ -362,7 +355,7 @@ describe('bulk import', () => {
     const form = await newForm();
     const old = await accepted(await upload(form, 'name,qty\nAnn,1\nBob,x', 'text/csv'));
     const recent = await accepted(await upload(form, 'name,qty\nCid,x', 'text/csv'));
-    const db = t.database.client.db;
+    const db = s.t.database.client.db;
     await db.execute(
       sql`update data_imports set finished_at = now() - interval '31 days' where id = ${old.id}::uuid`,
     );
@@ -370,8 +363,8 @@ describe('bulk import', () => {
     await db.execute(sql`insert into data_imports (config_id, config_version, user_id, request, mode, format, status, created_at)
       select config_id, config_version, user_id, request, mode, format, 'storing', now() - interval '90 days'
       from data_imports where id = ${old.id}::uuid`);
-    expect(await t.app.get(ImportRetention).purge()).toBe(1);
-    const gone = await t.request({ method: 'GET', url: `/api/data/imports/${old.id}`, token: admin });
+    expect(await s.t.app.get(ImportRetention).purge()).toBe(1);
+    const gone = await readImport(old.id, s.admin);
     expect(gone.statusCode).toBe(404);
     expect(gone.json()).toMatchObject({ code: 'IMPORT_NOT_FOUND' });
     const left = rowsOf(await db.execute(sql`select status from data_imports order by created_at`));
@@ -383,75 +376,63 @@ describe('bulk import', () => {
 
   it("needs importResults: a user is refused until granted it; imports are their importer's", async () => {
     const form = await newForm();
-    const refused = await upload(form, 'name,qty\nAnn,1', 'text/csv', { token: alice.token });
+    const refused = await upload(form, 'name,qty\nAnn,1', 'text/csv', { token: s.user.token });
     expect(refused.statusCode).toBe(403);
     expect(refused.json()).toMatchObject({ code: 'FORBIDDEN' });
-    const grant = await t.request({
-      method: 'PUT',
-      url: `/api/permissions/${form}`,
-      token: admin,
-      payload: { roles: { user: ['viewForm', 'viewOwnResults', 'importResults'] }, users: {} },
+    await replaceFormPermissions(s.t, s.admin, form, {
+      roles: { user: ['viewForm', 'viewOwnResults', 'importResults'] },
+      users: {},
     });
-    expect(grant.statusCode).toBe(200);
-    const response = await upload(form, 'name,qty\nAnn,1', 'text/csv', { token: alice.token });
+    const response = await upload(form, 'name,qty\nAnn,1', 'text/csv', { token: s.user.token });
     expect(response.statusCode).toBe(202);
-    const result = await finished(response.json().id, alice.token);
+    const result = await finished(response.json().id, s.user.token);
     expect(result).toMatchObject({ status: 'done', rowsStored: 1 });
-    const bob = await createUser(t);
-    const foreign = await t.request({
-      method: 'GET',
-      url: `/api/data/imports/${result.id}`,
-      token: bob.token,
-    });
+    const bob = await createUser(s.t);
+    const foreign = await readImport(result.id, bob.token);
     expect(foreign.statusCode).toBe(404);
     expect(foreign.json()).toMatchObject({ code: 'IMPORT_NOT_FOUND' });
-    const cancel = await t.request({
+    const cancel = await s.t.request({
       method: 'POST',
       url: `/api/data/imports/${result.id}/cancel`,
-      token: alice.token,
+      token: s.user.token,
     });
     expect(cancel.statusCode).toBe(409);
     expect(cancel.json()).toMatchObject({ code: 'IMPORT_FINISHED' });
-    const anonymous = await t.request({ method: 'GET', url: `/api/data/imports/${result.id}` });
+    const anonymous = await readImport(result.id);
     expect(anonymous.statusCode).toBe(401);
 
     // Her erasure empties the e-mail address her import keeps; the import and its counts stay.
     const requestOf = async () =>
       rowsOf(
-        await t.database.client.db.execute(
+        await s.t.database.client.db.execute(
           sql`select request from data_imports where id = ${result.id}::uuid`,
         ),
       )[0].request as { actor: { userId: string; email: string } };
-    expect((await requestOf()).actor.email).toBe(alice.user.email);
-    const erasure = await t.request({
+    expect((await requestOf()).actor.email).toBe(s.user.user.email);
+    const erasure = await s.t.request({
       method: 'POST',
-      url: `/api/users/${alice.user.id}/erase`,
-      token: admin,
+      url: `/api/users/${s.user.user.id}/erase`,
+      token: s.admin,
     });
     expect(erasure.statusCode).toBe(202);
     let erased: { status: string; counts: Record<string, number> };
     do {
       await new Promise((resolve) => setTimeout(resolve, 20));
       erased = (
-        await t.request({ method: 'GET', url: `/api/erasures/${erasure.json().id}`, token: admin })
+        await s.t.request({ method: 'GET', url: `/api/erasures/${erasure.json().id}`, token: s.admin })
       ).json();
     } while (erased.status !== 'done');
     expect(erased.counts).toMatchObject({ importRequests: 1, accounts: 1 });
-    expect(await requestOf()).toMatchObject({ actor: { userId: alice.user.id, email: '' } });
-    expect(JSON.stringify(await requestOf())).not.toContain(alice.user.email);
-    const kept = await t.request({ method: 'GET', url: `/api/data/imports/${result.id}`, token: admin });
+    expect(await requestOf()).toMatchObject({ actor: { userId: s.user.user.id, email: '' } });
+    expect(JSON.stringify(await requestOf())).not.toContain(s.user.user.email);
+    const kept = await readImport(result.id, s.admin);
     expect(kept.json()).toMatchObject({ status: 'done', rowsStored: 1 });
   });
 
   it("another site's form is a 404; a bad mode, mapping or media type is refused", async () => {
-    const site = await t.request({
-      method: 'POST',
-      url: '/api/sites',
-      token: admin,
-      payload: { name: 'A', domains: ['a.example.com'] },
-    });
-    const siteForm = await createConfig(t, admin, { ...RICH_FORM, siteId: site.json().id });
-    const manager = await createUser(t, { role: 'manager' });
+    const site = await createSite(s.t, s.admin, 'A', 'a.example.com');
+    const siteForm = await createConfig(s.t, s.admin, { ...RICH_FORM, siteId: site });
+    const manager = await createUser(s.t, { role: 'manager' });
     const foreign = await upload(siteForm, 'name,qty\nAnn,1', 'text/csv', {
       token: manager.token,
       headers: { host: 'elsewhere.example.com' },
@@ -465,13 +446,7 @@ describe('bulk import', () => {
     expect(mapping.statusCode).toBe(422);
     const media = await upload(form, 'name,qty', 'text/plain');
     expect(media.statusCode).toBe(415);
-    const elsewhere = await t.request({
-      method: 'POST',
-      url: `/api/data/${form}`,
-      token: admin,
-      headers: { 'content-type': 'text/csv' },
-      payload: 'name,qty\nAnn,1',
-    });
+    const elsewhere = await postRecord(s.t, s.admin, form, 'name,qty\nAnn,1', { 'content-type': 'text/csv' });
     expect(elsewhere.statusCode).toBe(415);
     const broken = await upload(form, 'name,qty\n"Ann,1', 'text/csv');
     expect(broken.statusCode).toBe(400);
@@ -503,52 +478,40 @@ describe('bulk import', () => {
 
   it('writes one record.imported event per record, only when somebody takes that type', async () => {
     const form = await newForm();
-    const db = t.database.client.db;
-    /** Events written so far (the dispatcher may have handed them out since), by the sequence. */
-    const eventsWritten = async () => {
-      const [{ name }] = rowsOf(
-        await db.execute(sql`select pg_get_serial_sequence('domain_events', 'seq') as name`),
-      );
-      const [row] = rowsOf(
-        await db.execute(
-          sql.raw(`select case when is_called then last_value else 0 end as n from ${String(name)}`),
-        ),
-      );
-      return Number(row.n);
-    };
+    const db = s.t.database.client.db;
     // Somebody takes record.created only (a webhook, a trigger): an import writes no event for them.
     await db.execute(
       sql`insert into domain_event_interests (type, config_id) values ('record.created', null)`,
     );
     await accepted(await upload(form, 'name,qty\nAnn,1\nBob,2', 'text/csv'));
-    expect(await eventsWritten()).toBe(0);
+    expect(await domainEventsWritten(s.t)).toBe(0);
     await db.execute(
       sql`insert into domain_event_interests (type, config_id) values ('record.imported', ${form}::uuid)`,
     );
     await accepted(await upload(form, 'name,qty\nCid,1\nDan,2\nEve,3', 'text/csv'));
-    expect(await eventsWritten()).toBe(3);
+    expect(await domainEventsWritten(s.t)).toBe(3);
     await db.execute(sql`delete from domain_event_interests`);
   });
 
   it('an import whose instance died while storing is taken over and finished, each row stored once', async () => {
     const form = await newForm();
     const [user] = rowsOf(
-      await t.database.client.db.execute(sql`select id from users where role = 'admin' limit 1`),
+      await s.t.database.client.db.execute(sql`select id from users where role = 'admin' limit 1`),
     );
     const actor = { userId: user.id, role: 'admin', email: 'admin@example.com', siteId: null };
     const [row] = rowsOf(
-      await t.database.client.db.execute(sql`insert into data_imports
+      await s.t.database.client.db.execute(sql`insert into data_imports
         (config_id, config_version, user_id, request, mode, format, status, rows_read, rows_stored, lease_owner, lease_until)
         values (${form}::uuid, 1, ${user.id}::uuid, ${JSON.stringify({ actor, siteId: null, locale: 'en', requestId: 'r' })}::jsonb,
           'valid-rows', 'csv', 'storing', 3, 0, 'dead-instance', now() - interval '1 second') returning id`),
     );
-    await t.database.client.db
+    await s.t.database.client.db
       .execute(sql`insert into data_import_rows (import_id, row_number, data, computed_results)
       values (${row.id}::uuid, 1, '{"name":"Ann","qty":1}', null), (${row.id}::uuid, 3, '{"name":"Bob","qty":2}', null)`);
     // Row 2 was refused: staged with its refusal and no data.
-    await t.database.client.db.execute(sql`insert into data_import_rows (import_id, row_number, refusals)
+    await s.t.database.client.db.execute(sql`insert into data_import_rows (import_id, row_number, refusals)
       values (${row.id}::uuid, 2, '[{"field":"qty","rule":"type","message":"must be integer"}]')`);
-    await t.app.get(ImportProcessor).takeOver();
+    await s.t.app.get(ImportProcessor).takeOver();
     const result = await finished(String(row.id));
     expect(result).toMatchObject({ status: 'done', rowsStored: 2 });
     expect((await stored(form)).map((r) => r.data)).toEqual([
@@ -556,10 +519,10 @@ describe('bulk import', () => {
       { name: 'Bob', qty: 2 },
     ]);
     // Taken over again (a second instance that saw it expired too): nothing is stored twice.
-    await t.database.client.db.execute(
+    await s.t.database.client.db.execute(
       sql`update data_imports set status = 'storing', lease_until = now() - interval '1 second'`,
     );
-    await t.app.get(ImportProcessor).takeOver();
+    await s.t.app.get(ImportProcessor).takeOver();
     expect(await stored(form)).toHaveLength(2);
   });
 });

@@ -1,36 +1,31 @@
 import { sql } from 'drizzle-orm';
 import { createConfig } from '../factories/config.factory';
 import { useAppSuite } from '../utils/app-suite';
-import type { TestApp } from '../utils/test-app';
+import { errorBody } from '../utils/error-body';
+import { gridQuery } from '../utils/grid-query';
+import { requestAs } from '../utils/request-as';
 import { RecordsRepository } from '../../src/data/records.repository';
 import { parsePagingQuery } from '../../src/data/list-query.parser';
 
 /** LIST_MAX_ROWS and LIST_MAX_BYTES bound both list forms; a stock paging grid keeps working. */
 describe('list answers are bounded in rows and bytes', () => {
-  let t: TestApp;
-  let admin: string;
+  const s = useAppSuite({ env: { LIST_MAX_ROWS: '5', LIST_MAX_BYTES: '2048' }, seed: 'once' });
   let small: string;
   let big: string;
-  const TOO_LARGE = {
-    success: false,
-    error:
-      'The answer would exceed the list limits (at most 5 records and 2048 bytes of record data); ' +
+  const TOO_LARGE = errorBody(
+    422,
+    'LIST_TOO_LARGE',
+    'The answer would exceed the list limits (at most 5 records and 2048 bytes of record data); ' +
       'ask for smaller pages (take, limit) or narrow the filter.',
-    code: 'LIST_TOO_LARGE',
-    statusCode: 422,
-    details: { maxRows: 5, maxBytes: 2048 },
-  };
+    { details: { maxRows: 5, maxBytes: 2048 } },
+  );
 
-  useAppSuite((suite) => ({ t, admin } = suite), {
-    env: { LIST_MAX_ROWS: '5', LIST_MAX_BYTES: '2048' },
-    seed: 'once',
-  });
   beforeAll(async () => {
     const free = { schema: null, validationRules: [], computedRules: [] };
-    small = await createConfig(t, admin, free);
-    big = await createConfig(t, admin, free);
+    small = await createConfig(s.t, s.admin, free);
+    big = await createConfig(s.t, s.admin, free);
     const insert = (configId: string, data: object, index: number) =>
-      t.database.client.db.execute(
+      s.t.database.client.db.execute(
         sql`insert into data_records (config_id, data, created_at)
             values (${configId}::uuid, ${JSON.stringify(data)}::jsonb, timestamptz '2024-01-01' + ${index} * interval '1 minute')`,
       );
@@ -40,17 +35,8 @@ describe('list answers are bounded in rows and bytes', () => {
   });
 
   const get = (configId: string, query: string) =>
-    t.request({ method: 'GET', url: `/api/data/${configId}?${query}`, token: admin });
-  const grid = (configId: string, params: Record<string, unknown>) =>
-    get(
-      configId,
-      Object.entries(params)
-        .map(
-          ([key, value]) =>
-            `${key}=${encodeURIComponent(typeof value === 'string' ? value : JSON.stringify(value))}`,
-        )
-        .join('&'),
-    );
+    requestAs(s.t, s.admin, 'GET', `/api/data/${configId}?${query}`);
+  const grid = (configId: string, params: Record<string, unknown>) => get(configId, gridQuery(params));
   const expectTooLarge = (response: { statusCode: number; json(): unknown }) => {
     expect(response.statusCode).toBe(422);
     expect(response.json()).toEqual(TOO_LARGE);
@@ -76,7 +62,7 @@ describe('list answers are bounded in rows and bytes', () => {
   });
 
   it('the database stops sending one record past the byte bound', async () => {
-    const repository = t.app.get(RecordsRepository);
+    const repository = s.t.app.get(RecordsRepository);
     const scope = { configId: big, site: { kind: 'all' as const }, ownerId: null };
     const { rows, total, tooLarge } = await repository.listPage(
       scope,

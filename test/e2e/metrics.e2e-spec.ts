@@ -1,8 +1,9 @@
 import { MetricsServer } from '../../src/common/metrics/metrics-server';
-import { adminToken } from '../factories/user.factory';
+import { createRecord } from '../factories/record.factory';
 import { createConfig } from '../factories/config.factory';
 import { ConfigValidationError, loadConfig } from '../../src/config/app-config';
-import { createTestApp, testEnv, type TestApp } from '../utils/test-app';
+import { createTestApp, testEnv } from '../utils/test-app';
+import { errorBody, expectError } from '../utils/api-error';
 import { useAppSuite } from '../utils/app-suite';
 import { createSteps, execute, run } from '../utils/workflow-api';
 
@@ -12,27 +13,23 @@ function sample(text: string, ...parts: string[]): number | undefined {
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
+/** The parts of the sample counting records created through the API (201s of the create route). */
+const RECORDS_CREATED = [
+  'fdws_http_request_duration_seconds_count{',
+  'method="POST"',
+  'route="/api/data/:configId"',
+  'status="201"',
+];
+
 describe('GET /metrics', () => {
-  let t: TestApp;
-  let token: string;
-  beforeAll(async () => {
-    // No queue workers: a queued run stays queued, so the queue gauges have something to show.
-    t = await createTestApp({ env: { THROTTLE_AUTH_LIMIT: '2', WORKFLOW_WORKERS: '0' } });
-    token = await adminToken(t);
-  });
-  afterAll(() => t.close());
+  // No queue workers: a queued run stays queued, so the queue gauges have something to show.
+  const s = useAppSuite({ env: { THROTTLE_AUTH_LIMIT: '2', WORKFLOW_WORKERS: '0' }, seed: 'once' });
 
   it('serves Prometheus text with live request, database, rate-limit and process families, without a token', async () => {
-    const configId = await createConfig(t, token);
-    const created = await t.request({
-      method: 'POST',
-      url: `/api/data/${configId}`,
-      token,
-      payload: { name: 'A', qty: 1, price: 2 },
-    });
-    expect(created.statusCode).toBe(201);
+    const configId = await createConfig(s.t, s.admin);
+    await createRecord(s.t, s.admin, configId, { name: 'A', qty: 1, price: 2 });
     const login = () =>
-      t.request({
+      s.t.request({
         method: 'POST',
         url: '/auth/login',
         payload: { email: 'x@example.com', password: 'wrong-one' },
@@ -40,63 +37,38 @@ describe('GET /metrics', () => {
     const statuses = [(await login()).statusCode, (await login()).statusCode, (await login()).statusCode];
     expect(statuses).toContain(429);
 
-    const response = await t.request({ method: 'GET', url: '/metrics' });
+    const response = await s.t.request({ method: 'GET', url: '/metrics' });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
     const text = response.body;
-    expect(
-      sample(
-        text,
-        'fdws_http_request_duration_seconds_count{',
-        'method="POST"',
-        'route="/api/data/:configId"',
-        'status="201"',
-      ),
-    ).toBe(1);
+    expect(sample(text, ...RECORDS_CREATED)).toBe(1);
     expect(sample(text, 'fdws_rate_limit_refusals_total{', 'route="/auth/login"')).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'fdws_db_pool_connections{', 'state="waiting"')).toBe(0);
     expect(sample(text, 'fdws_db_errors_total{', 'kind="query"')).toBe(0);
     expect(sample(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
     expect(text).toContain('# TYPE nodejs_eventloop_lag_seconds gauge');
     expect(text).toContain('# TYPE nodejs_gc_duration_seconds histogram');
-    if (t.config.redisUrl) expect(sample(text, 'fdws_redis_up')).toBe(1);
+    if (s.t.config.redisUrl) expect(sample(text, 'fdws_redis_up')).toBe(1);
     // The scrape itself is not rate limited and never counted under a URL with ids in it.
     expect(text).not.toContain(configId);
   });
 
   it('shows workflow runs, step durations, the queue and the outbox with live values', async () => {
-    const configId = await createConfig(t, token);
-    const workflowId = await createSteps(t, token, [
+    const configId = await createConfig(s.t, s.admin);
+    const mail = { email: { to: 'ops@example.com', subject: 'New {{input.name}}' } };
+    const workflowId = await createSteps(s.t, s.admin, [
       { name: 'store', type: 'save' },
-      {
-        name: 'mail',
-        type: 'notify',
-        config: { email: { to: 'ops@example.com', subject: 'New {{input.name}}' } },
-      },
+      { name: 'mail', type: 'notify', config: mail },
     ]);
-    expect(await run(t, token, workflowId, configId, { name: 'B', qty: 1, price: 2 })).toMatchObject({
+    expect(await run(s.t, s.admin, workflowId, configId, { name: 'B', qty: 1, price: 2 })).toMatchObject({
       status: 'success',
     });
-    const queued = await execute(
-      t,
-      token,
-      workflowId,
-      configId,
-      { name: 'C', qty: 1, price: 2 },
-      {
-        prefer: 'respond-async',
-      },
-    );
+    const async = { prefer: 'respond-async' };
+    const queued = await execute(s.t, s.admin, workflowId, configId, { name: 'C', qty: 1, price: 2 }, async);
     expect(queued.statusCode).toBe(202);
-    const created = await t.request({
-      method: 'POST',
-      url: `/api/data/${configId}`,
-      token,
-      payload: { name: 'D', qty: 1, price: 2 },
-    });
-    expect(created.statusCode).toBe(201);
+    await createRecord(s.t, s.admin, configId, { name: 'D', qty: 1, price: 2 });
 
-    const text = (await t.request({ method: 'GET', url: '/metrics' })).body;
+    const text = (await s.t.request({ method: 'GET', url: '/metrics' })).body;
     const workflow = `workflow="${workflowId}"`;
     expect(sample(text, 'fdws_workflow_runs_started_total{', workflow, 'mode="sync"')).toBe(1);
     expect(sample(text, 'fdws_workflow_runs_started_total{', workflow, 'mode="async"')).toBe(1);
@@ -114,37 +86,24 @@ describe('GET /metrics', () => {
     expect(sample(text, 'fdws_workflow_outbox_effects{', 'state="sent"')).toBe(1);
     expect(sample(text, 'fdws_workflow_outbox_effects{', 'state="pending"')).toBe(0);
     expect(sample(text, 'fdws_workflow_outbox_effects{', 'state="failed"')).toBe(0);
-    expect(
-      sample(
-        text,
-        'fdws_http_request_duration_seconds_count{',
-        'method="POST"',
-        'route="/api/data/:configId"',
-        'status="201"',
-      ),
-    ).toBeGreaterThanOrEqual(1);
+    expect(sample(text, ...RECORDS_CREATED)).toBeGreaterThanOrEqual(1);
   });
 });
 
 describe('GET /metrics with METRICS_TOKEN', () => {
-  let t: TestApp;
-  useAppSuite((suite) => ({ t } = suite), {
-    env: { METRICS_TOKEN: 'scrape-secret-123' },
-    admin: false,
-    seed: 'once',
-  });
+  const s = useAppSuite({ env: { METRICS_TOKEN: 'scrape-secret-123' }, admin: false, seed: 'once' });
 
   it('answers 401 without the bearer token or with a wrong one, 200 with it', async () => {
-    const without = await t.request({ method: 'GET', url: '/metrics' });
+    const without = await s.t.request({ method: 'GET', url: '/metrics' });
     expect(without.statusCode).toBe(401);
-    expect(without.json()).toMatchObject({ success: false, code: 'UNAUTHORIZED', statusCode: 401 });
-    const wrong = await t.request({
+    expect(without.json()).toMatchObject(errorBody(401, { code: 'UNAUTHORIZED' }));
+    const wrong = await s.t.request({
       method: 'GET',
       url: '/metrics',
       headers: { authorization: 'Bearer nope' },
     });
     expect(wrong.statusCode).toBe(401);
-    const right = await t.request({
+    const right = await s.t.request({
       method: 'GET',
       url: '/metrics',
       headers: { authorization: 'Bearer scrape-secret-123' },
@@ -173,13 +132,7 @@ describe('/metrics in production (NODE_ENV=production)', () => {
     const t = await createTestApp({ env: { NODE_ENV: 'production', METRICS_TOKEN: 'scrape-secret-123' } });
     try {
       const without = await t.request({ method: 'GET', url: '/metrics' });
-      expect(without.statusCode).toBe(401);
-      expect(without.json()).toEqual({
-        success: false,
-        code: 'UNAUTHORIZED',
-        statusCode: 401,
-        error: expect.any(String),
-      });
+      expectError(without, 401, { code: 'UNAUTHORIZED', error: expect.any(String) });
       const right = await t.request({
         method: 'GET',
         url: '/metrics',

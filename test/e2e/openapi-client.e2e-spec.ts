@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createClientWorkspace } from '../utils/generated-client';
 import { useAppSuite } from '../utils/app-suite';
-import type { TestApp } from '../utils/test-app';
 
 /**
  * An API consumer's first hour: types generated from /api-docs-json by openapi-typescript with its
@@ -103,12 +102,10 @@ export async function orderIntake(baseUrl: string): Promise<number> {
 `;
 
 describe('a client generated from /api-docs-json', () => {
-  let t: TestApp;
-
-  useAppSuite((suite) => ({ t } = suite), { admin: false, seed: 'once' });
+  const s = useAppSuite({ admin: false, seed: 'once' });
 
   it('type-checks a strict openapi-fetch script with no cast and no any', async () => {
-    const response = await t.request({ method: 'GET', url: '/api-docs-json' });
+    const response = await s.t.request({ method: 'GET', url: '/api-docs-json' });
     expect(response.statusCode).toBe(200);
     const workspace = createClientWorkspace();
     const types = await workspace.generate(response.json(), 'api');
@@ -122,13 +119,13 @@ describe('a client generated from /api-docs-json', () => {
     expect(readFileSync(types, 'utf8').match(/^ {8,}.*Record<string, never>/gm)).toBeNull();
 
     // And the script works against the service: what type-checks also runs.
-    await t.app.listen(0, '127.0.0.1');
-    const { port } = t.app.getHttpServer().address() as AddressInfo;
+    await s.t.app.listen(0, '127.0.0.1');
+    const { port } = s.t.app.getHttpServer().address() as AddressInfo;
     expect(Number(await workspace.run(script, 'orderIntake', `http://127.0.0.1:${port}`))).toBeGreaterThan(0);
   }, 120_000);
 
   it('has clean unique operation ids, typed query parameters, one error body and a nullable dry-run runId', async () => {
-    const document = (await t.request({ method: 'GET', url: '/api-docs-json' })).json();
+    const document = (await s.t.request({ method: 'GET', url: '/api-docs-json' })).json();
     const ids: string[] = [];
     const untyped: string[] = [];
     const errorsWithoutBody: string[] = [];

@@ -1,6 +1,8 @@
 import { adminToken } from '../factories/user.factory';
+import { postConfig } from '../utils/api-requests';
 import { useAppSuite } from '../utils/app-suite';
 import type { TestApp } from '../utils/test-app';
+import { createWorkflow, execute } from '../utils/workflow-api';
 
 /**
  * Swagger UI's "Try it out": every request body and query example of /api-docs-json, built the way
@@ -77,44 +79,29 @@ const CREATES: Record<string, [string, (body: any) => string]> = {
 const PREPARE: Record<string, (t: TestApp, token: string, ids: Record<string, string>) => Promise<void>> = {
   // A reader uploads to a form with an attachment field (the body example is any file).
   'POST /api/data/{configId}/attachments': async (t, token, ids) => {
-    const created = await t.request({
-      method: 'POST',
-      url: '/api/configs',
-      token,
-      payload: {
-        title: 'Claims',
-        type: 'form',
-        schema: { type: 'object', properties: { receipt: { type: 'string', format: 'attachment' } } },
-      },
+    const created = await postConfig(t, token, {
+      title: 'Claims',
+      type: 'form',
+      schema: { type: 'object', properties: { receipt: { type: 'string', format: 'attachment' } } },
     });
     ids.configId = created.json().id;
   },
   // A decision needs a run waiting at an approval step (an admin decides: allowSelfApproval, as the admin started it).
   'POST /api/workflow/runs/{runId}/steps/{stepName}/decision': async (t, token, ids) => {
-    const created = await t.request({
-      method: 'POST',
-      url: '/api/workflow',
-      token,
-      payload: {
-        name: 'Approval',
-        type: 'custom',
-        config: {
-          steps: [
-            {
-              name: 'approve',
-              type: 'approval',
-              config: { approvers: { roles: [] }, allowSelfApproval: true },
-            },
-          ],
-        },
+    const workflowId = await createWorkflow(t, token, {
+      name: 'Approval',
+      type: 'custom',
+      config: {
+        steps: [
+          {
+            name: 'approve',
+            type: 'approval',
+            config: { approvers: { roles: [] }, allowSelfApproval: true },
+          },
+        ],
       },
     });
-    const waiting = await t.request({
-      method: 'POST',
-      url: `/api/workflow/${created.json().id}/execute`,
-      token,
-      payload: { configId: ids.configId, data: {} },
-    });
+    const waiting = await execute(t, token, workflowId, ids.configId, {});
     ids.runId = waiting.json().runId;
     ids.stepName = 'approve';
   },
@@ -189,12 +176,10 @@ async function multipartExample(
 }
 
 describe('the examples of /api-docs-json', () => {
-  let t: TestApp;
-
-  useAppSuite((suite) => ({ t } = suite), { admin: false, seed: 'once' });
+  const s = useAppSuite({ admin: false, seed: 'once' });
 
   it('are accepted by the service, in the order a reader follows', async () => {
-    const document = (await t.request({ method: 'GET', url: '/api-docs-json' })).json();
+    const document = (await s.t.request({ method: 'GET', url: '/api-docs-json' })).json();
     const operations = new Map<string, Schema>();
     for (const [path, item] of Object.entries(document.paths as Record<string, Schema>)) {
       for (const [method, operation] of Object.entries(item)) {
@@ -208,17 +193,17 @@ describe('the examples of /api-docs-json', () => {
 
     const ids: Record<string, string> = {};
     const refused: string[] = [];
-    let token = await adminToken(t);
+    let token = await adminToken(s.t);
     for (const key of ORDER) {
       const operation = operations.get(key);
       if (!operation) continue;
-      await PREPARE[key]?.(t, token, ids);
+      await PREPARE[key]?.(s.t, token, ids);
       const [method, template] = key.split(' ');
       const url = template.replace(/\{(\w+)\}/g, (_, name: string) => ids[name] ?? `{${name}}`);
       const schemaOf = (_key: string, type: string): Schema =>
         (operation.requestBody?.content?.[type]?.schema ?? {}) as Schema;
       const send = async (label: string, query: Record<string, string>, media?: [string, unknown]) => {
-        const response = await t.request({
+        const response = await s.t.request({
           method: method as 'GET',
           url,
           query,

@@ -4,11 +4,12 @@ import { rowsOf } from '../../src/database/raw-rows';
 import { PasswordHasher } from '../../src/common/security/password-hasher';
 import { ErasureProcessor } from '../../src/erasure/erasure.processor';
 import { UsersRepository } from '../../src/users/users.repository';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
+import { adminToken } from '../factories/user.factory';
 import { createConfig } from '../factories/config.factory';
+import { createSite } from '../factories/site.factory';
 import { createWorkflow, workflowBody } from '../utils/workflow-api';
+import { postRecord } from '../utils/api-requests';
 import { useAppSuite } from '../utils/app-suite';
-import type { TestApp } from '../utils/test-app';
 
 /**
  * Every operation of the service's own OpenAPI document, called with requests generated from its
@@ -285,21 +286,13 @@ function inErrorBodyShape(text: string, status: number): boolean {
   }
 }
 describe('OpenAPI fuzz: no 5xx, and a 4xx changes nothing', () => {
-  let t: TestApp;
-  let admin: string;
-  let victim: TestUser;
-
-  useAppSuite((suite) => ({ t } = suite), { admin: false, seed: 'once' });
-  beforeAll(async () => {
-    await t.reset();
-    admin = await adminToken(t);
-    victim = await createUser(t, { email: 'victim@example.com' });
-  });
+  // The victim (the user) owns the record the operations meet.
+  const s = useAppSuite({ users: [{ email: 'victim@example.com' }], seed: 'once' });
 
   /** One text per table: every row, in id order, so any insert, update or delete shows. */
   const fingerprint = async () =>
     rowsOf(
-      await t.database.client.db.execute(
+      await s.t.database.client.db.execute(
         sql.raw(
           `select ${TABLES.map((table) => `(select md5(coalesce(string_agg(t::text, ',' order by t::text), '')) from ${table} t) as "${table}"`).join(', ')}`,
         ),
@@ -307,26 +300,19 @@ describe('OpenAPI fuzz: no 5xx, and a 4xx changes nothing', () => {
     )[0];
 
   it('every operation, hostile inputs included', async () => {
+    const { t, user: victim } = s;
+    // Logout and the password change end the admin's token: `admin` is a fresh one after them.
+    let admin = s.admin;
     const document = (await t.request({ method: 'GET', url: '/api-docs-json' })).json<Schema>();
     const configId = await createConfig(t, admin);
-    const record = await t.request({
-      method: 'POST',
-      url: `/api/data/${configId}`,
-      token: victim.token,
-      payload: { name: 'Fuzz', qty: 2, price: 1 },
-    });
+    const record = await postRecord(t, victim.token, configId, { name: 'Fuzz', qty: 2, price: 1 });
     const role = await t.request({
       method: 'POST',
       url: '/api/roles',
       token: admin,
       payload: { name: 'fuzzrole', description: 'fuzz', permissions: {} },
     });
-    const site = await t.request({
-      method: 'POST',
-      url: '/api/sites',
-      token: admin,
-      payload: { name: 'Fuzz site', domains: ['fuzz.example.com'] },
-    });
+    const site = await createSite(t, admin, 'Fuzz site', 'fuzz.example.com');
     const workflowId = await createWorkflow(t, admin, workflowBody({ name: 'Fuzz' }));
     const ids: Record<string, string[]> = {
       configId: [configId],
@@ -334,7 +320,7 @@ describe('OpenAPI fuzz: no 5xx, and a 4xx changes nothing', () => {
       // Never the admin: a fuzzed update could change its e-mail and end the run's access.
       userId: [victim.user.id],
       roleId: [role.json().id],
-      siteId: [site.json().id],
+      siteId: [site],
       workflowId: [workflowId],
       runId: [workflowId],
     };

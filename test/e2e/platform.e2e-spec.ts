@@ -1,26 +1,24 @@
 import { useAppSuite } from '../utils/app-suite';
+import { errorBody } from '../utils/error-body';
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { adminToken, createUser } from '../factories/user.factory';
 import { databaseThatCanGoAway } from '../utils/database-outage';
 
 describe('platform: health, docs, error body, localization, headers', () => {
-  let t: TestApp;
-  useAppSuite((suite) => ({ t } = suite), {
-    env: { CORS_ORIGINS: 'https://app.example.com' },
-    admin: false,
-    seed: 'once',
-  });
+  const s = useAppSuite({ env: { CORS_ORIGINS: 'https://app.example.com' }, admin: false, seed: 'once' });
+  const get = (url: string, headers?: Record<string, string>, token?: string) =>
+    s.t.request({ method: 'GET', url, headers, token });
 
   it('GET /health answers 200 and /health/ready names the database', async () => {
-    expect((await t.request({ method: 'GET', url: '/health' })).json()).toEqual({ status: 'ok' });
-    const ready = await t.request({ method: 'GET', url: '/health/ready' });
+    expect((await get('/health')).json()).toEqual({ status: 'ok' });
+    const ready = await get('/health/ready');
     expect(ready.statusCode).toBe(200);
-    expect(ready.json()).toEqual({ status: 'ok', database: t.database.client.driver });
+    expect(ready.json()).toEqual({ status: 'ok', database: s.t.database.client.driver });
   });
 
   it('serves Swagger UI and the OpenAPI document with the bearer scheme', async () => {
-    expect((await t.request({ method: 'GET', url: '/api-docs' })).statusCode).toBe(200);
-    const doc = (await t.request({ method: 'GET', url: '/api-docs-json' })).json();
+    expect((await get('/api-docs')).statusCode).toBe(200);
+    const doc = (await get('/api-docs-json')).json();
     expect(doc.components.securitySchemes.bearer).toEqual({
       type: 'http',
       scheme: 'bearer',
@@ -41,43 +39,29 @@ describe('platform: health, docs, error body, localization, headers', () => {
   });
 
   it('an unknown route is a 404 in the error body, without stack outside development', async () => {
-    const response = await t.request({ method: 'GET', url: '/no-such-route' });
+    const response = await get('/no-such-route');
     expect(response.statusCode).toBe(404);
-    expect(response.json()).toEqual({
-      success: false,
-      error: 'No such route.',
-      code: 'ROUTE_NOT_FOUND',
-      statusCode: 404,
-    });
+    expect(response.json()).toEqual(errorBody(404, 'ROUTE_NOT_FOUND', 'No such route.'));
   });
 
   it('localizes messages by ?lang=, ?locale= and Accept-Language, falling back to en', async () => {
     const hu = 'Nincs ilyen útvonal.';
-    expect((await t.request({ method: 'GET', url: '/nope?lang=hu' })).json().error).toBe(hu);
-    expect((await t.request({ method: 'GET', url: '/nope?locale=hu-HU' })).json().error).toBe(hu);
-    const byHeader = await t.request({
-      method: 'GET',
-      url: '/nope',
-      headers: { 'accept-language': 'de;q=0.9, hu;q=0.8' },
-    });
+    expect((await get('/nope?lang=hu')).json().error).toBe(hu);
+    expect((await get('/nope?locale=hu-HU')).json().error).toBe(hu);
+    const byHeader = await get('/nope', { 'accept-language': 'de;q=0.9, hu;q=0.8' });
     expect(byHeader.json().error).toBe(hu);
-    expect((await t.request({ method: 'GET', url: '/nope?lang=xx' })).json().error).toBe('No such route.');
+    expect((await get('/nope?lang=xx')).json().error).toBe('No such route.');
   });
 
   it('DTO validation failures are 422 with validationErrors naming the fields', async () => {
-    const response = await t.request({
+    const response = await s.t.request({
       method: 'POST',
       url: '/auth/register',
       payload: { email: 'bad', name: '', extra: 1 },
     });
     expect(response.statusCode).toBe(422);
     const body = response.json();
-    expect(body).toMatchObject({
-      success: false,
-      code: 'VALIDATION_FAILED',
-      statusCode: 422,
-      error: 'The request is not valid.',
-    });
+    expect(body).toMatchObject(errorBody(422, 'VALIDATION_FAILED', 'The request is not valid.'));
     const fields = body.validationErrors.map((e: { field: string }) => e.field);
     expect(fields).toEqual(expect.arrayContaining(['email', 'password', 'name', 'extra']));
     expect(body.validationErrors[0]).toEqual({
@@ -88,7 +72,7 @@ describe('platform: health, docs, error body, localization, headers', () => {
   });
 
   it('malformed JSON is a 400 INVALID_JSON', async () => {
-    const response = await t.request({
+    const response = await s.t.request({
       method: 'POST',
       url: '/auth/login',
       headers: { 'content-type': 'application/json' },
@@ -99,50 +83,38 @@ describe('platform: health, docs, error body, localization, headers', () => {
   });
 
   it('401 without a token, 401 with a garbage token, 403 for a role that may not', async () => {
-    expect((await t.request({ method: 'GET', url: '/auth/me' })).json()).toEqual({
-      success: false,
-      error: 'Authentication is required.',
-      code: 'UNAUTHORIZED',
-      statusCode: 401,
-    });
-    const garbage = await t.request({ method: 'GET', url: '/auth/me', token: 'not.a.jwt' });
+    expect((await get('/auth/me')).json()).toEqual(
+      errorBody(401, 'UNAUTHORIZED', 'Authentication is required.'),
+    );
+    const garbage = await get('/auth/me', {}, 'not.a.jwt');
     expect(garbage.statusCode).toBe(401);
     expect(garbage.json().code).toBe('TOKEN_INVALID');
-    const { token } = await createUser(t);
-    expect((await t.request({ method: 'GET', url: '/auth/me', token })).statusCode).toBe(200);
+    const { token } = await createUser(s.t);
+    expect((await get('/auth/me', {}, token)).statusCode).toBe(200);
   });
 
   it('409 for a duplicate e-mail', async () => {
     const payload = { email: 'dup@example.com', password: 'password-123', name: 'Dup' };
-    expect((await t.request({ method: 'POST', url: '/auth/register', payload })).statusCode).toBe(201);
-    const again = await t.request({
+    expect((await s.t.request({ method: 'POST', url: '/auth/register', payload })).statusCode).toBe(201);
+    const again = await s.t.request({
       method: 'POST',
       url: '/auth/register',
       payload: { ...payload, email: 'DUP@example.com' },
     });
     expect(again.statusCode).toBe(409);
-    expect(again.json()).toEqual({
-      success: false,
-      error: 'This e-mail address is already registered.',
-      code: 'EMAIL_TAKEN',
-      statusCode: 409,
-    });
+    expect(again.json()).toEqual(errorBody(409, 'EMAIL_TAKEN', 'This e-mail address is already registered.'));
   });
 
   it('echoes a well-formed x-request-id and makes one up otherwise', async () => {
-    const echoed = await t.request({ method: 'GET', url: '/health', headers: { 'x-request-id': 'abc-123' } });
+    const echoed = await get('/health', { 'x-request-id': 'abc-123' });
     expect(echoed.headers['x-request-id']).toBe('abc-123');
-    const made = await t.request({
-      method: 'GET',
-      url: '/health',
-      headers: { 'x-request-id': 'bad id\u0007' },
-    });
+    const made = await get('/health', { 'x-request-id': 'bad id\u0007' });
     expect(made.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('sets helmet headers, on errors too', async () => {
     for (const url of ['/health', '/api/no-such-route']) {
-      const response = await t.request({ method: 'GET', url });
+      const response = await get(url);
       expect(response.headers['x-content-type-options']).toBe('nosniff');
       expect(response.headers['x-frame-options']).toBe('SAMEORIGIN');
       expect(response.headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
@@ -155,7 +127,7 @@ describe('platform: health, docs, error body, localization, headers', () => {
 
   it('allows CORS for a configured origin and not for others', async () => {
     const preflight = (origin: string) =>
-      t.request({
+      s.t.request({
         method: 'OPTIONS',
         url: '/auth/login',
         headers: { origin, 'access-control-request-method': 'POST' },
@@ -172,7 +144,7 @@ describe('platform: health, docs, error body, localization, headers', () => {
       const requestHeaders =
         'authorization, content-type, accept-language, x-request-id, idempotency-key, prefer, if-match, if-none-match, x-database-position';
       const preflight = (origin: string) =>
-        t.request({
+        s.t.request({
           method: 'OPTIONS',
           url: '/api/configs/00000000-0000-0000-0000-000000000000',
           headers: {
@@ -197,11 +169,7 @@ describe('platform: health, docs, error body, localization, headers', () => {
   );
 
   it('exposes the response headers a cross-origin client reads', async () => {
-    const response = await t.request({
-      method: 'GET',
-      url: '/health',
-      headers: { origin: 'https://app.example.com' },
-    });
+    const response = await get('/health', { origin: 'https://app.example.com' });
     expect(response.headers['access-control-allow-origin']).toBe('https://app.example.com');
     expect(String(response.headers['access-control-expose-headers']).split(/,\s*/)).toEqual([
       'Content-Disposition',
@@ -215,40 +183,38 @@ describe('platform: health, docs, error body, localization, headers', () => {
 });
 
 describe('platform: development mode and limits', () => {
-  it('adds stack to error bodies only when NODE_ENV=development', async () => {
-    const t = await createTestApp({ env: { NODE_ENV: 'development' } });
+  /** Boots an app with `env` for one test, hands it to `use`, and closes it however the test ends. */
+  const withApp = async (env: Record<string, string>, use: (t: TestApp) => Promise<void>) => {
+    const t = await createTestApp({ env });
     try {
-      const body = (await t.request({ method: 'GET', url: '/nope' })).json();
-      expect(body.code).toBe('ROUTE_NOT_FOUND');
-      expect(typeof body.stack).toBe('string');
+      await use(t);
     } finally {
       await t.close();
     }
+  };
+
+  it('adds stack to error bodies only when NODE_ENV=development', async () => {
+    await withApp({ NODE_ENV: 'development' }, async (t) => {
+      const body = (await t.request({ method: 'GET', url: '/nope' })).json();
+      expect(body.code).toBe('ROUTE_NOT_FOUND');
+      expect(typeof body.stack).toBe('string');
+    });
   });
 
   it('answers 413 for a body over BODY_LIMIT', async () => {
-    const t = await createTestApp({ env: { BODY_LIMIT: '1024' } });
-    try {
+    await withApp({ BODY_LIMIT: '1024' }, async (t) => {
       const response = await t.request({
         method: 'POST',
         url: '/auth/login',
         payload: { email: 'a@example.com', password: 'x'.repeat(2000) },
       });
       expect(response.statusCode).toBe(413);
-      expect(response.json()).toEqual({
-        success: false,
-        error: 'The request body is too large.',
-        code: 'PAYLOAD_TOO_LARGE',
-        statusCode: 413,
-      });
-    } finally {
-      await t.close();
-    }
+      expect(response.json()).toEqual(errorBody(413, 'PAYLOAD_TOO_LARGE', 'The request body is too large.'));
+    });
   });
 
   it('answers 429 on the 101st request in a minute and the 11th authentication request', async () => {
-    const t = await createTestApp({ env: { THROTTLE_LIMIT: '100', THROTTLE_AUTH_LIMIT: '10' } });
-    try {
+    await withApp({ THROTTLE_LIMIT: '100', THROTTLE_AUTH_LIMIT: '10' }, async (t) => {
       const login = () =>
         t.request({
           method: 'POST',
@@ -258,59 +224,47 @@ describe('platform: development mode and limits', () => {
       for (let i = 0; i < 10; i++) expect((await login()).statusCode).toBe(401);
       const limited = await login();
       expect(limited.statusCode).toBe(429);
-      expect(limited.json()).toEqual({
-        success: false,
-        error: 'Too many requests; try again later.',
-        code: 'RATE_LIMITED',
-        statusCode: 429,
-      });
+      expect(limited.json()).toEqual(errorBody(429, 'RATE_LIMITED', 'Too many requests; try again later.'));
       // Eleven requests counted so far against the general limit of 100; the 101st is refused.
       const other = (ip: string) => t.request({ method: 'GET', url: '/api/no-such', remoteAddress: ip });
       expect((await other('10.0.0.9')).statusCode).toBe(404);
-    } finally {
-      await t.close();
-    }
+    });
   });
 
   // Behind a proxy the client picks the leftmost X-Forwarded-For entries; only what the trusted
   // proxies appended (the rightmost ones) names the real peer.
   for (const trustProxy of ['1', '10.0.0.0/8']) {
     it(`TRUST_PROXY=${trustProxy}: rotating X-Forwarded-For does not escape the authentication limit`, async () => {
-      const t = await createTestApp({
-        env: { THROTTLE_LIMIT: '1000', THROTTLE_AUTH_LIMIT: '10', TRUST_PROXY: trustProxy },
-      });
-      try {
-        const login = (i: number, client = '203.0.113.7') =>
-          t.request({
-            method: 'POST',
-            url: '/auth/login',
-            remoteAddress: '10.0.0.1',
-            headers: { 'x-forwarded-for': `198.51.100.${i}, ${client}` },
-            payload: { email: 'x@example.com', password: 'wrong-pass' },
-          });
-        for (let i = 0; i < 10; i++) expect((await login(i)).statusCode).toBe(401);
-        const limited = await login(10);
-        expect(limited.statusCode).toBe(429);
-        expect(limited.json().code).toBe('RATE_LIMITED');
-        expect((await login(11)).statusCode).toBe(429);
-        // Another real client behind the same proxy has its own count.
-        expect((await login(12, '203.0.113.8')).statusCode).toBe(401);
-      } finally {
-        await t.close();
-      }
+      await withApp(
+        { THROTTLE_LIMIT: '1000', THROTTLE_AUTH_LIMIT: '10', TRUST_PROXY: trustProxy },
+        async (t) => {
+          const login = (i: number, client = '203.0.113.7') =>
+            t.request({
+              method: 'POST',
+              url: '/auth/login',
+              remoteAddress: '10.0.0.1',
+              headers: { 'x-forwarded-for': `198.51.100.${i}, ${client}` },
+              payload: { email: 'x@example.com', password: 'wrong-pass' },
+            });
+          for (let i = 0; i < 10; i++) expect((await login(i)).statusCode).toBe(401);
+          const limited = await login(10);
+          expect(limited.statusCode).toBe(429);
+          expect(limited.json().code).toBe('RATE_LIMITED');
+          expect((await login(11)).statusCode).toBe(429);
+          // Another real client behind the same proxy has its own count.
+          expect((await login(12, '203.0.113.8')).statusCode).toBe(401);
+        },
+      );
     });
   }
 
   it('refuses the 101st request on an API route from one IP, but not from another IP', async () => {
-    const t = await createTestApp({ env: { THROTTLE_LIMIT: '100', THROTTLE_AUTH_LIMIT: '1000' } });
-    try {
+    await withApp({ THROTTLE_LIMIT: '100', THROTTLE_AUTH_LIMIT: '1000' }, async (t) => {
       const me = (remoteAddress: string) => t.request({ method: 'GET', url: '/api/auth/me', remoteAddress });
       for (let i = 0; i < 100; i++) expect((await me('10.1.1.1')).statusCode).toBe(401);
       expect((await me('10.1.1.1')).statusCode).toBe(429);
       expect((await me('10.1.1.2')).statusCode).toBe(401);
-    } finally {
-      await t.close();
-    }
+    });
   });
 
   it('answers 503 in the error body when the database is gone', async () => {
@@ -331,12 +285,9 @@ describe('platform: development mode and limits', () => {
       expect(live.json()).toEqual({ status: 'ok' });
       const ready = await t.request({ method: 'GET', url: '/health/ready' });
       expect(ready.statusCode).toBe(503);
-      expect(ready.json()).toEqual({
-        success: false,
-        error: 'The database is unavailable; try again later.',
-        code: 'DATABASE_UNAVAILABLE',
-        statusCode: 503,
-      });
+      expect(ready.json()).toEqual(
+        errorBody(503, 'DATABASE_UNAVAILABLE', 'The database is unavailable; try again later.'),
+      );
       const login = await t.request({
         method: 'POST',
         url: '/auth/login',

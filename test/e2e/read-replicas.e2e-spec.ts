@@ -2,9 +2,11 @@ import { Client } from 'pg';
 import { ReadReplicas, type ReplicaStatus } from '../../src/database/replicas/read-replicas';
 import { parseWalPosition } from '../../src/database/replicas/wal-position';
 import { createConfig } from '../factories/config.factory';
-import { adminToken, createUser } from '../factories/user.factory';
+import { createRecord } from '../factories/record.factory';
+import { adminToken, createUser, type TestUser } from '../factories/user.factory';
 import { REDIS, type RedisClient } from '../../src/common/redis/redis.module';
 import { startRedisTestServer } from '../utils/redis-test-server';
+import { expectError } from '../utils/api-error';
 import { relayTo } from '../utils/replica-relay';
 import { withDatabase } from '../utils/snapshot';
 import { createTestApp, type TestApp } from '../utils/test-app';
@@ -65,6 +67,22 @@ onReplica('reads on a streaming replica, never a stale read of your own write', 
     return counts;
   }
 
+  /** Made on `t`: the admin's token, a second admin who only reads (the viewer), and a free-form form. */
+  async function seed(t: TestApp) {
+    const admin = await adminToken(t);
+    const viewer = await createUser(t, { role: 'admin' });
+    const configId = await createConfig(t, admin, FREE_FORM);
+    return { admin, viewer, configId };
+  }
+  /**
+   * The viewer's first read through `reader`, which sets the floor of readers with no position of
+   * their own (a Redis emptied or new), and the replica caught up with it.
+   */
+  async function firstRead(reader: TestApp, viewer: TestUser, configId: string) {
+    await reader.request({ method: 'GET', url: `/api/data/${configId}`, token: viewer.token });
+    await caughtUp(reader);
+  }
+
   beforeAll(async () => {
     database = await createTestDatabase();
     const name = new URL(database.directUrl!).pathname.slice(1);
@@ -100,15 +118,11 @@ onReplica('reads on a streaming replica, never a stale read of your own write', 
     const t = await app({ REPLICA_MAX_LAG_MS: '600000' });
     // A second instance: without a shared store of positions, only the echoed header protects.
     const other = await app({ REPLICA_MAX_LAG_MS: '600000', REDIS_URL: '' });
-    const admin = await adminToken(t);
-    const viewer = await createUser(t, { role: 'admin' });
-    const configId = await createConfig(t, admin, FREE_FORM);
+    const { admin, viewer, configId } = await seed(t);
     await statusBecomes(t, 'ready');
     await statusBecomes(other, 'ready');
-    // The viewer's first read sets the floor of readers with no position of their own (a Redis
-    // emptied or new), which the replica reaches before it is paused.
-    await t.request({ method: 'GET', url: `/api/data/${configId}`, token: viewer.token });
-    await caughtUp(t);
+    // The replica reaches the floor the viewer's first read sets before it is paused.
+    await firstRead(t, viewer, configId);
     await pause();
 
     const before = await readsBy(t);
@@ -161,12 +175,9 @@ onReplica('reads on a streaming replica, never a stale read of your own write', 
       const relayed = new URL(replicaUrl);
       relayed.port = String(relay.port);
       const t = await app({ REPLICA_MAX_LAG_MS: '5000' }, relayed.toString());
-      const admin = await adminToken(t);
-      const viewer = await createUser(t, { role: 'admin' });
-      const configId = await createConfig(t, admin, FREE_FORM);
+      const { admin, viewer, configId } = await seed(t);
       await statusBecomes(t, 'ready');
-      await t.request({ method: 'GET', url: `/api/data/${configId}`, token: viewer.token });
-      await caughtUp(t);
+      await firstRead(t, viewer, configId);
       const statuses: number[] = [];
       /** The status, or -1 for an answer cut short (a streamed export whose replica went away). */
       const send = (options: Parameters<TestApp['request']>[0]) =>
@@ -208,19 +219,10 @@ onReplica('reads on a streaming replica, never a stale read of your own write', 
 
   it('a replica further behind than REPLICA_MAX_LAG_MS gets no reads, and is taken back when it has caught up', async () => {
     const t = await app({ REPLICA_MAX_LAG_MS: '500' });
-    const admin = await adminToken(t);
-    const viewer = await createUser(t, { role: 'admin' });
-    const configId = await createConfig(t, admin, FREE_FORM);
-    await t.request({ method: 'GET', url: `/api/data/${configId}`, token: viewer.token });
-    await caughtUp(t);
+    const { admin, viewer, configId } = await seed(t);
+    await firstRead(t, viewer, configId);
     await pause();
-    const created = await t.request({
-      method: 'POST',
-      url: `/api/data/${configId}`,
-      token: admin,
-      payload: { n: 1 },
-    });
-    expect(created.statusCode).toBe(201);
+    await createRecord(t, admin, configId, { n: 1 });
     await statusBecomes(t, 'lagging');
 
     const before = await readsBy(t);
@@ -244,20 +246,11 @@ onReplica('reads on a streaming replica, never a stale read of your own write', 
       const shared = { REPLICA_MAX_LAG_MS: '600000', REDIS_URL: redis.url, REDIS_PREFIX: 'replicas-shared:' };
       const a = await app(shared);
       const b = await app(shared);
-      const admin = await adminToken(a);
-      const viewer = await createUser(a, { role: 'admin' });
-      const configId = await createConfig(a, admin, FREE_FORM);
+      const { admin, viewer, configId } = await seed(a);
       await statusBecomes(b, 'ready');
-      await b.request({ method: 'GET', url: `/api/data/${configId}`, token: viewer.token });
-      await caughtUp(b);
+      await firstRead(b, viewer, configId);
       await pause();
-      const created = await a.request({
-        method: 'POST',
-        url: `/api/data/${configId}`,
-        token: admin,
-        payload: { n: 1 },
-      });
-      expect(created.statusCode).toBe(201);
+      await createRecord(a, admin, configId, { n: 1 });
       /** The admin's list on the other instance, without the header: always the new record. */
       const readOnB = async () => {
         const listed = await b.request({ method: 'GET', url: `/api/data/${configId}`, token: admin });
@@ -306,13 +299,10 @@ onReplica('reads on a streaming replica, never a stale read of your own write', 
       token: admin,
       headers: { 'x-database-position': 'not-a-position' },
     });
-    expect(response.statusCode).toBe(400);
-    expect(response.json()).toEqual({
-      success: false,
+    expectError(response, 400, {
       error:
         'The X-Database-Position header must be a WAL position as a write answered it (like 16/B374D848).',
       code: 'INVALID_DATABASE_POSITION',
-      statusCode: 400,
     });
   });
 });

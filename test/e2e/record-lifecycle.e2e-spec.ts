@@ -4,9 +4,9 @@ import { rowsOf } from '../../src/database/raw-rows';
 import { createConfig } from '../factories/config.factory';
 import { createUser, type TestUser } from '../factories/user.factory';
 import { useAppSuite } from '../utils/app-suite';
-import type { TestApp } from '../utils/test-app';
+import { requestAs, type Call } from '../utils/request-as';
 import { createSteps, run } from '../utils/workflow-api';
-import { createSite } from '../factories/site.factory';
+import { createTwoSites, ON_A as onA, ON_B as onB } from '../factories/two-sites';
 
 const ORDER = { name: 'Ann', qty: 2, price: 3 };
 const FORM = 'application/x-www-form-urlencoded';
@@ -17,60 +17,43 @@ const DAY = 86_400_000;
  * until RECORD_TRASH_DAYS, then purged), and every change of a record appends to its history.
  */
 describe('record lifecycle: trash, restore, purge and history', () => {
-  let t: TestApp;
-  let admin: string;
-  let alice: TestUser;
-  let bob: TestUser;
-  let manager: TestUser;
-  let configId: string;
+  /** alice, bob and a manager; an order form. */
+  const s = useAppSuite({ env: { RECORD_TRASH_DAYS: '7' }, users: [{}, {}, { role: 'manager' }], forms: 1 });
+  const send = (...call: Call) => requestAs(s.t, ...call);
 
-  useAppSuite(
-    (suite) =>
-      ({
-        t,
-        admin,
-        users: [alice, bob, manager],
-        configId,
-      } = suite),
-    { env: { RECORD_TRASH_DAYS: '7' }, users: [{}, {}, { role: 'manager' }], forms: 1 },
-  );
-
-  const submit = async (user: TestUser, payload: object = ORDER, config = configId) => {
-    const response = await t.request({
-      method: 'POST',
-      url: `/api/data/${config}`,
-      token: user.token,
-      payload,
-    });
+  /** Creates a record that must be created (201) and returns its id. */
+  const submit = async (user: TestUser, payload: object = ORDER, config = s.configId) => {
+    const response = await send(user.token, 'POST', `/api/data/${config}`, payload);
     expect(response.statusCode).toBe(201);
     return response.json().dataId as string;
   };
-  const remove = (token: string, dataId: string, config = configId) =>
-    t.request({ method: 'DELETE', url: `/api/data/${config}/${dataId}`, token });
-  const restore = (token: string, dataId: string, config = configId) =>
-    t.request({ method: 'POST', url: `/api/data/${config}/${dataId}/restore`, token });
-  const list = (token: string, query = '', config = configId) =>
-    t.request({ method: 'GET', url: `/api/data/${config}${query}`, token });
-  const history = (token: string, dataId: string, query = '', config = configId) =>
-    t.request({ method: 'GET', url: `/api/data/${config}/${dataId}/history${query}`, token });
+  const remove = (token: string, dataId: string, config = s.configId) =>
+    send(token, 'DELETE', `/api/data/${config}/${dataId}`);
+  const restore = (token: string, dataId: string, config = s.configId) =>
+    send(token, 'POST', `/api/data/${config}/${dataId}/restore`);
+  const list = (token: string, query = '', config = s.configId) =>
+    send(token, 'GET', `/api/data/${config}${query}`);
+  const history = (token: string, dataId: string, query = '', config = s.configId) =>
+    send(token, 'GET', `/api/data/${config}/${dataId}/history${query}`);
   const idsOf = (response: { json(): { data: { _id: string }[] } }) =>
     response
       .json()
       .data.map((record) => record._id)
       .sort();
-  const purge = (cutoff?: Date) => t.app.get(RecordTrashPurge).purge(cutoff);
+  const purge = (cutoff?: Date) => s.t.app.get(RecordTrashPurge).purge(cutoff);
   /** Moves a record's time in the trash back by `days` (the clock of the purge, without waiting). */
   const ageInTrash = (dataId: string, days: number) =>
-    t.database.client.db.execute(
+    s.t.database.client.db.execute(
       sql`update data_records set deleted_at = deleted_at - ${`${days} days`}::interval where id = ${dataId}::uuid`,
     );
   const storedRecord = async (dataId: string) =>
     rowsOf(
-      await t.database.client.db.execute(sql`select id from data_records where id = ${dataId}::uuid`),
+      await s.t.database.client.db.execute(sql`select id from data_records where id = ${dataId}::uuid`),
     )[0];
 
   describe('the trash', () => {
     it('lists deleted records to whoever may delete there: the owner their own, admins all; others 403', async () => {
+      const [alice, bob, manager] = s.users;
       const mine = await submit(alice);
       const kept = await submit(alice);
       const theirs = await submit(bob);
@@ -85,7 +68,7 @@ describe('record lifecycle: trash, restore, purge and history', () => {
       expect(own.statusCode).toBe(200);
       expect(own.json()).toMatchObject({ total: 1, page: 1, pages: 1 });
       expect(own.json().data[0]).toMatchObject({ _id: mine, isActive: false, data: ORDER });
-      expect(idsOf(await list(admin, '?deleted=true'))).toEqual([mine, theirs].sort());
+      expect(idsOf(await list(s.admin, '?deleted=true'))).toEqual([mine, theirs].sort());
       // The grid form of the trash, and the active list without the deleted ones.
       const grid = await list(alice.token, '?deleted=true&take=10&requireTotalCount=true');
       expect(grid.json()).toMatchObject({ totalCount: 1, data: [{ _id: mine }] });
@@ -103,7 +86,8 @@ describe('record lifecycle: trash, restore, purge and history', () => {
     });
 
     it('is a 403 on a form that does not allow deletion, and without deleteOwnResults', async () => {
-      const noDelete = await createConfig(t, admin, {
+      const [alice] = s.users;
+      const noDelete = await createConfig(s.t, s.admin, {
         preferences: { saveLimit: null, allowEdit: true, allowDelete: false, storeComputedResults: true },
       });
       const refused = await list(alice.token, '?deleted=true', noDelete);
@@ -112,13 +96,10 @@ describe('record lifecycle: trash, restore, purge and history', () => {
         code: 'FORBIDDEN',
         error: 'This form does not allow deleting submissions.',
       });
-      expect((await list(admin, '?deleted=true', noDelete)).statusCode).toBe(200);
+      expect((await list(s.admin, '?deleted=true', noDelete)).statusCode).toBe(200);
 
-      await t.request({
-        method: 'PUT',
-        url: `/api/permissions/${configId}`,
-        token: admin,
-        payload: { roles: { user: ['viewForm', 'viewOwnResults'] } },
+      await send(s.admin, 'PUT', `/api/permissions/${s.configId}`, {
+        roles: { user: ['viewForm', 'viewOwnResults'] },
       });
       const without = await list(alice.token, '?deleted=true&take=5');
       expect(without.statusCode).toBe(403);
@@ -127,32 +108,38 @@ describe('record lifecycle: trash, restore, purge and history', () => {
     });
 
     it('export, statistics and lists keep excluding the trash', async () => {
+      const [alice] = s.users;
       const active = await submit(alice, { ...ORDER, name: 'Active' });
       const deleted = await submit(alice, { ...ORDER, name: 'Deleted' });
       await remove(alice.token, deleted);
 
-      const exported = await t.request({ method: 'GET', url: `/api/data/${configId}/export`, token: admin });
+      const exported = await send(s.admin, 'GET', `/api/data/${s.configId}/export`);
       expect(exported.json().map((record: { _id: string }) => record._id)).toEqual([active]);
-      const csv = await t.request({
-        method: 'GET',
-        url: `/api/data/${configId}/export?format=csv`,
-        token: admin,
-      });
+      const csv = await send(s.admin, 'GET', `/api/data/${s.configId}/export?format=csv`);
       expect(csv.body).toContain('Active');
       expect(csv.body).not.toContain('Deleted');
-      const stats = await t.request({ method: 'GET', url: `/api/data/${configId}/stats`, token: admin });
+      const stats = await send(s.admin, 'GET', `/api/data/${s.configId}/stats`);
       expect(stats.json()).toMatchObject({ total: 1, byUser: [{ userId: alice.user.id, count: 1 }] });
-      expect(idsOf(await list(admin))).toEqual([active]);
-      expect((await list(admin, '?take=10&requireTotalCount=true')).json().totalCount).toBe(1);
-      expect(
-        (await t.request({ method: 'GET', url: `/api/data/${configId}/${deleted}`, token: admin }))
-          .statusCode,
-      ).toBe(404);
+      expect(idsOf(await list(s.admin))).toEqual([active]);
+      expect((await list(s.admin, '?take=10&requireTotalCount=true')).json().totalCount).toBe(1);
+      expect((await send(s.admin, 'GET', `/api/data/${s.configId}/${deleted}`)).statusCode).toBe(404);
     });
   });
 
   describe('restore', () => {
+    /** On a form with a save limit of 1, alice's first record deleted and her second active. */
+    const oneDeletedOneActive = async () => {
+      const [alice] = s.users;
+      const limited = await createConfig(s.t, s.admin, {
+        preferences: { saveLimit: 1, allowEdit: true, allowDelete: true, storeComputedResults: true },
+      });
+      const first = await submit(alice, ORDER, limited);
+      await remove(alice.token, first, limited);
+      return { limited, first, second: await submit(alice, ORDER, limited) };
+    };
+
     it('brings a deleted record back (200), as the owner or an admin; someone else is refused', async () => {
+      const [alice, bob] = s.users;
       const dataId = await submit(alice);
       await remove(alice.token, dataId);
       expect((await restore(bob.token, dataId)).statusCode).toBe(403);
@@ -168,20 +155,16 @@ describe('record lifecycle: trash, restore, purge and history', () => {
       const again = await restore(alice.token, dataId);
       expect(again.statusCode).toBe(404);
       expect(again.json().code).toBe('RECORD_NOT_FOUND');
-      expect((await restore(admin, '00000000-0000-4000-8000-000000000000')).statusCode).toBe(404);
-      expect((await restore(admin, 'not-a-uuid')).statusCode).toBe(404);
+      expect((await restore(s.admin, '00000000-0000-4000-8000-000000000000')).statusCode).toBe(404);
+      expect((await restore(s.admin, 'not-a-uuid')).statusCode).toBe(404);
 
       await remove(alice.token, dataId);
-      expect((await restore(admin, dataId)).json()).toMatchObject({ _id: dataId, isActive: true });
+      expect((await restore(s.admin, dataId)).json()).toMatchObject({ _id: dataId, isActive: true });
     });
 
     it("409 DATA_RESTORE_LIMIT_REACHED when the owner's active records fill the save limit", async () => {
-      const limited = await createConfig(t, admin, {
-        preferences: { saveLimit: 1, allowEdit: true, allowDelete: true, storeComputedResults: true },
-      });
-      const first = await submit(alice, ORDER, limited);
-      await remove(alice.token, first, limited);
-      const second = await submit(alice, ORDER, limited);
+      const [alice] = s.users;
+      const { limited, first, second } = await oneDeletedOneActive();
 
       const refused = await restore(alice.token, first, limited);
       expect(refused.statusCode).toBe(409);
@@ -191,7 +174,7 @@ describe('record lifecycle: trash, restore, purge and history', () => {
         details: { limit: 1 },
       });
       // An admin restoring it is held to the owner's limit too; the record stays in the trash.
-      expect((await restore(admin, first, limited)).statusCode).toBe(409);
+      expect((await restore(s.admin, first, limited)).statusCode).toBe(409);
       expect(idsOf(await list(alice.token, '?deleted=true', limited))).toEqual([first]);
 
       await remove(alice.token, second, limited);
@@ -199,12 +182,8 @@ describe('record lifecycle: trash, restore, purge and history', () => {
     });
 
     it('concurrent restores within a save limit of 1: exactly one succeeds', async () => {
-      const limited = await createConfig(t, admin, {
-        preferences: { saveLimit: 1, allowEdit: true, allowDelete: true, storeComputedResults: true },
-      });
-      const first = await submit(alice, ORDER, limited);
-      await remove(alice.token, first, limited);
-      const second = await submit(alice, ORDER, limited);
+      const [alice] = s.users;
+      const { limited, first, second } = await oneDeletedOneActive();
       await remove(alice.token, second, limited);
 
       const answers = await Promise.all([
@@ -218,6 +197,7 @@ describe('record lifecycle: trash, restore, purge and history', () => {
 
   describe('purge', () => {
     it('after RECORD_TRASH_DAYS the record is purged (restore 404), its history stays for admins', async () => {
+      const [alice] = s.users;
       const old = await submit(alice);
       const recent = await submit(alice);
       const active = await submit(alice);
@@ -237,14 +217,14 @@ describe('record lifecycle: trash, restore, purge and history', () => {
       const gone = await restore(alice.token, old);
       expect(gone.statusCode).toBe(404);
       expect(gone.json().code).toBe('RECORD_NOT_FOUND');
-      expect(idsOf(await list(admin, '?deleted=true'))).toEqual([recent]);
+      expect(idsOf(await list(s.admin, '?deleted=true'))).toEqual([recent]);
 
-      const kept = await history(admin, old);
+      const kept = await history(s.admin, old);
       expect(kept.statusCode).toBe(200);
       expect(kept.json()).toMatchObject({ total: 2, data: [{ action: 'deleted' }, { action: 'created' }] });
       // Decided: a purged record's history is the admins'; its owner gets the 404 of a missing record.
       expect((await history(alice.token, old)).statusCode).toBe(404);
-      expect((await history(admin, '00000000-0000-4000-8000-000000000000')).statusCode).toBe(404);
+      expect((await history(s.admin, '00000000-0000-4000-8000-000000000000')).statusCode).toBe(404);
 
       // A cutoff in the future purges what is in the trash now.
       expect(await purge(new Date(Date.now() + DAY))).toBe(1);
@@ -256,48 +236,43 @@ describe('record lifecycle: trash, restore, purge and history', () => {
     const route = (value: string) => ({ kind: 'route', route: value });
 
     it('every create, update (PUT, PATCH, grid store), delete (route, grid store) and restore, newest first', async () => {
+      const [alice] = s.users;
       const dataId = await submit(alice, { name: 'Ann', qty: 2, price: 3 });
-      const patch = await t.request({
-        method: 'PATCH',
-        url: `/api/data/${configId}/${dataId}`,
-        token: alice.token,
-        payload: { qty: 4 },
-      });
+      const patch = await send(alice.token, 'PATCH', `/api/data/${s.configId}/${dataId}`, { qty: 4 });
       expect(patch.statusCode).toBe(200);
-      const put = await t.request({
-        method: 'PUT',
-        url: `/api/data/${configId}/${dataId}`,
-        token: alice.token,
-        payload: { name: 'Ann', qty: 4, city: 'Pécs' },
+      const put = await send(alice.token, 'PUT', `/api/data/${s.configId}/${dataId}`, {
+        name: 'Ann',
+        qty: 4,
+        city: 'Pécs',
       });
       expect(put.statusCode).toBe(200);
-      const store = await t.request({
-        method: 'PUT',
-        url: `/api/data/${configId}`,
-        token: alice.token,
-        headers: { 'content-type': FORM },
-        payload: new URLSearchParams({
+      const store = await send(
+        alice.token,
+        'PUT',
+        `/api/data/${s.configId}`,
+        new URLSearchParams({
           key: dataId,
           values: JSON.stringify({ 'data.city': 'Győr' }),
         }).toString(),
-      });
+        { 'content-type': FORM },
+      );
       expect(store.statusCode).toBe(200);
       expect((await remove(alice.token, dataId)).statusCode).toBe(200);
       expect((await restore(alice.token, dataId)).statusCode).toBe(200);
-      const storeDelete = await t.request({
-        method: 'DELETE',
-        url: `/api/data/${configId}`,
-        token: alice.token,
-        headers: { 'content-type': FORM },
-        payload: new URLSearchParams({ key: dataId }).toString(),
-      });
+      const storeDelete = await send(
+        alice.token,
+        'DELETE',
+        `/api/data/${s.configId}`,
+        new URLSearchParams({ key: dataId }).toString(),
+        { 'content-type': FORM },
+      );
       expect(storeDelete.statusCode).toBe(200);
 
       const response = await history(alice.token, dataId);
       expect(response.statusCode).toBe(200);
       const body = response.json();
       expect(body).toMatchObject({ total: 7, page: 1, pages: 1 });
-      const common = { recordId: dataId, configId, userId: alice.user.id, configVersion: 1 };
+      const common = { recordId: dataId, configId: s.configId, userId: alice.user.id, configVersion: 1 };
       expect(body.data).toEqual(
         [
           { ...common, action: 'deleted', origin: route('DELETE /api/data/:configId'), changes: {} },
@@ -355,13 +330,9 @@ describe('record lifecycle: trash, restore, purge and history', () => {
     });
 
     it('a refused change writes no entry', async () => {
+      const [alice, bob] = s.users;
       const dataId = await submit(alice);
-      const invalid = await t.request({
-        method: 'PATCH',
-        url: `/api/data/${configId}/${dataId}`,
-        token: alice.token,
-        payload: { qty: 0 },
-      });
+      const invalid = await send(alice.token, 'PATCH', `/api/data/${s.configId}/${dataId}`, { qty: 0 });
       expect(invalid.statusCode).toBe(400);
       expect((await remove(bob.token, dataId)).statusCode).toBe(403);
       expect((await history(alice.token, dataId)).json()).toMatchObject({
@@ -371,43 +342,36 @@ describe('record lifecycle: trash, restore, purge and history', () => {
     });
 
     it('a change whose entry cannot be written is not made (one statement)', async () => {
+      const [alice] = s.users;
       const dataId = await submit(alice);
-      const db = t.database.client.db;
+      const db = s.t.database.client.db;
       await db.execute(
         sql`alter table record_history add constraint test_no_updates check (action <> 'updated')`,
       );
       try {
-        const patch = await t.request({
-          method: 'PATCH',
-          url: `/api/data/${configId}/${dataId}`,
-          token: alice.token,
-          payload: { qty: 9 },
-        });
+        const patch = await send(alice.token, 'PATCH', `/api/data/${s.configId}/${dataId}`, { qty: 9 });
         expect(patch.statusCode).toBe(500);
       } finally {
         await db.execute(sql`alter table record_history drop constraint test_no_updates`);
       }
-      const stored = await t.request({
-        method: 'GET',
-        url: `/api/data/${configId}/${dataId}`,
-        token: alice.token,
-      });
+      const stored = await send(alice.token, 'GET', `/api/data/${s.configId}/${dataId}`);
       expect(stored.json().data).toEqual(ORDER);
       expect((await history(alice.token, dataId)).json().total).toBe(1);
     });
 
     it('a workflow save and its rollback name the run and the step', async () => {
-      const strictId = await createConfig(t, admin, {
+      const [alice] = s.users;
+      const strictId = await createConfig(s.t, s.admin, {
         title: 'Strict',
         schema: { type: 'object', required: ['zip'], properties: { zip: { type: 'string' } } },
         validationRules: [],
         computedRules: [],
       });
-      const workflowId = await createSteps(t, admin, [
+      const workflowId = await createSteps(s.t, s.admin, [
         { name: 'store', type: 'save', config: {} },
         { name: 'strict', type: 'validate', config: { configId: strictId }, onError: 'rollback' },
       ]);
-      const body = await run(t, alice.token, workflowId, configId, ORDER);
+      const body = await run(s.t, alice.token, workflowId, s.configId, ORDER);
       expect(body.status).toBe('rolled_back');
       const dataId = body.results.store.dataId;
       const origin = { kind: 'workflow', runId: body.runId, step: 'store' };
@@ -427,10 +391,11 @@ describe('record lifecycle: trash, restore, purge and history', () => {
     });
 
     it("is visible to whoever may read the record: not to another user, nor to another site's manager", async () => {
+      const [alice, bob, manager] = s.users;
       const dataId = await submit(alice);
       expect((await history(alice.token, dataId)).statusCode).toBe(200);
       expect((await history(manager.token, dataId)).statusCode).toBe(200);
-      expect((await history(admin, dataId)).statusCode).toBe(200);
+      expect((await history(s.admin, dataId)).statusCode).toBe(200);
       const other = await history(bob.token, dataId);
       expect(other.statusCode).toBe(404);
       expect(other.json().code).toBe('RECORD_NOT_FOUND');
@@ -439,51 +404,38 @@ describe('record lifecycle: trash, restore, purge and history', () => {
       // In the trash: its owner and admins, not a manager (who may not open others' trash).
       await remove(alice.token, dataId);
       expect((await history(alice.token, dataId)).statusCode).toBe(200);
-      expect((await history(admin, dataId)).statusCode).toBe(200);
+      expect((await history(s.admin, dataId)).statusCode).toBe(200);
       expect((await history(manager.token, dataId)).statusCode).toBe(404);
     });
 
     it("a shared form's record: the trash and the history stay with the site it came through", async () => {
-      const siteA = await createSite(t, admin, 'Alpha', 'alpha.example.com');
-      const siteB = await createSite(t, admin, 'Beta', 'beta.example.com');
-      const userA = await createUser(t, { siteId: siteA });
-      const managerA = await createUser(t, { role: 'manager', siteId: siteA });
-      const managerB = await createUser(t, { role: 'manager', siteId: siteB });
-      const onA = { host: 'alpha.example.com' };
-      const onB = { host: 'beta.example.com' };
-      const saved = await t.request({
-        method: 'POST',
-        url: `/api/data/${configId}`,
-        token: userA.token,
-        headers: onA,
-        payload: ORDER,
-      });
+      const { siteA, siteB } = await createTwoSites(s.t, s.admin);
+      const userA = await createUser(s.t, { siteId: siteA });
+      const managerA = await createUser(s.t, { role: 'manager', siteId: siteA });
+      const managerB = await createUser(s.t, { role: 'manager', siteId: siteB });
+      const saved = await send(userA.token, 'POST', `/api/data/${s.configId}`, ORDER, onA);
       const dataId = saved.json().dataId;
       const get = (url: string, token: string, headers: Record<string, string>) =>
-        t.request({ method: 'GET', url, token, headers });
+        send(token, 'GET', url, undefined, headers);
 
-      expect((await get(`/api/data/${configId}/${dataId}/history`, managerA.token, onA)).statusCode).toBe(
+      expect((await get(`/api/data/${s.configId}/${dataId}/history`, managerA.token, onA)).statusCode).toBe(
         200,
       );
-      const foreign = await get(`/api/data/${configId}/${dataId}/history`, managerB.token, onB);
+      const foreign = await get(`/api/data/${s.configId}/${dataId}/history`, managerB.token, onB);
       expect(foreign.statusCode).toBe(404);
       expect(foreign.json().code).toBe('RECORD_NOT_FOUND');
 
-      await t.request({
-        method: 'DELETE',
-        url: `/api/data/${configId}/${dataId}`,
-        token: userA.token,
-        headers: onA,
-      });
-      expect((await get(`/api/data/${configId}?deleted=true`, userA.token, onA)).json().total).toBe(1);
+      await send(userA.token, 'DELETE', `/api/data/${s.configId}/${dataId}`, undefined, onA);
+      expect((await get(`/api/data/${s.configId}?deleted=true`, userA.token, onA)).json().total).toBe(1);
       // A site's manager holds deleteOwnResults: another site's manager sees none of this trash.
-      expect((await get(`/api/data/${configId}?deleted=true`, managerB.token, onB)).json().total).toBe(0);
-      const restoreOnB = await t.request({
-        method: 'POST',
-        url: `/api/data/${configId}/${dataId}/restore`,
-        token: managerB.token,
-        headers: onB,
-      });
+      expect((await get(`/api/data/${s.configId}?deleted=true`, managerB.token, onB)).json().total).toBe(0);
+      const restoreOnB = await send(
+        managerB.token,
+        'POST',
+        `/api/data/${s.configId}/${dataId}/restore`,
+        undefined,
+        onB,
+      );
       expect(restoreOnB.statusCode).toBe(404);
     });
   });

@@ -1,83 +1,68 @@
 import { sql } from 'drizzle-orm';
-import { createUser, type TestUser } from '../factories/user.factory';
 import { createConfig, ORDER_FORM } from '../factories/config.factory';
 import { useAppSuite } from '../utils/app-suite';
-import type { TestApp } from '../utils/test-app';
+import { errorBody } from '../utils/error-body';
+import { createdAnswer } from '../utils/record-answers';
+import { requestAs, type Call } from '../utils/request-as';
 
 describe('records', () => {
-  let t: TestApp;
-  let admin: string;
-  let alice: TestUser;
-  let bob: TestUser;
-  let manager: TestUser;
-
-  useAppSuite((suite) => ({ t, admin } = suite));
-  beforeEach(async () => {
-    alice = await createUser(t, { email: 'alice@example.com' });
-    bob = await createUser(t, { email: 'bob@example.com' });
-    manager = await createUser(t, { role: 'manager' });
+  /** alice, bob and a manager. */
+  const s = useAppSuite({
+    users: [{ email: 'alice@example.com' }, { email: 'bob@example.com' }, { role: 'manager' }],
   });
 
+  const send = (...call: Call) => requestAs(s.t, ...call);
   const submit = (token: string, configId: string, payload: unknown, query = '') =>
-    t.request({ method: 'POST', url: `/api/data/${configId}${query}`, token, payload: payload as object });
+    send(token, 'POST', `/api/data/${configId}${query}`, payload);
 
   describe('create', () => {
     it('stores a valid record with computed results and answers 201 in the spec shape', async () => {
-      const configId = await createConfig(t, admin);
+      const [alice] = s.users;
+      const configId = await createConfig(s.t, s.admin);
       const response = await submit(alice.token, configId, { name: 'Widget', qty: 3, price: 50 });
       expect(response.statusCode).toBe(201);
       const body = response.json();
-      expect(body).toEqual({
-        success: true,
-        dataId: expect.any(String),
-        computedResults: { total: 150, bigOrder: true },
-        data: {
-          _id: body.dataId,
+      expect(body).toEqual(
+        createdAnswer(body.dataId, {
           configId,
           userId: alice.user.id,
-          siteId: null,
           data: { name: 'Widget', qty: 3, price: 50 },
           computedResults: { total: 150, bigOrder: true },
-          isActive: true,
-          createdAt: expect.stringMatching(/Z$/),
-          updatedAt: expect.stringMatching(/Z$/),
-          version: 1,
-          configVersion: 1,
-        },
-      });
+        }),
+      );
       expect(response.headers.etag).toBe('"1"');
     });
 
     it('does not store computed results when storeComputedResults is false', async () => {
-      const configId = await createConfig(t, admin, { preferences: { storeComputedResults: false } });
+      const [alice] = s.users;
+      const configId = await createConfig(s.t, s.admin, { preferences: { storeComputedResults: false } });
       const body = (await submit(alice.token, configId, { name: 'W', qty: 1, price: 2 })).json();
       expect(body.computedResults).toEqual({ total: 2, bigOrder: false });
       expect(body.data.computedResults).toBeUndefined();
     });
 
     it('404 for an unknown, malformed or deleted configuration', async () => {
-      const configId = await createConfig(t, admin);
+      const [alice] = s.users;
+      const configId = await createConfig(s.t, s.admin);
       expect(
         (await submit(alice.token, '00000000-0000-4000-8000-000000000000', { name: 'x', qty: 1 })).statusCode,
       ).toBe(404);
       expect((await submit(alice.token, 'not-a-uuid', { name: 'x', qty: 1 })).json().code).toBe(
         'CONFIG_NOT_FOUND',
       );
-      await t.request({ method: 'DELETE', url: `/api/configs/${configId}`, token: admin });
+      await send(s.admin, 'DELETE', `/api/configs/${configId}`);
       expect((await submit(alice.token, configId, { name: 'x', qty: 1 })).statusCode).toBe(404);
     });
 
     it('400 with validationErrors (schema errors first, then rules), localized with ?lang=hu', async () => {
-      const configId = await createConfig(t, admin);
+      const [alice] = s.users;
+      const configId = await createConfig(s.t, s.admin);
       const response = await submit(alice.token, configId, { qty: 0 });
       expect(response.statusCode).toBe(400);
       const body = response.json();
-      expect(body).toMatchObject({
-        success: false,
-        code: 'DATA_VALIDATION_FAILED',
-        statusCode: 400,
-        error: 'The submitted data is not valid.',
-      });
+      expect(body).toMatchObject(
+        errorBody(400, 'DATA_VALIDATION_FAILED', 'The submitted data is not valid.'),
+      );
       expect(body.validationErrors).toEqual([
         { field: 'name', rule: 'required', message: 'must have required property name' },
         { field: 'qty', rule: 'minimum', message: 'must be >= 1' },
@@ -97,76 +82,72 @@ describe('records', () => {
     });
 
     it('422 for a body that is not an object', async () => {
-      const configId = await createConfig(t, admin);
+      const [alice] = s.users;
+      const configId = await createConfig(s.t, s.admin);
       const response = await submit(alice.token, configId, [1, 2]);
       expect(response.statusCode).toBe(422);
       expect(response.json().code).toBe('VALIDATION_FAILED');
     });
 
     it('enforces saveLimit with a localized message and counts only active records', async () => {
-      const configId = await createConfig(t, admin, { preferences: { saveLimit: 2, allowEdit: false } });
+      const [alice, bob] = s.users;
+      const configId = await createConfig(s.t, s.admin, { preferences: { saveLimit: 2, allowEdit: false } });
       const first = (await submit(alice.token, configId, { name: 'a', qty: 1 })).json();
       expect((await submit(alice.token, configId, { name: 'b', qty: 1 })).statusCode).toBe(201);
       const refused = await submit(alice.token, configId, { name: 'c', qty: 1 });
       expect(refused.statusCode).toBe(400);
-      expect(refused.json()).toEqual({
-        success: false,
-        code: 'DATA_SAVE_LIMIT_REACHED',
-        statusCode: 400,
-        error: 'You have reached the limit of 2 submissions for this form.',
-        details: { limit: 2 },
-      });
+      const limitOf2 = 'You have reached the limit of 2 submissions for this form.';
+      expect(refused.json()).toEqual(
+        errorBody(400, 'DATA_SAVE_LIMIT_REACHED', limitOf2, { details: { limit: 2 } }),
+      );
       const hu = await submit(alice.token, configId, { name: 'c', qty: 1 }, '?lang=hu');
       expect(hu.json().error).toBe('Elérte az űrlaphoz tartozó 2 beküldéses korlátot.');
       // Another user has their own allowance.
       expect((await submit(bob.token, configId, { name: 'b', qty: 1 })).statusCode).toBe(201);
       // A soft-deleted record no longer counts.
-      expect(
-        (
-          await t.request({
-            method: 'DELETE',
-            url: `/api/data/${configId}/${first.dataId}`,
-            token: alice.token,
-          })
-        ).statusCode,
-      ).toBe(200);
+      expect((await send(alice.token, 'DELETE', `/api/data/${configId}/${first.dataId}`)).statusCode).toBe(
+        200,
+      );
       expect((await submit(alice.token, configId, { name: 'd', qty: 1 })).statusCode).toBe(201);
     });
 
     it('with saveLimit 1 and allowEdit, the refusal names the earlier record to edit', async () => {
-      const configId = await createConfig(t, admin, { preferences: { saveLimit: 1, allowEdit: true } });
+      const [alice] = s.users;
+      const configId = await createConfig(s.t, s.admin, { preferences: { saveLimit: 1, allowEdit: true } });
       const first = (await submit(alice.token, configId, { name: 'a', qty: 1 })).json();
       const refused = (await submit(alice.token, configId, { name: 'b', qty: 1 })).json();
       expect(refused.details).toEqual({ limit: 1, existingDataId: first.dataId });
     });
 
     it('20 concurrent creates against saveLimit 1 store exactly one record', async () => {
-      const configId = await createConfig(t, admin, { preferences: { saveLimit: 1 } });
+      const [alice] = s.users;
+      const configId = await createConfig(s.t, s.admin, { preferences: { saveLimit: 1 } });
       const responses = await Promise.all(
         Array.from({ length: 20 }, (_, i) => submit(alice.token, configId, { name: `n${i}`, qty: 1 })),
       );
       const statuses = responses.map((r) => r.statusCode).sort();
       expect(statuses.filter((s) => s === 201)).toHaveLength(1);
       expect(statuses.filter((s) => s === 400)).toHaveLength(19);
-      const result: any = await t.database.client.db.execute(
+      const result: any = await s.t.database.client.db.execute(
         sql`select count(*)::int as n from data_records where config_id = ${configId} and is_active`,
       );
       expect(result.rows[0].n).toBe(1);
     });
 
     it('copies siteId from the configuration', async () => {
-      const site: any = await t.database.client.db.execute(
+      const [alice] = s.users;
+      const site: any = await s.t.database.client.db.execute(
         sql`insert into sites (name, domains) values ('Shop', '["shop.example.com"]') returning id`,
       );
       const siteId = site.rows[0].id;
-      const configId = await createConfig(t, admin, { siteId });
-      const response = await t.request({
-        method: 'POST',
-        url: `/api/data/${configId}`,
-        token: alice.token,
-        headers: { host: 'shop.example.com' },
-        payload: { name: 'x', qty: 1 },
-      });
+      const configId = await createConfig(s.t, s.admin, { siteId });
+      const response = await send(
+        alice.token,
+        'POST',
+        `/api/data/${configId}`,
+        { name: 'x', qty: 1 },
+        { host: 'shop.example.com' },
+      );
       expect(response.statusCode).toBe(201);
       expect(response.json().data.siteId).toBe(siteId);
       // The same configuration does not exist for another host.
@@ -178,13 +159,14 @@ describe('records', () => {
     let configId: string;
     let aliceRecord: string;
     beforeEach(async () => {
-      configId = await createConfig(t, admin);
+      const [alice] = s.users;
+      configId = await createConfig(s.t, s.admin);
       aliceRecord = (await submit(alice.token, configId, { name: 'mine', qty: 2, price: 1 })).json().dataId;
     });
 
     it('GET one: the owner, a manager and an admin see it; another user gets 404', async () => {
-      const get = (token: string) =>
-        t.request({ method: 'GET', url: `/api/data/${configId}/${aliceRecord}`, token });
+      const [alice, bob, manager] = s.users;
+      const get = (token: string) => send(token, 'GET', `/api/data/${configId}/${aliceRecord}`);
       const own = await get(alice.token);
       expect(own.statusCode).toBe(200);
       expect(own.json()).toMatchObject({
@@ -193,18 +175,14 @@ describe('records', () => {
         workflow: [],
       });
       expect((await get(manager.token)).statusCode).toBe(200);
-      expect((await get(admin)).statusCode).toBe(200);
-      expect((await get(bob.token)).json()).toEqual({
-        success: false,
-        code: 'RECORD_NOT_FOUND',
-        statusCode: 404,
-        error: 'Record not found.',
-      });
+      expect((await get(s.admin)).statusCode).toBe(200);
+      expect((await get(bob.token)).json()).toEqual(errorBody(404, 'RECORD_NOT_FOUND', 'Record not found.'));
     });
 
     it('PUT replaces data, re-validates and recomputes; only the owner or an admin may', async () => {
+      const [alice, bob, manager] = s.users;
       const put = (token: string, payload: object) =>
-        t.request({ method: 'PUT', url: `/api/data/${configId}/${aliceRecord}`, token, payload });
+        send(token, 'PUT', `/api/data/${configId}/${aliceRecord}`, payload);
       const updated = await put(alice.token, { name: 'changed', qty: 4, price: 30 });
       expect(updated.statusCode).toBe(200);
       expect(updated.json()).toMatchObject({
@@ -219,10 +197,11 @@ describe('records', () => {
       expect((await put(alice.token, { name: 'x', qty: 500 })).statusCode).toBe(400);
       expect((await put(bob.token, { name: 'x', qty: 1 })).statusCode).toBe(404);
       expect((await put(manager.token, { name: 'x', qty: 1 })).statusCode).toBe(403);
-      expect((await put(admin, { name: 'by admin', qty: 1 })).statusCode).toBe(200);
+      expect((await put(s.admin, { name: 'by admin', qty: 1 })).statusCode).toBe(200);
     });
 
     it('returns data in the submitted key order from create, GET, the list and the grid; PUT reorders', async () => {
+      const [alice] = s.users;
       const keys = (record: { data: object }) => Object.keys(record.data);
       const order = ['price', 'city', 'name', 'note', 'qty'];
       const created = await submit(alice.token, configId, {
@@ -234,25 +213,16 @@ describe('records', () => {
       });
       expect(keys(created.json().data)).toEqual(order);
       const id = created.json().dataId;
-      const get = () => t.request({ method: 'GET', url: `/api/data/${configId}/${id}`, token: alice.token });
+      const get = () => send(alice.token, 'GET', `/api/data/${configId}/${id}`);
       expect(keys((await get()).json())).toEqual(order);
-      const list = await t.request({
-        method: 'GET',
-        url: `/api/data/${configId}?sortBy=createdAt`,
-        token: alice.token,
-      });
+      const list = await send(alice.token, 'GET', `/api/data/${configId}?sortBy=createdAt`);
       expect(keys(list.json().data.find((r: { _id: string }) => r._id === id))).toEqual(order);
-      const grid = await t.request({
-        method: 'GET',
-        url: `/api/data/${configId}?skip=0&take=5`,
-        token: alice.token,
-      });
+      const grid = await send(alice.token, 'GET', `/api/data/${configId}?skip=0&take=5`);
       expect(keys(grid.json().data.find((r: { _id: string }) => r._id === id))).toEqual(order);
-      const put = await t.request({
-        method: 'PUT',
-        url: `/api/data/${configId}/${id}`,
-        token: alice.token,
-        payload: { qty: 3, name: 'reordered', tags: ['x'] },
+      const put = await send(alice.token, 'PUT', `/api/data/${configId}/${id}`, {
+        qty: 3,
+        name: 'reordered',
+        tags: ['x'],
       });
       expect(put.statusCode).toBe(200);
       expect(keys(put.json().data)).toEqual(['qty', 'name', 'tags']);
@@ -260,76 +230,53 @@ describe('records', () => {
     });
 
     it('PUT is refused when the form does not allow editing', async () => {
-      await t.request({
-        method: 'PUT',
-        url: `/api/configs/${configId}`,
-        token: admin,
-        payload: { preferences: { allowEdit: false } },
-      });
-      const response = await t.request({
-        method: 'PUT',
-        url: `/api/data/${configId}/${aliceRecord}`,
-        token: alice.token,
-        payload: { name: 'x', qty: 1 },
+      const [alice] = s.users;
+      await send(s.admin, 'PUT', `/api/configs/${configId}`, { preferences: { allowEdit: false } });
+      const response = await send(alice.token, 'PUT', `/api/data/${configId}/${aliceRecord}`, {
+        name: 'x',
+        qty: 1,
       });
       expect(response.statusCode).toBe(403);
     });
 
     it('DELETE: 404 unknown, 403 for another user, soft delete for the owner, then invisible', async () => {
-      const del = (token: string, id = aliceRecord) =>
-        t.request({ method: 'DELETE', url: `/api/data/${configId}/${id}`, token });
+      const [alice, bob] = s.users;
+      const del = (token: string, id = aliceRecord) => send(token, 'DELETE', `/api/data/${configId}/${id}`);
       expect((await del(alice.token, '00000000-0000-4000-8000-000000000000')).statusCode).toBe(404);
       const foreign = await del(bob.token);
       expect(foreign.statusCode).toBe(403);
-      expect(foreign.json()).toEqual({
-        success: false,
-        code: 'FORBIDDEN',
-        statusCode: 403,
-        error: 'You are not authorized to change this record.',
-      });
+      expect(foreign.json()).toEqual(
+        errorBody(403, 'FORBIDDEN', 'You are not authorized to change this record.'),
+      );
       const deleted = await del(alice.token);
       expect(deleted.statusCode).toBe(200);
       expect(deleted.json()).toMatchObject({ _id: aliceRecord, isActive: false });
-      expect(
-        (await t.request({ method: 'GET', url: `/api/data/${configId}/${aliceRecord}`, token: alice.token }))
-          .statusCode,
-      ).toBe(404);
+      expect((await send(alice.token, 'GET', `/api/data/${configId}/${aliceRecord}`)).statusCode).toBe(404);
       expect((await del(alice.token)).statusCode).toBe(404);
-      const list = (await t.request({ method: 'GET', url: `/api/data/${configId}`, token: admin })).json();
+      const list = (await send(s.admin, 'GET', `/api/data/${configId}`)).json();
       expect(list.total).toBe(0);
-      const stats = (
-        await t.request({ method: 'GET', url: `/api/data/${configId}/stats`, token: admin })
-      ).json();
+      const stats = (await send(s.admin, 'GET', `/api/data/${configId}/stats`)).json();
       expect(stats.total).toBe(0);
-      const row: any = await t.database.client.db.execute(
+      const row: any = await s.t.database.client.db.execute(
         sql`select is_active from data_records where id = ${aliceRecord}`,
       );
       expect(row.rows[0].is_active).toBe(false);
     });
 
     it('DELETE is refused when the form does not allow deletion', async () => {
-      await t.request({
-        method: 'PUT',
-        url: `/api/configs/${configId}`,
-        token: admin,
-        payload: { preferences: { allowDelete: false } },
-      });
-      expect(
-        (
-          await t.request({
-            method: 'DELETE',
-            url: `/api/data/${configId}/${aliceRecord}`,
-            token: alice.token,
-          })
-        ).statusCode,
-      ).toBe(403);
+      const [alice] = s.users;
+      await send(s.admin, 'PUT', `/api/configs/${configId}`, { preferences: { allowDelete: false } });
+      expect((await send(alice.token, 'DELETE', `/api/data/${configId}/${aliceRecord}`)).statusCode).toBe(
+        403,
+      );
     });
   });
 
   describe('paging list', () => {
     let configId: string;
     beforeEach(async () => {
-      configId = await createConfig(t, admin, { schema: null, validationRules: [], computedRules: [] });
+      const [alice, bob] = s.users;
+      configId = await createConfig(s.t, s.admin, { schema: null, validationRules: [], computedRules: [] });
       const rows = [
         { name: 'Anna', city: 'Paris', qty: 5 },
         { name: 'Béla', city: 'Budapest', qty: 12 },
@@ -340,19 +287,19 @@ describe('records', () => {
       for (const row of rows) await submit(alice.token, configId, row);
       await submit(bob.token, configId, { name: 'Bob', city: 'Paris', qty: 1 });
     });
-    const list = (token: string, query = '') =>
-      t.request({ method: 'GET', url: `/api/data/${configId}${query}`, token });
+    const list = (token: string, query = '') => send(token, 'GET', `/api/data/${configId}${query}`);
 
     it('pages with total and pages = ceil(total/limit), newest first by default', async () => {
-      const body = (await list(admin, '?limit=4&page=2')).json();
+      const body = (await list(s.admin, '?limit=4&page=2')).json();
       expect(body).toMatchObject({ total: 6, page: 2, pages: 2 });
       expect(body.data.map((r: any) => r.data.name)).toEqual(['Béla', 'Anna']);
-      const first = (await list(admin, '?limit=4')).json();
+      const first = (await list(s.admin, '?limit=4')).json();
       expect(first.data.map((r: any) => r.data.name)).toEqual(['Bob', 'Emil', 'Dóra', 'Cecil']);
-      expect((await list(admin, '?limit=1000')).json()).toMatchObject({ total: 6, page: 1, pages: 1 });
+      expect((await list(s.admin, '?limit=1000')).json()).toMatchObject({ total: 6, page: 1, pages: 1 });
     });
 
     it('a user holding only viewOwnResults sees only their own records; a manager sees all', async () => {
+      const [alice, bob, manager] = s.users;
       expect((await list(bob.token)).json()).toMatchObject({ total: 1, pages: 1 });
       expect((await list(alice.token)).json().total).toBe(5);
       expect((await list(manager.token)).json().total).toBe(6);
@@ -360,7 +307,7 @@ describe('records', () => {
 
     it('filters on string and number fields, as JSON or as filters[x]=v', async () => {
       const names = async (query: string) =>
-        (await list(admin, query))
+        (await list(s.admin, query))
           .json()
           .data.map((r: any) => r.data.name)
           .sort();
@@ -377,7 +324,7 @@ describe('records', () => {
 
     it('sorts by a data field both ways, numbers numerically', async () => {
       const names = async (query: string) =>
-        (await list(admin, query)).json().data.map((r: any) => r.data.name);
+        (await list(s.admin, query)).json().data.map((r: any) => r.data.name);
       expect(await names('?sortBy=qty&sortOrder=asc')).toEqual([
         'Bob',
         'Cecil',
@@ -417,14 +364,14 @@ describe('records', () => {
         '?filters=not-json',
         `?filters[a'b]=1`,
       ]) {
-        const response = await list(admin, query);
+        const response = await list(s.admin, query);
         expect({ query, status: response.statusCode, code: response.json().code }).toEqual({
           query,
           status: 422,
           code: 'VALIDATION_FAILED',
         });
       }
-      expect((await list(admin)).json().total).toBe(6);
+      expect((await list(s.admin)).json().total).toBe(6);
     });
   });
 

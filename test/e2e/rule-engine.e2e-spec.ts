@@ -4,24 +4,24 @@ import { AppError } from '../../src/common/errors/app-error';
 import type { CreateConfigDto } from '../../src/form-configs/dto/form-config.dto';
 import { FormValidator } from '../../src/validation/form-validator.service';
 import { ORDER_FORM, createConfig } from '../factories/config.factory';
-import { type TestUser } from '../factories/user.factory';
+import { postRecord } from '../utils/api-requests';
 import { useAppSuite } from '../utils/app-suite';
-import type { TestApp } from '../utils/test-app';
 
 /** The attacks of the rule-engine review, through the service layer (no HTTP body pipeline) and through HTTP. */
 describe('rule engine hardening', () => {
-  let t: TestApp;
-  let admin: string;
-  let user: TestUser;
+  const s = useAppSuite({ users: 1 });
   let adminCtx: RequestContext;
-  useAppSuite((suite) => ({ t, admin, user } = suite), { users: 1 });
   beforeEach(async () => {
-    const me = (await t.request({ method: 'GET', url: '/auth/me', token: admin })).json();
+    const me = (await s.t.request({ method: 'GET', url: '/auth/me', token: s.admin })).json();
     adminCtx = buildRequestContext({
       user: { userId: me.id, role: 'admin', email: me.email, siteId: null },
       siteId: null,
     });
   });
+
+  const submit = (configId: string, data: object) => postRecord(s.t, s.user.token, configId, data);
+  const listAsAdmin = async (url: string) =>
+    (await s.t.request({ method: 'GET', url, token: s.admin })).json();
 
   async function createThroughService(rule: unknown): Promise<AppError> {
     const body = {
@@ -32,7 +32,7 @@ describe('rule engine hardening', () => {
       computedRules: [{ field: 'leak', expression: rule }],
     } as unknown as CreateConfigDto;
     try {
-      await t.app.get(FormConfigsService).create(adminCtx, body);
+      await s.t.app.get(FormConfigsService).create(adminCtx, body);
     } catch (error) {
       return error as AppError;
     }
@@ -56,13 +56,12 @@ describe('rule engine hardening', () => {
       field: 'validationRules[0].rule',
       rule: 'jsonLogic',
     });
-    const list = await t.request({ method: 'GET', url: '/api/configs', token: admin });
-    expect(list.json().totalCount).toBe(0);
+    expect((await listAsAdmin('/api/configs')).totalCount).toBe(0);
   });
 
   it('never lets a rule that slipped past the checker pass or return the environment', () => {
     // A definition stored before this release is evaluated by the interpreter, which knows only the allow-list.
-    const outcome = t.app.get(FormValidator).validate(
+    const outcome = s.t.app.get(FormValidator).validate(
       {
         validationRules: [{ name: 'r', rule: { constructor: [1] }, message: 'no' }],
         computedRules: [{ field: 'env', expression: { __lookupGetter__: ['x'] } }],
@@ -75,7 +74,7 @@ describe('rule engine hardening', () => {
   });
 
   it('answers 400 RULE_LIMIT_EXCEEDED for a quadratic rule over a large submitted array, stores nothing', async () => {
-    const configId = await createConfig(t, admin, {
+    const configId = await createConfig(s.t, s.admin, {
       schema: null,
       validationRules: [
         {
@@ -87,12 +86,7 @@ describe('rule engine hardening', () => {
       computedRules: [],
     });
     const items = Array.from({ length: 9000 }, (_, i) => i + 2);
-    const refused = await t.request({
-      method: 'POST',
-      url: `/api/data/${configId}`,
-      token: user.token,
-      payload: { items },
-    });
+    const refused = await submit(configId, { items });
     expect(refused.statusCode).toBe(400);
     expect(refused.json()).toMatchObject({
       success: false,
@@ -100,19 +94,13 @@ describe('rule engine hardening', () => {
       statusCode: 400,
       details: { limit: 'maxWork', value: 200_000 },
     });
-    const small = await t.request({
-      method: 'POST',
-      url: `/api/data/${configId}`,
-      token: user.token,
-      payload: { items: [2, 3, 4] },
-    });
+    const small = await submit(configId, { items: [2, 3, 4] });
     expect(small.statusCode).toBe(201);
-    const list = await t.request({ method: 'GET', url: `/api/data/${configId}`, token: admin });
-    expect(list.json().total).toBe(1);
+    expect((await listAsAdmin(`/api/data/${configId}`)).total).toBe(1);
   });
 
   it('answers 400 for an array over the iteration limit and for a doubling reduce', async () => {
-    const configId = await createConfig(t, admin, {
+    const configId = await createConfig(s.t, s.admin, {
       schema: null,
       validationRules: [],
       computedRules: [
@@ -128,43 +116,23 @@ describe('rule engine hardening', () => {
         },
       ],
     });
-    const tooLong = await t.request({
-      method: 'POST',
-      url: `/api/data/${configId}`,
-      token: user.token,
-      payload: { items: Array.from({ length: 20_000 }, () => 1), small: [] },
-    });
+    const tooLong = await submit(configId, { items: Array.from({ length: 20_000 }, () => 1), small: [] });
     expect(tooLong.statusCode).toBe(400);
     expect(tooLong.json()).toMatchObject({
       code: 'RULE_LIMIT_EXCEEDED',
       details: { limit: 'maxArrayLength' },
     });
-    const doubling = await t.request({
-      method: 'POST',
-      url: `/api/data/${configId}`,
-      token: user.token,
-      payload: { items: [1], small: Array.from({ length: 30 }, () => 1) },
-    });
+    const doubling = await submit(configId, { items: [1], small: Array.from({ length: 30 }, () => 1) });
     expect(doubling.statusCode).toBe(400);
     expect(doubling.json().code).toBe('RULE_LIMIT_EXCEEDED');
-    const fine = await t.request({
-      method: 'POST',
-      url: `/api/data/${configId}`,
-      token: user.token,
-      payload: { items: [1, 1, 1], small: [1, 1] },
-    });
+    const fine = await submit(configId, { items: [1, 1, 1], small: [1, 1] });
     expect(fine.statusCode).toBe(201);
     expect(fine.json().computedResults).toEqual({ count: 3, blowup: [1, 1, 1, 1] });
   });
 
   it('keeps the ordinary rules of the order form working', async () => {
-    const configId = await createConfig(t, admin);
-    const response = await t.request({
-      method: 'POST',
-      url: `/api/data/${configId}`,
-      token: user.token,
-      payload: { name: 'A', qty: 101, price: 2 },
-    });
+    const configId = await createConfig(s.t, s.admin);
+    const response = await submit(configId, { name: 'A', qty: 101, price: 2 });
     expect(response.statusCode).toBe(400);
     expect(response.json().validationErrors).toEqual([
       { field: 'qty', rule: 'maxQty', message: 'At most 100 pieces' },

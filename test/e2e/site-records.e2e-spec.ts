@@ -1,21 +1,21 @@
 import { sql } from 'drizzle-orm';
-import { buildRequestContext } from '../../src/common/context/request-context';
 import { RecordsService } from '../../src/data/records.service';
 import { rowsOf } from '../../src/database/raw-rows';
 import { createUser, type TestUser } from '../factories/user.factory';
 import { createConfig } from '../factories/config.factory';
+import { createTwoSites, ON_A as onA, ON_B as onB, ON_NO_SITE as onNoSite } from '../factories/two-sites';
 import { createSteps, execute } from '../utils/workflow-api';
 import { useAppSuite } from '../utils/app-suite';
-import type { TestApp } from '../utils/test-app';
-import { createSite } from '../factories/site.factory';
+import { errorBody } from '../utils/error-body';
+import { requestAs } from '../utils/request-as';
+import { contextOf } from '../utils/user-context';
 
 /**
  * A record of a shared form (no site) belongs to the site of the request it came
  * through, and a caller bound to a site sees only its own site's records and runs, on every route.
  */
 describe('records and runs of a shared form belong to the site they came through', () => {
-  let t: TestApp;
-  let admin: string;
+  const s = useAppSuite();
   let siteA: string;
   let siteB: string;
   let userA: TestUser;
@@ -23,22 +23,17 @@ describe('records and runs of a shared form belong to the site they came through
   let managerB: TestUser;
   let globalManager: TestUser;
   let shared: string;
-  const onA = { host: 'alpha.example.com' };
-  const onB = { host: 'beta.example.com' };
-  const onNoSite = { host: 'elsewhere.example.com' };
   const SECRET = { name: 'Ann', ssn: '123-45-6789' };
   const get = (url: string, token: string, headers: Record<string, string> = {}) =>
-    t.request({ method: 'GET', url, token, headers });
+    requestAs(s.t, token, 'GET', url, undefined, headers);
 
-  useAppSuite((suite) => ({ t, admin } = suite));
   beforeEach(async () => {
-    siteA = await createSite(t, admin, 'Alpha', 'alpha.example.com');
-    siteB = await createSite(t, admin, 'Beta', 'beta.example.com');
-    userA = await createUser(t, { siteId: siteA });
-    managerA = await createUser(t, { role: 'manager', siteId: siteA });
-    managerB = await createUser(t, { role: 'manager', siteId: siteB });
-    globalManager = await createUser(t, { role: 'manager' });
-    shared = await createConfig(t, admin, {
+    ({ siteA, siteB } = await createTwoSites(s.t, s.admin));
+    userA = await createUser(s.t, { siteId: siteA });
+    managerA = await createUser(s.t, { role: 'manager', siteId: siteA });
+    managerB = await createUser(s.t, { role: 'manager', siteId: siteB });
+    globalManager = await createUser(s.t, { role: 'manager' });
+    shared = await createConfig(s.t, s.admin, {
       title: 'Shared form',
       schema: {
         type: 'object',
@@ -51,13 +46,7 @@ describe('records and runs of a shared form belong to the site they came through
   });
 
   const submitOnA = async () => {
-    const response = await t.request({
-      method: 'POST',
-      url: `/api/data/${shared}`,
-      token: userA.token,
-      headers: onA,
-      payload: SECRET,
-    });
+    const response = await requestAs(s.t, userA.token, 'POST', `/api/data/${shared}`, SECRET, onA);
     expect(response.statusCode).toBe(201);
     return response.json();
   };
@@ -65,7 +54,7 @@ describe('records and runs of a shared form belong to the site they came through
   it("stores the Host's site on a shared form's record", async () => {
     const saved = await submitOnA();
     expect(saved.data.siteId).toBe(siteA);
-    const read = await get(`/api/data/${shared}/${saved.dataId}`, admin);
+    const read = await get(`/api/data/${shared}/${saved.dataId}`, s.admin);
     expect(read.json()).toMatchObject({ _id: saved.dataId, siteId: siteA, data: SECRET });
   });
 
@@ -78,17 +67,12 @@ describe('records and runs of a shared form belong to the site they came through
     expect(grid.statusCode).toBe(200);
     expect(grid.json()).toMatchObject({ data: [], totalCount: 0 });
 
-    const notFound = {
-      success: false,
-      code: 'RECORD_NOT_FOUND',
-      statusCode: 404,
-      error: 'Record not found.',
-    };
+    const notFound = errorBody(404, 'RECORD_NOT_FOUND', 'Record not found.');
     const single = await get(`${base}/${dataId}`, managerB.token, onB);
     expect(single.statusCode).toBe(404);
     expect(single.json()).toEqual(notFound);
     for (const method of ['PUT', 'PATCH', 'DELETE'] as const) {
-      const change = await t.request({
+      const change = await s.t.request({
         method,
         url: `${base}/${dataId}`,
         token: managerB.token,
@@ -101,13 +85,14 @@ describe('records and runs of a shared form belong to the site they came through
         body: notFound,
       });
     }
-    const storeEdit = await t.request({
-      method: 'PUT',
-      url: base,
-      token: managerB.token,
-      headers: { ...onB, 'content-type': 'application/x-www-form-urlencoded' },
-      payload: `key=${dataId}&values=${encodeURIComponent(JSON.stringify({ 'data.name': 'x' }))}`,
-    });
+    const storeEdit = await requestAs(
+      s.t,
+      managerB.token,
+      'PUT',
+      base,
+      `key=${dataId}&values=${encodeURIComponent(JSON.stringify({ 'data.name': 'x' }))}`,
+      { ...onB, 'content-type': 'application/x-www-form-urlencoded' },
+    );
     expect(storeEdit.statusCode).toBe(404);
     expect(storeEdit.json()).toEqual(notFound);
 
@@ -125,7 +110,7 @@ describe('records and runs of a shared form belong to the site they came through
     expect(stats.json()).toEqual({ total: 0, today: 0, thisWeek: 0, byUser: [] });
 
     // Still there for its own site and for admins.
-    expect((await get(`${base}/${dataId}`, admin)).statusCode).toBe(200);
+    expect((await get(`${base}/${dataId}`, s.admin)).statusCode).toBe(200);
   });
 
   it("site A's manager and admins see the record; a caller without a site does not", async () => {
@@ -141,9 +126,9 @@ describe('records and runs of a shared form belong to the site they came through
     expect(csvA.body).toContain(SECRET.ssn);
     expect((await get(`${base}/stats`, managerA.token, onA)).json().total).toBe(1);
 
-    const adminList = (await get(base, admin)).json();
+    const adminList = (await get(base, s.admin)).json();
     expect(adminList.total).toBe(1);
-    expect((await get(`${base}/stats`, admin)).json().total).toBe(1);
+    expect((await get(`${base}/stats`, s.admin)).json().total).toBe(1);
 
     expect((await get(base, globalManager.token, onNoSite)).json().total).toBe(0);
     expect((await get(`${base}/${dataId}`, globalManager.token, onNoSite)).statusCode).toBe(404);
@@ -154,7 +139,7 @@ describe('records and runs of a shared form belong to the site they came through
 
   it('a record without a site (stored before migration 0007) is seen only by admins and callers without a site', async () => {
     const [old] = rowsOf(
-      await t.database.client.db.execute(
+      await s.t.database.client.db.execute(
         sql`insert into data_records (config_id, user_id, data)
             values (${shared}::uuid, ${userA.user.id}::uuid, '{"name": "old"}') returning id`,
       ),
@@ -164,30 +149,20 @@ describe('records and runs of a shared form belong to the site they came through
     expect((await get(base, managerB.token, onB)).json().total).toBe(0);
     expect((await get(`${base}/${old.id}`, managerB.token, onB)).statusCode).toBe(404);
     expect((await get(base, globalManager.token, onNoSite)).json().total).toBe(1);
-    expect((await get(base, admin)).json().total).toBe(1);
+    expect((await get(base, s.admin)).json().total).toBe(1);
   });
 
   it("without a Host site the record takes the submitting user's site", async () => {
-    const ctx = buildRequestContext({
-      user: { userId: userA.user.id, role: 'user', email: userA.user.email, siteId: siteA },
-      siteId: null,
-    });
-    const saved = await t.app.get(RecordsService).create(ctx, shared, { name: 'Job' });
+    const saved = await s.t.app.get(RecordsService).create(contextOf(userA.user), shared, { name: 'Job' });
     expect(saved.data.siteId).toBe(siteA);
   });
 
   it('a save limit counts only the records of the site submitted to', async () => {
-    const limited = await createConfig(t, admin, {
+    const limited = await createConfig(s.t, s.admin, {
       preferences: { saveLimit: 1, allowEdit: false, allowDelete: false, storeComputedResults: false },
     });
     const submit = (headers: Record<string, string>) =>
-      t.request({
-        method: 'POST',
-        url: `/api/data/${limited}`,
-        token: globalManager.token,
-        headers,
-        payload: { name: 'Ann', qty: 1 },
-      });
+      requestAs(s.t, globalManager.token, 'POST', `/api/data/${limited}`, { name: 'Ann', qty: 1 }, headers);
     expect((await submit(onA)).statusCode).toBe(201);
     const onSiteB = await submit(onB);
     expect(onSiteB.statusCode).toBe(201);
@@ -198,21 +173,21 @@ describe('records and runs of a shared form belong to the site they came through
   });
 
   it("a workflow save step on a shared form stores site A's site, and runs stay with their site", async () => {
-    const workflowId = await createSteps(t, admin, [{ name: 'store', type: 'save' }], {
+    const workflowId = await createSteps(s.t, s.admin, [{ name: 'store', type: 'save' }], {
       permissions: { roles: ['user', 'manager'] },
     });
-    const ran = await execute(t, userA.token, workflowId, shared, SECRET, onA);
+    const ran = await execute(s.t, userA.token, workflowId, shared, SECRET, onA);
     expect(ran.statusCode).toBe(200);
     const { runId, results } = ran.json();
     const dataId = results.store.dataId as string;
-    const stored = await get(`/api/data/${shared}/${dataId}`, admin);
+    const stored = await get(`/api/data/${shared}/${dataId}`, s.admin);
     expect(stored.json()).toMatchObject({ siteId: siteA, data: SECRET });
     expect((await get(`/api/data/${shared}/${dataId}`, managerB.token, onB)).statusCode).toBe(404);
     expect((await get(`/api/data/${shared}`, managerA.token, onA)).json().total).toBe(1);
-    expect((await get(`/api/workflow/runs/${runId}`, admin)).json()).toMatchObject({ id: runId });
+    expect((await get(`/api/workflow/runs/${runId}`, s.admin)).json()).toMatchObject({ id: runId });
 
     // A global user's run through site A's host is site A's: not listed or read through site B's.
-    const globalRun = await execute(t, globalManager.token, workflowId, shared, { name: 'G' }, onA);
+    const globalRun = await execute(s.t, globalManager.token, workflowId, shared, { name: 'G' }, onA);
     expect(globalRun.statusCode).toBe(200);
     const globalRunId = globalRun.json().runId;
     const history = (headers: Record<string, string>) =>
@@ -222,14 +197,9 @@ describe('records and runs of a shared form belong to the site they came through
     expect((await history(onNoSite)).json()).toMatchObject({ totalCount: 0, data: [] });
     const foreign = await get(`/api/workflow/runs/${globalRunId}`, globalManager.token, onB);
     expect(foreign.statusCode).toBe(404);
-    expect(foreign.json()).toEqual({
-      success: false,
-      code: 'WORKFLOW_RUN_NOT_FOUND',
-      statusCode: 404,
-      error: 'Workflow run not found.',
-    });
+    expect(foreign.json()).toEqual(errorBody(404, 'WORKFLOW_RUN_NOT_FOUND', 'Workflow run not found.'));
     expect((await get(`/api/workflow/${workflowId}/runs`, managerB.token, onB)).json().totalCount).toBe(0);
-    expect((await get(`/api/workflow/${workflowId}/runs`, admin)).json().totalCount).toBe(2);
+    expect((await get(`/api/workflow/${workflowId}/runs`, s.admin)).json().totalCount).toBe(2);
   });
 
   it('GET /api/sites: admins see every site, others only their own', async () => {
@@ -238,7 +208,7 @@ describe('records and runs of a shared form belong to the site they came through
       expect(response.statusCode).toBe(200);
       return { names: response.json().data.map((site: any) => site.name), total: response.json().totalCount };
     };
-    expect(await names(admin)).toEqual({ names: ['Alpha', 'Beta'], total: 2 });
+    expect(await names(s.admin)).toEqual({ names: ['Alpha', 'Beta'], total: 2 });
     expect(await names(userA.token, onA)).toEqual({ names: ['Alpha'], total: 1 });
     expect(await names(managerB.token, onB)).toEqual({ names: ['Beta'], total: 1 });
     expect(await names(globalManager.token, onB)).toEqual({ names: ['Beta'], total: 1 });
@@ -246,14 +216,9 @@ describe('records and runs of a shared form belong to the site they came through
 
     const foreign = await get(`/api/sites/${siteB}`, userA.token, onA);
     expect(foreign.statusCode).toBe(404);
-    expect(foreign.json()).toEqual({
-      success: false,
-      code: 'SITE_NOT_FOUND',
-      statusCode: 404,
-      error: 'Site not found.',
-    });
+    expect(foreign.json()).toEqual(errorBody(404, 'SITE_NOT_FOUND', 'Site not found.'));
     expect((await get(`/api/sites/${siteA}`, userA.token, onA)).json()).toMatchObject({ id: siteA });
     expect((await get(`/api/sites/${siteA}`, globalManager.token, onNoSite)).statusCode).toBe(404);
-    expect((await get(`/api/sites/${siteB}`, admin)).statusCode).toBe(200);
+    expect((await get(`/api/sites/${siteB}`, s.admin)).statusCode).toBe(200);
   });
 });

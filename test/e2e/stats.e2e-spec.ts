@@ -1,7 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { createUser, type TestUser } from '../factories/user.factory';
+import { createUser } from '../factories/user.factory';
 import { useAppSuite } from '../utils/app-suite';
-import type { TestApp } from '../utils/test-app';
 
 /** Local midnight and Monday 00:00 of "now" in a zone, as instants (computed independently of the service). */
 function zoneBoundaries(timeZone: string) {
@@ -31,32 +30,19 @@ function zoneBoundaries(timeZone: string) {
 }
 
 describe('statistics', () => {
-  let t: TestApp;
-  let admin: string;
-  let alice: TestUser;
-  let bob: TestUser;
-  let configId: string;
-  useAppSuite(
-    (suite) =>
-      ({
-        t,
-        admin,
-        users: [alice, bob],
-        configId,
-      } = suite),
-    { users: 2, forms: [{ schema: null, validationRules: [], computedRules: [] }] },
-  );
+  const s = useAppSuite({ users: 2, forms: [{ schema: null, validationRules: [], computedRules: [] }] });
 
   const insertAt = (userId: string, at: Date, active = true) =>
-    t.database.client.db.execute(
-      sql`insert into data_records (config_id, user_id, data, created_at, is_active) values (${configId}::uuid, ${userId}::uuid, '{}', ${at.toISOString()}::timestamptz, ${active})`,
+    s.t.database.client.db.execute(
+      sql`insert into data_records (config_id, user_id, data, created_at, is_active) values (${s.configId}::uuid, ${userId}::uuid, '{}', ${at.toISOString()}::timestamptz, ${active})`,
     );
-  const stats = (query = '', token = admin) =>
-    t.request({ method: 'GET', url: `/api/data/${configId}/stats${query}`, token });
+  const stats = (query = '', token = s.admin) =>
+    s.t.request({ method: 'GET', url: `/api/data/${s.configId}/stats${query}`, token });
 
   it.each(['Europe/Budapest', 'America/Los_Angeles', 'Asia/Kolkata'])(
     'counts across the day and week boundaries of %s, Monday weeks, inactive records excluded',
     async (timeZone) => {
+      const [alice, bob] = s.users;
       const { dayStart, weekStart } = zoneBoundaries(timeZone);
       const minute = 60_000;
       await insertAt(alice.user.id, new Date(dayStart.getTime() + minute)); // today
@@ -79,6 +65,7 @@ describe('statistics', () => {
   );
 
   it('byUser is sorted by count, descending; the default zone is TIMEZONE (UTC)', async () => {
+    const [alice, bob] = s.users;
     const now = new Date();
     await insertAt(bob.user.id, now);
     await insertAt(bob.user.id, now);
@@ -92,9 +79,10 @@ describe('statistics', () => {
   });
 
   it('an empty form counts zeros; records without a user count in the total and under userId null', async () => {
+    const [alice] = s.users;
     expect((await stats()).json()).toEqual({ total: 0, today: 0, thisWeek: 0, byUser: [] });
-    await t.database.client.db.execute(
-      sql`insert into data_records (config_id, data) values (${configId}::uuid, '{}'), (${configId}::uuid, '{}')`,
+    await s.t.database.client.db.execute(
+      sql`insert into data_records (config_id, data) values (${s.configId}::uuid, '{}'), (${s.configId}::uuid, '{}')`,
     );
     await insertAt(alice.user.id, new Date());
     expect((await stats()).json()).toEqual({
@@ -109,10 +97,11 @@ describe('statistics', () => {
   });
 
   it('an unknown tz is a 422; stats need viewStats (a plain user gets 403)', async () => {
+    const [alice] = s.users;
     const bad = await stats('?tz=Mars/Olympus');
     expect(bad.statusCode).toBe(422);
     expect(bad.json().validationErrors[0].field).toBe('tz');
     expect((await stats('', alice.token)).statusCode).toBe(403);
-    expect((await stats('', (await createUser(t, { role: 'manager' })).token)).statusCode).toBe(200);
+    expect((await stats('', (await createUser(s.t, { role: 'manager' })).token)).statusCode).toBe(200);
   });
 });

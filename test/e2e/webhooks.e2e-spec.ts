@@ -2,12 +2,16 @@ import { sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { rowsOf } from '../../src/database/raw-rows';
 import { createConfig } from '../factories/config.factory';
-import { adminToken, createUser, type TestUser } from '../factories/user.factory';
+import { createRecord } from '../factories/record.factory';
+import { createSite } from '../factories/site.factory';
+import { adminToken, createUser } from '../factories/user.factory';
 import { startHttpServer, type HttpTestServer, type RecordedRequest } from '../utils/http-test-server';
+import { useAppSuite } from '../utils/app-suite';
 import { createTestApp, type TestApp } from '../utils/test-app';
-import { createTestDatabase } from '../utils/test-database';
+import { createTestDatabase, type TestDatabase } from '../utils/test-database';
 import { WebhookDeliveryRetention } from '../../src/webhooks/webhook-delivery-retention';
 import { until } from '../utils/until';
+import { createWebhook, webhookDeliveries } from '../utils/webhooks-api';
 
 /**
  * Signed webhooks against real loopback receivers. Signatures are checked with the `standardwebhooks`
@@ -42,81 +46,47 @@ function verify(secret: string, request: RecordedRequest, signature = request.he
   });
 }
 
+/** The newest delivery of a subscription once it is no longer pending. */
+const settledOn = (app: TestApp, token: string, webhookId: string) =>
+  waitFor('a settled delivery', async () => {
+    const [latest] = (await webhookDeliveries(app, token, webhookId)).data;
+    return latest && latest.state !== 'pending' ? latest : null;
+  });
+
 describe('webhooks', () => {
-  let receiver: HttpTestServer;
   let outsider: HttpTestServer;
   let spare: HttpTestServer;
-  let t: TestApp;
-  let admin: string;
-  let alice: TestUser;
-  let configId: string;
-
   beforeAll(async () => {
-    receiver = await startHttpServer();
     outsider = await startHttpServer();
     spare = await startHttpServer();
-    t = await createTestApp({
-      env: {
-        ...TIMINGS,
-        WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${receiver.port},127.0.0.1:${spare.port}`,
-      },
-    });
+  });
+  const s = useAppSuite({
+    partner: true,
+    env: ({ partner }) => ({
+      ...TIMINGS,
+      WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${partner.port},127.0.0.1:${spare.port}`,
+    }),
+    users: 1,
+    forms: 1,
   });
   afterAll(async () => {
-    await t.close();
-    await receiver.close();
     await outsider.close();
     await spare.close();
   });
-  beforeEach(async () => {
-    await t.reset();
-    receiver.reset();
-    outsider.reset();
-    admin = await adminToken(t);
-    alice = await createUser(t);
-    configId = await createConfig(t, admin);
-  });
+  beforeEach(() => outsider.reset());
 
-  const subscribe = async (body: Record<string, unknown>, app = t, token = admin) => {
-    const response = await app.request({
-      method: 'POST',
-      url: '/api/webhooks',
-      token,
-      payload: { url: receiver.url('/hooks'), events: ['record.created'], ...body },
-    });
-    expect(response.statusCode).toBe(201);
-    return response.json<{ id: string; secret: string; siteId: string | null }>();
-  };
-  const submit = async (data: Record<string, unknown>, app = t, headers?: Record<string, string>) => {
-    const response = await app.request({
-      method: 'POST',
-      url: `/api/data/${configId}`,
-      token: alice.token,
-      payload: data,
-      headers,
-    });
-    expect(response.statusCode).toBe(201);
-    return response.json<{ dataId: string; data: Record<string, unknown> }>();
-  };
-  const deliveries = async (webhookId: string, app = t) => {
-    const response = await app.request({
-      method: 'GET',
-      url: `/api/webhooks/${webhookId}/deliveries`,
-      token: admin,
-    });
-    expect(response.statusCode).toBe(200);
-    return response.json().data as Array<Record<string, any>>;
-  };
-  const settledDelivery = (webhookId: string, app = t) =>
-    waitFor('a settled delivery', async () => {
-      const [latest] = await deliveries(webhookId, app);
-      return latest && latest.state !== 'pending' ? latest : null;
-    });
+  const subscribe = (body: Record<string, unknown>) =>
+    createWebhook(s.t, s.admin, { url: s.partner.url('/hooks'), events: ['record.created'], ...body });
+  const submit = (data: Record<string, unknown>, headers?: Record<string, string>, configId = s.configId) =>
+    createRecord(s.t, s.user.token, configId, data, headers);
+  const deliveries = async (webhookId: string) => (await webhookDeliveries(s.t, s.admin, webhookId)).data;
+  const settledDelivery = (webhookId: string) => settledOn(s.t, s.admin, webhookId);
   const webhook = async (id: string) =>
-    (await t.request({ method: 'GET', url: `/api/webhooks/${id}`, token: admin })).json();
+    (await s.t.request({ method: 'GET', url: `/api/webhooks/${id}`, token: s.admin })).json();
 
   describe('subscriptions', () => {
     it('are created, read, listed, changed and deleted by admins, the secret shown only at creation', async () => {
+      const { t, admin, configId, partner: receiver } = s;
       const created = await subscribe({
         events: ['record.created', 'workflow.run.finished'],
         description: 'ERP',
@@ -160,6 +130,7 @@ describe('webhooks', () => {
     });
 
     it('are refused to non-admins (403) on every route', async () => {
+      const { t, user: alice, partner: receiver } = s;
       const { id } = await subscribe({});
       const routes: Array<[string, string, object?]> = [
         ['GET', '/api/webhooks'],
@@ -184,6 +155,7 @@ describe('webhooks', () => {
     });
 
     it('refuse bad bodies with 422 naming the field', async () => {
+      const { t, admin, partner: receiver } = s;
       const refused = async (payload: Record<string, unknown>) => {
         const response = await t.request({ method: 'POST', url: '/api/webhooks', token: admin, payload });
         expect(response.statusCode).toBe(422);
@@ -205,6 +177,7 @@ describe('webhooks', () => {
   });
 
   it('are documented in /api-docs-json: every route, and each event body as a callback of the create', async () => {
+    const { t } = s;
     const document = (await t.request({ method: 'GET', url: '/api-docs-json' })).json();
     const routes = Object.entries(document.paths as Record<string, object>)
       .filter(([path]) => path.startsWith('/api/webhooks'))
@@ -248,6 +221,7 @@ describe('webhooks', () => {
 
   describe('deliveries', () => {
     it('are signed after Standard Webhooks, with the event as the body', async () => {
+      const { user: alice, configId, partner: receiver } = s;
       const { id, secret } = await subscribe({});
       const { dataId } = await submit({ name: 'Ann', qty: 2 });
       const [request] = await waitFor(
@@ -289,14 +263,9 @@ describe('webhooks', () => {
     });
 
     it('go only to subscriptions wanting the event type, configuration and site', async () => {
+      const { t, admin, partner: receiver } = s;
       const other = await createConfig(t, admin, { title: 'Other form' });
-      const site = await t.request({
-        method: 'POST',
-        url: '/api/sites',
-        token: admin,
-        payload: { name: 'Shop', domains: ['shop.example.test'] },
-      });
-      const siteId = site.json().id as string;
+      const siteId = await createSite(t, admin, 'Shop', 'shop.example.test');
       const all = await subscribe({
         url: receiver.url('/all'),
         events: ['record.created', 'record.updated'],
@@ -304,19 +273,17 @@ describe('webhooks', () => {
       await subscribe({ url: receiver.url('/config'), configId: other });
       await subscribe({ url: receiver.url('/deleted'), events: ['record.deleted'] });
       // Created through the site's host, without a siteId: the subscription takes the host's site.
-      const bySite = await t.request({
-        method: 'POST',
-        url: '/api/webhooks',
-        token: admin,
-        headers: { host: 'shop.example.test' },
-        payload: { url: receiver.url('/site'), events: ['record.created'] },
-      });
-      expect(bySite.json().siteId).toBe(siteId);
+      const bySite = await createWebhook(
+        t,
+        admin,
+        { url: receiver.url('/site'), events: ['record.created'] },
+        { host: 'shop.example.test' },
+      );
+      expect(bySite.siteId).toBe(siteId);
 
       await submit({ name: 'No site', qty: 1 });
-      await submit({ name: 'Shop', qty: 1 }, t, { host: 'shop.example.test' });
-      configId = other;
-      await submit({ name: 'Other form', qty: 1 });
+      await submit({ name: 'Shop', qty: 1 }, { host: 'shop.example.test' });
+      await submit({ name: 'Other form', qty: 1 }, {}, other);
 
       // At least once: a receiver keeps one request per webhook-id (a slow answer may be sent twice).
       const received = () =>
@@ -340,6 +307,7 @@ describe('webhooks', () => {
     });
 
     it('are retried on 500, 429 (Retry-After) and timeouts until one is accepted', async () => {
+      const { partner: receiver } = s;
       const { id, secret } = await subscribe({});
       const answers = [500, 429, 'hang', 200];
       receiver.handle((_req, res) => {
@@ -372,6 +340,7 @@ describe('webhooks', () => {
     });
 
     it('fail at once on a 4xx or a redirect (never followed)', async () => {
+      const { partner: receiver } = s;
       const rejecting = await subscribe({ url: receiver.url('/reject') });
       const redirecting = await subscribe({ url: receiver.url('/redirect') });
       receiver.handle((req, res) => {
@@ -408,6 +377,7 @@ describe('webhooks', () => {
     });
 
     it('are sent again on request with the same webhook-id and body (202)', async () => {
+      const { t, admin, partner: receiver } = s;
       const { id, secret } = await subscribe({});
       await submit({ name: 'Ann', qty: 1 });
       const original = await settledDelivery(id);
@@ -450,6 +420,7 @@ describe('webhooks', () => {
     });
 
     it('carry both signatures during a rotation grace period, then only the new one', async () => {
+      const { t, admin, partner: receiver } = s;
       const { id, secret: old } = await subscribe({});
       const rotated = await t.request({
         method: 'POST',
@@ -488,6 +459,7 @@ describe('webhooks', () => {
     });
 
     it('disable a subscription that keeps failing; enabling it again sends what waited', async () => {
+      const { t, admin, partner: receiver } = s;
       const { id } = await subscribe({});
       receiver.handle((_req, res) => {
         res.writeHead(503);
@@ -569,44 +541,36 @@ describe('webhooks across a crash', () => {
   afterAll(() => receiver.close());
   beforeEach(() => receiver.reset());
 
-  const subscribeOn = async (app: TestApp, token: string, server: HttpTestServer) => {
-    const response = await app.request({
-      method: 'POST',
-      url: '/api/webhooks',
-      token,
-      payload: { url: server.url('/hooks'), events: ['record.created'] },
-    });
-    expect(response.statusCode).toBe(201);
-    return response.json<{ id: string; secret: string }>();
-  };
-  const settledOn = (app: TestApp, token: string, webhookId: string) =>
-    waitFor('a settled delivery', async () => {
-      const response = await app.request({
-        method: 'GET',
-        url: `/api/webhooks/${webhookId}/deliveries`,
-        token,
-      });
-      const [latest] = response.json().data as Array<Record<string, any>>;
-      return latest && latest.state !== 'pending' ? latest : null;
-    });
-
-  it('a crash between the change and its delivery loses nothing: the next instance sends it', async () => {
+  /** Runs `test` on a database of its own (closed after it) with the environment its instances share. */
+  async function onOwnDatabase(test: (database: TestDatabase, env: Record<string, string>) => Promise<void>) {
     const database = await createTestDatabase();
-    const env = { ...TIMINGS, WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${receiver.port}` };
     try {
+      await test(database, { ...TIMINGS, WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${receiver.port}` });
+    } finally {
+      await database.close();
+    }
+  }
+  /** The first instance: the admin's token, a user, a form, and a subscription of the receiver. */
+  async function firstInstance(database: TestDatabase, env: Record<string, string>) {
+    const first = await createTestApp({ database, env });
+    const token = await adminToken(first);
+    const user = await createUser(first);
+    const form = await createConfig(first, token);
+    const subscription = await createWebhook(first, token, {
+      url: receiver.url('/hooks'),
+      events: ['record.created'],
+    });
+    return { first, token, user, form, subscription };
+  }
+
+  it('a crash between the change and its delivery loses nothing: the next instance sends it', () =>
+    onOwnDatabase(async (database, env) => {
       // The first instance sends nothing (as if it died right after the commit).
-      const first = await createTestApp({ database, env: { ...env, WEBHOOK_WORKERS: '0' } });
-      const token = await adminToken(first);
-      const user = await createUser(first);
-      const form = await createConfig(first, token);
-      const { secret } = await subscribeOn(first, token, receiver);
-      const saved = await first.request({
-        method: 'POST',
-        url: `/api/data/${form}`,
-        token: user.token,
-        payload: { name: 'Kept', qty: 1 },
+      const { first, user, form, subscription } = await firstInstance(database, {
+        ...env,
+        WEBHOOK_WORKERS: '0',
       });
-      expect(saved.statusCode).toBe(201);
+      const saved = await createRecord(first, user.token, form, { name: 'Kept', qty: 1 });
       await first.close();
       expect(receiver.requests).toHaveLength(0);
       const waiting = rowsOf(
@@ -622,40 +586,25 @@ describe('webhooks across a crash', () => {
           'the delivery',
           () => receiver.requests.length > 0 && receiver.requests,
         );
-        expect(verify(secret, request)).toMatchObject({
+        expect(verify(subscription.secret, request)).toMatchObject({
           type: 'record.created',
-          data: { record: { _id: saved.json().dataId, data: { name: 'Kept' } } },
+          data: { record: { _id: saved.dataId, data: { name: 'Kept' } } },
         });
       } finally {
         await second.close();
       }
-    } finally {
-      await database.close();
-    }
-  });
+    }));
 
-  it('a crash after the receiver accepted, before the delivery was marked sent, resends the same webhook-id', async () => {
-    const database = await createTestDatabase();
-    const env = { ...TIMINGS, WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${receiver.port}` };
-    try {
-      const first = await createTestApp({ database, env });
-      const token = await adminToken(first);
-      const user = await createUser(first);
-      const form = await createConfig(first, token);
-      const { id, secret } = await subscribeOn(first, token, receiver);
+  it('a crash after the receiver accepted, before the delivery was marked sent, resends the same webhook-id', () =>
+    onOwnDatabase(async (database, env) => {
+      const { first, token, user, form, subscription } = await firstInstance(database, env);
       // The first request is accepted (200 sent), but its answer never ends: the instance dies reading it.
       receiver.handle((_req, res) => {
         res.writeHead(200, { 'content-type': 'text/plain' });
         if (receiver.requests.length === 1) res.write('accepted');
         else res.end('accepted again');
       });
-      const saved = await first.request({
-        method: 'POST',
-        url: `/api/data/${form}`,
-        token: user.token,
-        payload: { name: 'Once', qty: 1 },
-      });
-      expect(saved.statusCode).toBe(201);
+      await createRecord(first, user.token, form, { name: 'Once', qty: 1 });
       await waitFor('the first attempt', () => receiver.requests.length === 1);
       await first.close();
 
@@ -665,8 +614,10 @@ describe('webhooks across a crash', () => {
         const [accepted, resent] = receiver.requests;
         expect(resent.headers['webhook-id']).toBe(accepted.headers['webhook-id']);
         expect(resent.body).toBe(accepted.body);
-        expect(verify(secret, resent)).toMatchObject({ data: { record: { data: { name: 'Once' } } } });
-        const sent = await settledOn(second, token, id);
+        expect(verify(subscription.secret, resent)).toMatchObject({
+          data: { record: { data: { name: 'Once' } } },
+        });
+        const sent = await settledOn(second, token, subscription.id);
         expect(sent).toMatchObject({ state: 'sent', attempts: 2 });
         expect(sent.attemptLog.at(-1)).toMatchObject({
           attempt: 2,
@@ -676,8 +627,5 @@ describe('webhooks across a crash', () => {
       } finally {
         await second.close();
       }
-    } finally {
-      await database.close();
-    }
-  });
+    }));
 });

@@ -45,3 +45,40 @@ export async function createConfig(
     throw new Error(`config create failed: ${response.statusCode} ${response.body}`);
   return response.json().id;
 }
+
+/**
+ * A configuration as the API answers it once stored, with what a create fills in when the body
+ * leaves it out (no schema, no rules, default preferences, version 1); `fields` are the rest.
+ */
+export function storedConfig(fields: Record<string, unknown>): Record<string, unknown> {
+  return {
+    id: expect.any(String),
+    tags: [],
+    siteId: null,
+    description: null,
+    schema: null,
+    validationRules: [],
+    computedRules: [],
+    preferences: { saveLimit: null, allowEdit: true, allowDelete: true, storeComputedResults: false },
+    definition: null,
+    isActive: true,
+    createdAt: expect.any(String),
+    updatedAt: expect.any(String),
+    version: 1,
+    ...fields,
+  };
+}
+
+/**
+ * The overrides of a form for suites about files: "Claims", a `name` and the given fields (files,
+ * typically: `{ type: 'string', format: 'attachment' }`), no rules and no save limit.
+ */
+export function claimsForm(fields: Record<string, unknown>): Record<string, unknown> {
+  return {
+    title: 'Claims',
+    schema: { type: 'object', properties: { name: { type: 'string' }, ...fields } },
+    computedRules: [],
+    validationRules: [],
+    preferences: { saveLimit: null },
+  };
+}

@@ -1,9 +1,6 @@
 import type { TestApp } from '../utils/test-app';
 
-/**
- * Creates a custom role through the admin API and returns its name, for suites that give a user a
- * role of their own (a demotion, a delegated author); `permissions` maps a resource to its actions.
- */
+/** Creates a custom role through the admin API (`POST /api/roles`) and returns its id; fails unless 201. */
 export async function createRole(
   t: TestApp,
   adminToken: string,
@@ -18,5 +15,5 @@ export async function createRole(
   });
   if (response.statusCode !== 201)
     throw new Error(`role create failed: ${response.statusCode} ${response.body}`);
-  return name;
+  return response.json().id as string;
 }

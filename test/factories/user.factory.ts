@@ -38,3 +38,15 @@ export async function adminToken(testApp: TestApp): Promise<string> {
   if (response.statusCode !== 200) throw new Error(`admin login failed: ${response.body}`);
   return response.json().token;
 }
+
+/** Deactivates a user through the admin API (`PUT /api/users/:id`); fails unless it answers 200. */
+export async function deactivateUser(testApp: TestApp, adminToken: string, userId: string): Promise<void> {
+  const response = await testApp.request({
+    method: 'PUT',
+    url: `/api/users/${userId}`,
+    token: adminToken,
+    payload: { isActive: false },
+  });
+  if (response.statusCode !== 200)
+    throw new Error(`user deactivation failed: ${response.statusCode} ${response.body}`);
+}

@@ -5,7 +5,9 @@ import { ChangeNotifications, NOTIFICATION_PROBE } from '../../src/database/chan
 import { createPostgresPool } from '../../src/database/postgres-pool';
 import { createConfig } from '../factories/config.factory';
 import { adminToken } from '../factories/user.factory';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { requestAs, statusAs } from '../utils/request-as';
+import { createTestApp } from '../utils/test-app';
+import { useTwoInstances } from '../utils/two-instances';
 import { createSteps, execute } from '../utils/workflow-api';
 import { untilTrue } from '../utils/until';
 
@@ -18,23 +20,14 @@ const behindPooler =
   process.env.TEST_PGBOUNCER_URL && process.env.TEST_DATABASE_URL ? describe : describe.skip;
 
 behindPooler('behind PgBouncer in transaction mode', () => {
-  let first: TestApp;
-  let second: TestApp;
+  const apps = useTwoInstances({ CACHE_ENABLED: 'false', WORKFLOW_WORKERS: '0' });
   let admin: string;
   beforeAll(async () => {
-    first = await createTestApp({ env: { CACHE_ENABLED: 'false', WORKFLOW_WORKERS: '0' } });
-    second = await createTestApp({
-      env: { CACHE_ENABLED: 'false', WORKFLOW_WORKERS: '0' },
-      database: first.database,
-    });
-    admin = await adminToken(first);
-  });
-  afterAll(async () => {
-    await second.close();
-    await first.close();
+    admin = await adminToken(apps.first);
   });
 
   it('concurrent creates and workflow runs (the prepared writes) all succeed and are readable', async () => {
+    const { first, second } = apps;
     const configId = await createConfig(first, admin);
     const workflowId = await createSteps(first, admin, [{ name: 'store', type: 'save', config: {} }]);
     const creates = await Promise.all(
@@ -57,33 +50,27 @@ behindPooler('behind PgBouncer in transaction mode', () => {
       runs.map(() => [200, 'success']),
     );
     for (const created of creates.slice(0, 10)) {
-      const read = await second.request({
-        method: 'GET',
-        url: `/api/data/${configId}/${created.json().dataId}`,
-        token: admin,
-      });
-      expect(read.statusCode).toBe(200);
+      expect(await statusAs(second, admin, 'GET', `/api/data/${configId}/${created.json().dataId}`)).toBe(
+        200,
+      );
     }
   });
 
   it('with DATABASE_LISTEN_URL, a configuration retitled on one instance is seen on the other at once', async () => {
+    const { first, second } = apps;
     const configId = await createConfig(first, admin);
     await waitFor(() => second.app.get(ChangeNotifications).connected);
     const title = async () =>
-      (await second.request({ method: 'GET', url: `/api/configs/${configId}`, token: admin })).json().title;
+      (await requestAs(second, admin, 'GET', `/api/configs/${configId}`)).json().title;
     expect(await title()).toBe('Order form');
     expect(await title()).toBe('Order form');
-    const update = await first.request({
-      method: 'PUT',
-      url: `/api/configs/${configId}`,
-      token: admin,
-      payload: { title: 'Retitled' },
-    });
+    const update = await requestAs(first, admin, 'PUT', `/api/configs/${configId}`, { title: 'Retitled' });
     expect(update.statusCode).toBe(200);
     await waitFor(async () => (await title()) === 'Retitled', 2000);
   });
 
   it('LISTEN through the pooler: notices do not arrive, which is warned once, and nothing is kept', async () => {
+    const { first } = apps;
     const saved = { ...NOTIFICATION_PROBE };
     NOTIFICATION_PROBE.timeoutMs = 300;
     NOTIFICATION_PROBE.intervalMs = 500;
@@ -105,15 +92,9 @@ behindPooler('behind PgBouncer in transaction mode', () => {
       // A configuration retitled on another instance is read fresh here.
       const configId = await createConfig(first, admin);
       const title = async () =>
-        (await pooledOnly.request({ method: 'GET', url: `/api/configs/${configId}`, token: admin })).json()
-          .title;
+        (await requestAs(pooledOnly, admin, 'GET', `/api/configs/${configId}`)).json().title;
       expect(await title()).toBe('Order form');
-      await first.request({
-        method: 'PUT',
-        url: `/api/configs/${configId}`,
-        token: admin,
-        payload: { title: 'Now' },
-      });
+      await requestAs(first, admin, 'PUT', `/api/configs/${configId}`, { title: 'Now' });
       expect(await title()).toBe('Now');
       await new Promise((resolve) => setTimeout(resolve, 1500));
       expect(warn.mock.calls.filter(([message]) => /do not arrive/.test(String(message)))).toHaveLength(1);

@@ -9,6 +9,7 @@ import { startRedisTestServer, type RedisTestServer } from '../utils/redis-test-
 import { startServiceProcess, type ServiceProcess } from '../utils/service-process';
 import { TEST_ADMIN } from '../utils/test-app';
 import { untilTrue } from '../utils/until';
+import { saveThenPost } from '../utils/workflow-api';
 
 /**
  * The real service, two instances in child processes on a PostgreSQL server of this suite's own: one
@@ -84,14 +85,7 @@ ownPostgresServer('the service under dependency faults (direct and through PgBou
       type: 'save',
       config: {
         retry: { enabled: true, maxAttempts: 10, backoff: 'fixed', delayMs: 200 },
-        steps: [
-          { name: 'store', type: 'save' },
-          {
-            name: 'tell',
-            type: 'api',
-            config: { url: partner.url('/hook'), method: 'POST', payload: { id: '{{savedData._id}}' } },
-          },
-        ],
+        steps: saveThenPost(partner.url('/hook')),
       },
     });
     expect(workflow.status).toBe(201);

@@ -1,6 +1,6 @@
-import { createServer, connect, type Socket } from 'node:net';
 import { createPostgresPool } from '../../src/database/postgres-pool';
 import { DatabaseClient } from '../../src/database/database-client';
+import { relayTo } from './replica-relay';
 import { createTestDatabase, type TestDatabase } from './test-database';
 
 /**
@@ -24,41 +24,24 @@ export async function databaseThatCanGoAway(): Promise<{
     };
   }
   const target = new URL(real.url);
-  const sockets = new Set<Socket>();
-  const relay = createServer((incoming) => {
-    const outgoing = connect(Number(target.port || 5432), target.hostname);
-    for (const socket of [incoming, outgoing]) {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-      socket.on('error', () => undefined);
-    }
-    incoming.pipe(outgoing).pipe(incoming);
-  });
-  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
-  const relayPort = (relay.address() as { port: number }).port;
+  const relay = await relayTo(Number(target.port || 5432), target.hostname);
   const relayed = new URL(real.url);
   relayed.hostname = '127.0.0.1';
-  relayed.port = String(relayPort);
+  relayed.port = String(relay.port);
   const pool = createPostgresPool({ url: relayed.toString(), max: 4 });
   const database: TestDatabase = {
     ...real,
     client: DatabaseClient.forPool(pool, false),
     url: relayed.toString(),
   };
-  const closeRelay = () =>
-    new Promise<void>((resolve) => {
-      if (!relay.listening) return resolve();
-      relay.close(() => resolve());
-      for (const socket of sockets) socket.destroy();
-    });
   return {
     database,
-    takeAway: closeRelay,
-    bringBack: () => new Promise<void>((resolve) => relay.listen(relayPort, '127.0.0.1', resolve)),
+    takeAway: relay.takeAway,
+    bringBack: relay.bringBack,
     dispose: async () => {
       await pool.end().catch(() => undefined);
       // Brought back, the relay listens again: closed here, or it keeps the jest worker alive.
-      await closeRelay();
+      await relay.close();
       await real.close();
     },
   };

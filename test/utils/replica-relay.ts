@@ -1,10 +1,14 @@
 import { connect, createServer, type Socket } from 'node:net';
 
 /**
- * A TCP relay on 127.0.0.1 in front of a real server (the test replica), that a test takes away (every
- * connection cut, new ones refused, as when the server stops) and brings back on the same port.
+ * A TCP relay on 127.0.0.1 in front of a real server (the test replica, or a test database's server
+ * at `host`), that a test takes away (every connection cut, new ones refused, as when the server
+ * stops) and brings back on the same port.
  */
-export async function relayTo(port: number): Promise<{
+export async function relayTo(
+  port: number,
+  host = '127.0.0.1',
+): Promise<{
   port: number;
   takeAway(): Promise<void>;
   bringBack(): Promise<void>;
@@ -12,7 +16,7 @@ export async function relayTo(port: number): Promise<{
 }> {
   const sockets = new Set<Socket>();
   const relay = createServer((incoming) => {
-    const outgoing = connect(port, '127.0.0.1');
+    const outgoing = connect(port, host);
     for (const socket of [incoming, outgoing]) {
       sockets.add(socket);
       socket.on('close', () => sockets.delete(socket));

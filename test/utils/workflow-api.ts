@@ -1,22 +1,12 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { WorkflowClock } from '../../src/workflow/engine/workflow-clock';
+import { bodyOf } from './expect-status';
 import type { TestApp } from './test-app';
 import { until } from './until';
 
 /** HTTP helpers for the workflow e2e tests: everything goes through the real routes. */
 
 export type WorkflowBody = Record<string, unknown>;
-
-/** `response` if it has `status`; otherwise an error naming `what` failed, with the status and body. */
-function expectStatus(
-  response: LightMyRequestResponse,
-  status: number,
-  what: string,
-): LightMyRequestResponse {
-  if (response.statusCode !== status)
-    throw new Error(`${what} failed: ${response.statusCode} ${response.body}`);
-  return response;
-}
 
 /** A minimal valid definition (one transform step) that a `user` may run; `overrides` replace top-level fields. */
 export function workflowBody(overrides: WorkflowBody = {}): WorkflowBody {
@@ -29,13 +19,24 @@ export function workflowBody(overrides: WorkflowBody = {}): WorkflowBody {
   };
 }
 
+/**
+ * The steps of the commonest durable run: `store` saves the record, then `tell` POSTs its id to `url`
+ * (an `api` step, a partner told of the new record).
+ */
+export function saveThenPost(url: string): WorkflowBody[] {
+  return [
+    { name: 'store', type: 'save' },
+    { name: 'tell', type: 'api', config: { url, method: 'POST', payload: { id: '{{savedData._id}}' } } },
+  ];
+}
+
 export function postWorkflow(t: TestApp, token: string, body: WorkflowBody): Promise<LightMyRequestResponse> {
   return t.request({ method: 'POST', url: '/api/workflow', token, payload: body });
 }
 
 /** Creates a workflow as `token` (an admin) and returns its id; fails the test on anything but 201. */
 export async function createWorkflow(t: TestApp, token: string, body: WorkflowBody): Promise<string> {
-  return expectStatus(await postWorkflow(t, token, body), 201, 'workflow create').json().id;
+  return bodyOf(await postWorkflow(t, token, body), 201, 'workflow create').id;
 }
 
 /** `steps` wrapped in a definition a `user` may run; `extra` adds top-level or `config` fields. */
@@ -74,7 +75,7 @@ export async function run(
   configId: string,
   data: Record<string, unknown>,
 ): Promise<any> {
-  return expectStatus(await execute(t, token, workflowId, configId, data), 200, 'workflow execute').json();
+  return bodyOf(await execute(t, token, workflowId, configId, data), 200, 'workflow execute');
 }
 
 /** Queues a run (`Prefer: respond-async`); the answer is a 202 with the run id, or the refusal. */
@@ -91,7 +92,7 @@ export function executeAsync(
 /** A run as `token` sees it (GET /api/workflow/runs/:runId); fails the test on anything but 200. */
 export async function getRun(t: TestApp, token: string, runId: string): Promise<any> {
   const response = await t.request({ method: 'GET', url: `/api/workflow/runs/${runId}`, token });
-  return expectStatus(response, 200, 'run read').json();
+  return bodyOf(response, 200, 'run read');
 }
 
 /** A page of a workflow's runs as `token` sees it (`query`: `?limit=100`, ...); fails on anything but 200. */
@@ -102,7 +103,7 @@ export async function listRuns(
   query = '',
 ): Promise<{ data: any[]; totalCount: number; page: number; pages: number }> {
   const response = await t.request({ method: 'GET', url: `/api/workflow/${workflowId}/runs${query}`, token });
-  return expectStatus(response, 200, 'run list').json();
+  return bodyOf(response, 200, 'run list');
 }
 
 /** A run no longer queued or running (it ended, or waits for a decision). */
@@ -125,7 +126,7 @@ export async function activeRecords(
   configId: string,
 ): Promise<{ total: number; data: any[] }> {
   const response = await t.request({ method: 'GET', url: `/api/data/${configId}`, token: admin });
-  return expectStatus(response, 200, 'record list').json();
+  return bodyOf(response, 200, 'record list');
 }
 
 /** Replaces the form permissions of a configuration (admin). */
@@ -141,7 +142,8 @@ export async function replaceFormPermissions(
     token: admin,
     payload: body,
   });
-  expectStatus(response, 200, 'permission replace');
+  if (response.statusCode !== 200)
+    throw new Error(`permission replace failed: ${response.statusCode} ${response.body}`);
 }
 
 /**

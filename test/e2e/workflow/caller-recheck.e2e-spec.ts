@@ -44,11 +44,15 @@ describe('workflow runs re-check their caller (active, role, site) before steps 
     expect(response.statusCode).toBe(200);
   }
 
-  const demotionRole = () => createRole(s.t, s.admin, 'reader', { configs: ['read'], workflows: ['read'] });
+  /** A role that may read workflows but not execute them; the change a demotion makes. */
+  async function demotion(): Promise<Record<string, unknown>> {
+    await createRole(s.t, s.admin, 'reader', { configs: ['read'], workflows: ['read'] });
+    return { role: 'reader' };
+  }
 
   it.each<[string, () => Promise<Record<string, unknown>>, string]>([
     ['deactivated', async () => ({ isActive: false }), 'USER_INACTIVE'],
-    ['demoted (no workflows:execute)', async () => ({ role: await demotionRole() }), 'FORBIDDEN'],
+    ['demoted (no workflows:execute)', demotion, 'FORBIDDEN'],
     [
       'moved to another site',
       async () => ({ siteId: await createSite(s.t, s.admin, 'Elsewhere', 'elsewhere.example.com') }),

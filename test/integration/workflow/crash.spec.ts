@@ -5,6 +5,7 @@ import { startHttpServer, type HttpTestServer } from '../../utils/http-test-serv
 import { createTestDatabase, type TestDatabase } from '../../utils/test-database';
 import { startServiceProcess, type ServiceProcess } from '../../utils/service-process';
 import { until } from '../../utils/until';
+import { saveThenPost } from '../../utils/workflow-api';
 
 const ADMIN = { email: 'crash-admin@example.com', password: 'crash-admin-password' };
 
@@ -54,8 +55,10 @@ describe('durable workflow runs survive kill -9', () => {
   beforeAll(async () => {
     receiver = await startHttpServer();
   });
+  afterEach(async () => {
+    for (const server of servers) await server.kill();
+  });
   afterAll(async () => {
-    for (const server of servers) if (server.alive) server.child.kill('SIGKILL');
     await receiver.close();
     for (const database of databases) await database.close();
   });
@@ -75,6 +78,63 @@ describe('durable workflow runs survive kill -9', () => {
     return { server, token: login.body.token as string };
   }
 
+  /** The first instance on `where`, and the form its runs save to. */
+  async function startWithForm(where: { dataDir: string; databaseUrl: string | null }) {
+    const first = await start(where);
+    const config = await call(first.server, 'POST', '/api/configs', first.token, {
+      title: 'Crash',
+      type: 'form',
+    });
+    return { ...first, configId: config.body.id as string };
+  }
+
+  /** Creates a workflow on an instance (201) and returns its id. */
+  async function createWorkflowOn(
+    instance: { server: ServiceProcess; token: string },
+    name: string,
+    type: string,
+    config: Record<string, unknown>,
+  ): Promise<string> {
+    const created = await call(instance.server, 'POST', '/api/workflow', instance.token, {
+      name,
+      type,
+      config,
+    });
+    expect(created.status).toBe(201);
+    return created.body.id;
+  }
+
+  /** Runs a workflow on an instance: queued (`async`, the default), or inside the request (`sync`). */
+  const executeOn = (
+    instance: { server: ServiceProcess; token: string },
+    workflowId: string,
+    configId: string,
+    data: Record<string, unknown>,
+    mode?: 'async' | 'sync',
+  ) =>
+    call(
+      instance.server,
+      'POST',
+      `/api/workflow/${workflowId}/execute`,
+      instance.token,
+      { configId, data },
+      mode,
+    );
+
+  /** A fresh target whose receiver never answers (the api step is in flight when the process dies), and its first instance with the form. */
+  async function startWithSilentReceiver() {
+    const where = await target();
+    receiver.reset();
+    receiver.handle(() => undefined);
+    return { where, first: await startWithForm(where) };
+  }
+  const requestInFlight = () =>
+    until(
+      async () => receiver.requests.length,
+      (n) => n === 1,
+      'the request in flight',
+    );
+
   it('a run killed while waiting for a retry resumes after restart: every step once, one record', async () => {
     const where = await target();
     let calls = 0;
@@ -83,37 +143,12 @@ describe('durable workflow runs survive kill -9', () => {
       res.writeHead(calls === 1 ? 503 : 200, { 'content-type': 'application/json' });
       res.end('{"ok":true}');
     });
-    const first = await start(where);
-    const config = await call(first.server, 'POST', '/api/configs', first.token, {
-      title: 'Crash',
-      type: 'form',
+    const first = await startWithForm(where);
+    const workflowId = await createWorkflowOn(first, 'Crash test', 'save', {
+      retry: { enabled: true, maxAttempts: 3, backoff: 'fixed', delayMs: 3000 },
+      steps: saveThenPost(receiver.url('/hook')),
     });
-    const workflow = await call(first.server, 'POST', '/api/workflow', first.token, {
-      name: 'Crash test',
-      type: 'save',
-      config: {
-        retry: { enabled: true, maxAttempts: 3, backoff: 'fixed', delayMs: 3000 },
-        steps: [
-          { name: 'store', type: 'save' },
-          {
-            name: 'tell',
-            type: 'api',
-            config: { url: receiver.url('/hook'), method: 'POST', payload: { id: '{{savedData._id}}' } },
-          },
-        ],
-      },
-    });
-    expect(workflow.status).toBe(201);
-    const queued = await call(
-      first.server,
-      'POST',
-      `/api/workflow/${workflow.body.id}/execute`,
-      first.token,
-      {
-        configId: config.body.id,
-        data: { name: 'Ann' },
-      },
-    );
+    const queued = await executeOn(first, workflowId, first.configId, { name: 'Ann' });
     expect(queued.status).toBe(202);
     const runId = queued.body.runId as string;
     const runOf = (server: ServiceProcess, token: string) => () =>
@@ -137,64 +172,41 @@ describe('durable workflow runs survive kill -9', () => {
       expect.objectContaining({ name: 'tell', status: 'success', attempts: 2 }),
     ]);
     expect(calls).toBe(2);
-    const records = await call(second.server, 'GET', `/api/data/${config.body.id}`, second.token);
+    const records = await call(second.server, 'GET', `/api/data/${first.configId}`, second.token);
     expect(records.body.total).toBe(1);
     expect(JSON.parse(receiver.requests[1].body)).toEqual({ id: records.body.data[0]._id });
-    await second.server.kill();
   }, 120_000);
 
   it('a run inside its request, killed with its api step in flight after a save: resumed, one record, nothing sent twice', async () => {
-    const where = await target();
-    receiver.reset();
-    receiver.handle(() => undefined); // never answers: the api step is in flight when the process dies
-    const first = await start(where);
-    const config = await call(first.server, 'POST', '/api/configs', first.token, {
-      title: 'Crash',
-      type: 'form',
-    });
-    const workflow = await call(first.server, 'POST', '/api/workflow', first.token, {
-      name: 'Synchronous',
-      type: 'save',
-      config: {
-        steps: [
-          { name: 'check', type: 'validate' },
-          { name: 'store', type: 'save' },
-          {
-            name: 'tell',
-            type: 'api',
-            onError: 'continue',
-            config: {
-              url: receiver.url('/slow'),
-              method: 'POST',
-              payload: { id: '{{savedData._id}}' },
-              timeoutMs: 60000,
-            },
+    const { where, first } = await startWithSilentReceiver();
+    const workflowId = await createWorkflowOn(first, 'Synchronous', 'save', {
+      steps: [
+        { name: 'check', type: 'validate' },
+        { name: 'store', type: 'save' },
+        {
+          name: 'tell',
+          type: 'api',
+          onError: 'continue',
+          config: {
+            url: receiver.url('/slow'),
+            method: 'POST',
+            payload: { id: '{{savedData._id}}' },
+            timeoutMs: 60000,
           },
-          { name: 'shape', type: 'transform', config: { mapping: { who: 'name' } } },
-        ],
-      },
+        },
+        { name: 'shape', type: 'transform', config: { mapping: { who: 'name' } } },
+      ],
     });
     // No `Prefer: respond-async`: the run happens inside this request, which the kill cuts off.
-    const cutOff = call(
-      first.server,
-      'POST',
-      `/api/workflow/${workflow.body.id}/execute`,
-      first.token,
-      { configId: config.body.id, data: { name: 'Ann' } },
-      'sync',
-    );
+    const cutOff = executeOn(first, workflowId, first.configId, { name: 'Ann' }, 'sync');
     cutOff.catch(() => undefined);
-    await until(
-      async () => receiver.requests.length,
-      (n) => n === 1,
-      'the request in flight',
-    );
+    await requestInFlight();
     await first.server.kill();
     await expect(cutOff).rejects.toThrow('fetch failed');
 
     const second = await start(where);
     const history = await until(
-      () => call(second.server, 'GET', `/api/workflow/${workflow.body.id}/runs`, second.token),
+      () => call(second.server, 'GET', `/api/workflow/${workflowId}/runs`, second.token),
       (r) => r.body.data?.[0]?.status === 'success',
       'the resumed run',
     );
@@ -207,44 +219,19 @@ describe('durable workflow runs survive kill -9', () => {
       ['shape', 'success'],
     ]);
     expect(receiver.requests).toHaveLength(1);
-    const records = await call(second.server, 'GET', `/api/data/${config.body.id}`, second.token);
+    const records = await call(second.server, 'GET', `/api/data/${first.configId}`, second.token);
     expect(records.body.total).toBe(1);
     expect(records.body.data[0]._id).toBe(run.dataId);
     expect(JSON.parse(receiver.requests[0].body)).toEqual({ id: run.dataId });
-    await second.server.kill();
   }, 120_000);
 
   it('a non-replayable step in flight when the process died ends interrupted and is not sent again', async () => {
-    const where = await target();
-    receiver.reset();
-    receiver.handle(() => undefined); // never answers: the api step is in flight when the process dies
-    const first = await start(where);
-    const config = await call(first.server, 'POST', '/api/configs', first.token, {
-      title: 'Crash',
-      type: 'form',
+    const { where, first } = await startWithSilentReceiver();
+    const workflowId = await createWorkflowOn(first, 'In flight', 'custom', {
+      steps: [{ name: 'tell', type: 'api', config: { url: receiver.url('/slow'), timeoutMs: 60000 } }],
     });
-    const workflow = await call(first.server, 'POST', '/api/workflow', first.token, {
-      name: 'In flight',
-      type: 'custom',
-      config: {
-        steps: [{ name: 'tell', type: 'api', config: { url: receiver.url('/slow'), timeoutMs: 60000 } }],
-      },
-    });
-    const queued = await call(
-      first.server,
-      'POST',
-      `/api/workflow/${workflow.body.id}/execute`,
-      first.token,
-      {
-        configId: config.body.id,
-        data: {},
-      },
-    );
-    await until(
-      async () => receiver.requests.length,
-      (n) => n === 1,
-      'the request in flight',
-    );
+    const queued = await executeOn(first, workflowId, first.configId, {});
+    await requestInFlight();
     await first.server.kill();
 
     const second = await start(where);
@@ -261,6 +248,5 @@ describe('durable workflow runs survive kill -9', () => {
       }),
     ]);
     expect(receiver.requests).toHaveLength(1);
-    await second.server.kill();
   }, 120_000);
 });
