@@ -95,15 +95,18 @@ export async function getRun(t: TestApp, token: string, runId: string): Promise<
   return bodyOf(response, 200, 'run read');
 }
 
-/** A page of a workflow's runs as `token` sees it (`query`: `?limit=100`, ...); fails on anything but 200. */
-export async function listRuns(
-  t: TestApp,
-  token: string,
-  workflowId: string,
-  query = '',
-): Promise<{ data: any[]; totalCount: number; page: number; pages: number }> {
+/** A page of a workflow's runs, newest first. */
+export type RunsPage = { data: any[]; totalCount: number; page: number; pages: number };
+
+/** The runs of a workflow as `token` sees them (`query`: `?limit=100`, ...); fails on anything but 200. */
+export async function listRuns(t: TestApp, token: string, workflowId: string, query = ''): Promise<RunsPage> {
   const response = await t.request({ method: 'GET', url: `/api/workflow/${workflowId}/runs${query}`, token });
   return bodyOf(response, 200, 'run list');
+}
+
+/** What a run that ended `failed` answers and stores, its `steps` matched as given. */
+export function failedRun(...steps: Record<string, unknown>[]): Record<string, unknown> {
+  return { success: false, status: 'failed', steps };
 }
 
 /** A run no longer queued or running (it ended, or waits for a decision). */

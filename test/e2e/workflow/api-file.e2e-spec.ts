@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { useAppSuite } from '../../utils/app-suite';
 import { type RecordedRequest } from '../../utils/http-test-server';
-import { createSteps, postWorkflow, run, workflowBody } from '../../utils/workflow-api';
+import { createSteps, failedRun, postWorkflow, run, workflowBody } from '../../utils/workflow-api';
 
 const PDF = Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(600_000)]);
 const TEXT = Buffer.from('Claim notes: water damage, kitchen.\n'.repeat(2_000));
@@ -141,14 +141,11 @@ describe('the api step sends a file of the run’s record: as the body, or in a 
   it('fails the step with a specific code, sending nothing, when there is no file or no record', async () => {
     const steps = (field: string) =>
       saveThenSend({ url: s.partner.url('/x'), method: 'POST', file: { field, as: 'body' } });
-    const failure = (code: string) => ({
-      success: false,
-      status: 'failed',
-      steps: [
+    const failure = (code: string) =>
+      failedRun(
         { name: 'store', status: 'success' },
         { name: 'send', status: 'failed', attempts: 1, error: { code } },
-      ],
-    });
+      );
     const scanStep = await createSteps(s.t, s.admin, steps('scan'));
     const noFile = await run(s.t, s.user.token, scanStep, s.configId, { name: 'Ed' });
     expect(noFile).toMatchObject(failure('NO_FILE_TO_SEND'));

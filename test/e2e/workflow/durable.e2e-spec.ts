@@ -8,6 +8,7 @@ import {
   executeAsync,
   finished,
   listRuns,
+  saveThenPost,
   waitForRun,
 } from '../../utils/workflow-api';
 import { GateStep, GateStepModule } from '../../utils/workflow-gate-step';
@@ -34,14 +35,7 @@ describe('durable workflow runs: asynchronous execution, cancellation, dry run, 
 
   it('Prefer: respond-async answers 202 with Location; the queue runs it to success', async () => {
     const configId = await createConfig(s.t, s.admin);
-    const workflowId = await createSteps(s.t, s.admin, [
-      { name: 'store', type: 'save' },
-      {
-        name: 'tell',
-        type: 'api',
-        config: { url: s.partner.url('/hook'), method: 'POST', payload: { id: '{{savedData._id}}' } },
-      },
-    ]);
+    const workflowId = await createSteps(s.t, s.admin, saveThenPost(s.partner.url('/hook')));
     const queued = await executeAsync(s.t, s.user.token, workflowId, configId, { name: 'Ann', qty: 2 });
     expect(queued.statusCode).toBe(202);
     expect(queued.json()).toEqual({ runId: expect.any(String), status: 'queued' });
@@ -230,14 +224,7 @@ describe('durable workflow runs: asynchronous execution, cancellation, dry run, 
     });
     try {
       const configId = await createConfig(s.t, s.admin, { preferences: { saveLimit: null } });
-      const workflowId = await createSteps(s.t, s.admin, [
-        { name: 'store', type: 'save' },
-        {
-          name: 'tell',
-          type: 'api',
-          config: { url: s.partner.url('/hook'), method: 'POST', payload: { id: '{{savedData._id}}' } },
-        },
-      ]);
+      const workflowId = await createSteps(s.t, s.admin, saveThenPost(s.partner.url('/hook')));
       const runIds: string[] = [];
       for (let i = 0; i < 200; i++) {
         const app = i % 2 === 0 ? s.t : second;

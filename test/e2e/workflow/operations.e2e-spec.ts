@@ -24,13 +24,9 @@ describe('bulk operations on runs: cancel and re-run by filter, progress, bounds
     s.t.request({ method: 'POST', url, token, payload });
   const operationOf = async (id: string) =>
     (await s.t.request({ method: 'GET', url: `/api/workflow/operations/${id}`, token: s.admin })).json();
+  const isDone = (operation: { status: string }) => operation.status === 'done';
   /** The operation once it is done. */
-  const operationDone = (id: string) =>
-    until(
-      () => operationOf(id),
-      (o) => o.status === 'done',
-      `operation ${id} done`,
-    );
+  const operationDone = (id: string) => until(() => operationOf(id), isDone, `operation ${id} done`);
   const runOf = (runId: string) => getRun(s.t, s.admin, runId);
   /** A page of up to 100 of the workflow's runs, once `done` accepts it. */
   const runsUntil = (workflowId: string, done: (page: any) => boolean, what: string) =>

@@ -1,7 +1,15 @@
 import { createUser } from '../../factories/user.factory';
 import { type HttpTestServer } from '../../utils/http-test-server';
 import { useAppSuite, WORKFLOW_SUITE } from '../../utils/app-suite';
-import { activeRecords, createSteps, executeAsync, getRun, run, waitForRun } from '../../utils/workflow-api';
+import {
+  activeRecords,
+  createSteps,
+  executeAsync,
+  getRun,
+  run,
+  saveThenPost,
+  waitForRun,
+} from '../../utils/workflow-api';
 import { untilTrue } from '../../utils/until';
 import { GateStep, GateStepModule } from '../../utils/workflow-gate-step';
 
@@ -30,14 +38,7 @@ describe('re-running a finished run (POST /api/workflow/runs/:runId/rerun)', () 
 
   /** save, then a call that fails the first time: a failed run with one record. */
   async function failedRun(): Promise<{ workflowId: string; failed: any }> {
-    const workflowId = await createSteps(s.t, s.admin, [
-      { name: 'store', type: 'save' },
-      {
-        name: 'tell',
-        type: 'api',
-        config: { url: s.partner.url('/hook'), method: 'POST', payload: { id: '{{savedData._id}}' } },
-      },
-    ]);
+    const workflowId = await createSteps(s.t, s.admin, saveThenPost(s.partner.url('/hook')));
     failFirst(s.partner, 1);
     const failed = await run(s.t, s.user.token, workflowId, s.configId, { name: 'Ann', qty: 2 });
     expect(failed).toMatchObject({
