@@ -2,6 +2,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { WorkflowClock } from '../../src/workflow/engine/workflow-clock';
 import { bodyOf } from './expect-status';
 import type { TestApp } from './test-app';
+import { until } from './until';
 
 /** HTTP helpers for the workflow e2e tests: everything goes through the real routes. */
 
@@ -35,10 +36,7 @@ export function postWorkflow(t: TestApp, token: string, body: WorkflowBody): Pro
 
 /** Creates a workflow as `token` (an admin) and returns its id; fails the test on anything but 201. */
 export async function createWorkflow(t: TestApp, token: string, body: WorkflowBody): Promise<string> {
-  const response = await postWorkflow(t, token, body);
-  if (response.statusCode !== 201)
-    throw new Error(`workflow create failed: ${response.statusCode} ${response.body}`);
-  return response.json().id;
+  return bodyOf(await postWorkflow(t, token, body), 201, 'workflow create').id;
 }
 
 /** `steps` wrapped in a definition a `user` may run; `extra` adds top-level or `config` fields. */
@@ -78,6 +76,50 @@ export async function run(
   data: Record<string, unknown>,
 ): Promise<any> {
   return bodyOf(await execute(t, token, workflowId, configId, data), 200, 'workflow execute');
+}
+
+/** Queues a run (`Prefer: respond-async`); the answer is a 202 with the run id, or the refusal. */
+export function executeAsync(
+  t: TestApp,
+  token: string,
+  workflowId: string,
+  configId: string,
+  data: Record<string, unknown>,
+): Promise<LightMyRequestResponse> {
+  return execute(t, token, workflowId, configId, data, { prefer: 'respond-async' });
+}
+
+/** A run as `token` sees it (GET /api/workflow/runs/:runId); fails the test on anything but 200. */
+export async function getRun(t: TestApp, token: string, runId: string): Promise<any> {
+  const response = await t.request({ method: 'GET', url: `/api/workflow/runs/${runId}`, token });
+  return bodyOf(response, 200, 'run read');
+}
+
+/** A page of a workflow's runs, newest first. */
+export type RunsPage = { data: any[]; totalCount: number; page: number; pages: number };
+
+/** The runs of a workflow as `token` sees them (`query`: `?limit=100`, ...); fails on anything but 200. */
+export async function listRuns(t: TestApp, token: string, workflowId: string, query = ''): Promise<RunsPage> {
+  const response = await t.request({ method: 'GET', url: `/api/workflow/${workflowId}/runs${query}`, token });
+  return bodyOf(response, 200, 'run list');
+}
+
+/** What a run that ended `failed` answers and stores, its `steps` matched as given. */
+export function failedRun(...steps: Record<string, unknown>[]): Record<string, unknown> {
+  return { success: false, status: 'failed', steps };
+}
+
+/** A run no longer queued or running (it ended, or waits for a decision). */
+export const finished = (run: { status: string }): boolean => !['queued', 'running'].includes(run.status);
+
+/** Reads a run as `token` until `done` accepts it (by default: until it has `finished`), and returns it. */
+export function waitForRun(
+  t: TestApp,
+  token: string,
+  runId: string,
+  done: (run: any) => boolean = finished,
+): Promise<any> {
+  return until(() => getRun(t, token, runId), done, `run ${runId}`);
 }
 
 /** The active records of a configuration as the admin sees them. */

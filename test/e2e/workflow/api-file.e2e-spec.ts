@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { type TestUser } from '../../factories/user.factory';
 import { useAppSuite } from '../../utils/app-suite';
-import { type HttpTestServer, type RecordedRequest } from '../../utils/http-test-server';
-import type { TestApp } from '../../utils/test-app';
-import { createSteps, postWorkflow, run, workflowBody } from '../../utils/workflow-api';
+import { type RecordedRequest } from '../../utils/http-test-server';
+import { createSteps, failedRun, postWorkflow, run, workflowBody } from '../../utils/workflow-api';
 
 const PDF = Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(600_000)]);
 const TEXT = Buffer.from('Claim notes: water damage, kitchen.\n'.repeat(2_000));
@@ -16,13 +14,7 @@ async function formDataOf(request: RecordedRequest): Promise<FormData> {
 }
 
 describe('the api step sends a file of the run’s record: as the body, or in a multipart body', () => {
-  let t: TestApp;
-  let admin: string;
-  let user: TestUser;
-  let configId: string;
-  let partner: HttpTestServer;
-
-  useAppSuite((suite) => ({ t, admin, user, configId, partner } = suite), {
+  const s = useAppSuite({
     partner: true,
     users: 1,
     forms: [
@@ -44,10 +36,10 @@ describe('the api step sends a file of the run’s record: as the body, or in a 
   });
 
   const upload = async (field: string, bytes: Buffer, filename: string): Promise<string> => {
-    const response = await t.request({
+    const response = await s.t.request({
       method: 'POST',
-      url: `/api/data/${configId}/attachments?field=${field}&filename=${filename}`,
-      token: user.token,
+      url: `/api/data/${s.configId}/attachments?field=${field}&filename=${filename}`,
+      token: s.user.token,
       headers: { 'content-type': 'application/octet-stream' },
       payload: bytes,
     });
@@ -55,26 +47,31 @@ describe('the api step sends a file of the run’s record: as the body, or in a 
     return response.json<{ attachmentId: string }>().attachmentId;
   };
 
+  /** A save, then the api step `send` with `config`: the file it sends is one of the saved record's. */
+  const saveThenSend = (config: Record<string, unknown>) => [
+    { name: 'store', type: 'save' },
+    { name: 'send', type: 'api', config },
+  ];
+  const createSaveThenSend = (config: Record<string, unknown>) =>
+    createSteps(s.t, s.admin, saveThenSend(config));
+  /** Runs save-then-send(`config`) for a record of `name` whose `scan` is `bytes` uploaded as `filename`. */
+  async function runWithScan(name: string, bytes: Buffer, filename: string, config: Record<string, unknown>) {
+    const workflowId = await createSaveThenSend(config);
+    const scan = await upload('scan', bytes, filename);
+    return run(s.t, s.user.token, workflowId, s.configId, { name, scan });
+  }
+
   it('as the body: the file’s bytes, typed with its media type and sized, streamed to the partner', async () => {
-    const workflowId = await createSteps(t, admin, [
-      { name: 'store', type: 'save' },
-      {
-        name: 'send',
-        type: 'api',
-        config: {
-          url: partner.url('/scans/{{savedData._id}}'),
-          method: 'PUT',
-          headers: { 'X-Claim': '{{input.name}}' },
-          file: { field: 'scan', as: 'body' },
-        },
-      },
-    ]);
-    const scan = await upload('scan', PDF, 'claim.pdf');
-    const body = await run(t, user.token, workflowId, configId, { name: 'Ann', scan });
+    const body = await runWithScan('Ann', PDF, 'claim.pdf', {
+      url: s.partner.url('/scans/{{savedData._id}}'),
+      method: 'PUT',
+      headers: { 'X-Claim': '{{input.name}}' },
+      file: { field: 'scan', as: 'body' },
+    });
     expect(body).toMatchObject({ success: true, status: 'success' });
     expect(body.results.send).toEqual({ status: 200, data: { ok: true } });
-    expect(partner.requests).toHaveLength(1);
-    const [received] = partner.requests;
+    expect(s.partner.requests).toHaveLength(1);
+    const [received] = s.partner.requests;
     expect(received.method).toBe('PUT');
     expect(received.url).toBe(`/scans/${body.results.store.dataId}`);
     expect(received.headers['content-type']).toBe('application/pdf');
@@ -84,47 +81,31 @@ describe('the api step sends a file of the run’s record: as the body, or in a 
   });
 
   it('as the body, a Content-Type of the step’s headers wins over the file’s media type', async () => {
-    const workflowId = await createSteps(t, admin, [
-      { name: 'store', type: 'save' },
-      {
-        name: 'send',
-        type: 'api',
-        config: {
-          url: partner.url('/raw'),
-          method: 'POST',
-          headers: { 'Content-Type': 'application/octet-stream' },
-          file: { field: 'scan', as: 'body' },
-        },
-      },
-    ]);
-    const scan = await upload('scan', TEXT, 'notes.txt');
-    expect(await run(t, user.token, workflowId, configId, { name: 'Bo', scan })).toMatchObject({
-      success: true,
-    });
-    const [received] = partner.requests;
+    expect(
+      await runWithScan('Bo', TEXT, 'notes.txt', {
+        url: s.partner.url('/raw'),
+        method: 'POST',
+        headers: { 'Content-Type': 'application/octet-stream' },
+        file: { field: 'scan', as: 'body' },
+      }),
+    ).toMatchObject({ success: true });
+    const [received] = s.partner.requests;
     expect(received.headers['content-type']).toBe('application/octet-stream');
     expect(received.bytes.equals(TEXT)).toBe(true);
   });
 
   it('in a multipart body: the file as one part (name, filename, type) and the rendered payload as another', async () => {
-    const workflowId = await createSteps(t, admin, [
-      { name: 'store', type: 'save' },
-      {
-        name: 'send',
-        type: 'api',
-        config: {
-          url: partner.url('/claims'),
-          method: 'POST',
-          payload: { claim: '{{savedData._id}}', name: '{{input.name}}' },
-          file: { field: 'documents', as: 'multipart', partName: 'document' },
-        },
-      },
-    ]);
+    const workflowId = await createSaveThenSend({
+      url: s.partner.url('/claims'),
+      method: 'POST',
+      payload: { claim: '{{savedData._id}}', name: '{{input.name}}' },
+      file: { field: 'documents', as: 'multipart', partName: 'document' },
+    });
     const document = await upload('documents', PDF, 'claim.pdf');
-    const body = await run(t, user.token, workflowId, configId, { name: 'Cy', documents: [document] });
+    const body = await run(s.t, s.user.token, workflowId, s.configId, { name: 'Cy', documents: [document] });
     expect(body).toMatchObject({ success: true, results: { send: { status: 200, data: { ok: true } } } });
-    expect(partner.requests).toHaveLength(1);
-    const [received] = partner.requests;
+    expect(s.partner.requests).toHaveLength(1);
+    const [received] = s.partner.requests;
     expect(received.headers['content-type']).toMatch(/^multipart\/form-data; boundary=\S+$/);
     expect(received.headers['content-length']).toBe(String(received.bytes.length));
     const form = await formDataOf(received);
@@ -143,19 +124,14 @@ describe('the api step sends a file of the run’s record: as the body, or in a 
   });
 
   it('in a multipart body without a payload: the file part alone, named file by default', async () => {
-    const workflowId = await createSteps(t, admin, [
-      { name: 'store', type: 'save' },
-      {
-        name: 'send',
-        type: 'api',
-        config: { url: partner.url('/files'), method: 'POST', file: { field: 'scan', as: 'multipart' } },
-      },
-    ]);
-    const scan = await upload('scan', TEXT, 'notes.txt');
-    expect(await run(t, user.token, workflowId, configId, { name: 'Di', scan })).toMatchObject({
-      success: true,
-    });
-    const form = await formDataOf(partner.requests[0]);
+    expect(
+      await runWithScan('Di', TEXT, 'notes.txt', {
+        url: s.partner.url('/files'),
+        method: 'POST',
+        file: { field: 'scan', as: 'multipart' },
+      }),
+    ).toMatchObject({ success: true });
+    const form = await formDataOf(s.partner.requests[0]);
     expect([...form.keys()]).toEqual(['file']);
     const file = form.get('file') as File;
     expect([file.name, file.type]).toEqual(['notes.txt', 'text/plain']);
@@ -163,58 +139,46 @@ describe('the api step sends a file of the run’s record: as the body, or in a 
   });
 
   it('fails the step with a specific code, sending nothing, when there is no file or no record', async () => {
-    const steps = (field: string) => [
-      { name: 'store', type: 'save' },
-      {
-        name: 'send',
-        type: 'api',
-        config: { url: partner.url('/x'), method: 'POST', file: { field, as: 'body' } },
-      },
-    ];
-    const failure = (code: string) => ({
-      success: false,
-      status: 'failed',
-      steps: [
+    const steps = (field: string) =>
+      saveThenSend({ url: s.partner.url('/x'), method: 'POST', file: { field, as: 'body' } });
+    const failure = (code: string) =>
+      failedRun(
         { name: 'store', status: 'success' },
         { name: 'send', status: 'failed', attempts: 1, error: { code } },
-      ],
-    });
-    const scanStep = await createSteps(t, admin, steps('scan'));
-    const noFile = await run(t, user.token, scanStep, configId, { name: 'Ed' });
+      );
+    const scanStep = await createSteps(s.t, s.admin, steps('scan'));
+    const noFile = await run(s.t, s.user.token, scanStep, s.configId, { name: 'Ed' });
     expect(noFile).toMatchObject(failure('NO_FILE_TO_SEND'));
     expect(noFile.steps[1].error.details).toEqual({ field: 'scan', recordId: noFile.results.store.dataId });
     // A field the form does not have holds no file either.
-    const unknown = await createSteps(t, admin, steps('nothing'));
-    expect(await run(t, user.token, unknown, configId, { name: 'Fa' })).toMatchObject(
+    const unknown = await createSteps(s.t, s.admin, steps('nothing'));
+    expect(await run(s.t, s.user.token, unknown, s.configId, { name: 'Fa' })).toMatchObject(
       failure('NO_FILE_TO_SEND'),
     );
     // Which of several files to send is not guessed.
-    const documents = await createSteps(t, admin, steps('documents'));
+    const documents = await createSteps(s.t, s.admin, steps('documents'));
     const two = [await upload('documents', PDF, 'a.pdf'), await upload('documents', TEXT, 'b.txt')];
-    const several = await run(t, user.token, documents, configId, { name: 'Gu', documents: two });
+    const several = await run(s.t, s.user.token, documents, s.configId, { name: 'Gu', documents: two });
     expect(several).toMatchObject(failure('TOO_MANY_FILES_TO_SEND'));
     expect(several.steps[1].error.details).toMatchObject({ field: 'documents', count: 2 });
     // No save step and no triggering record: no record to take a file from.
-    const alone = await createSteps(t, admin, steps('scan').slice(1));
-    expect(await run(t, user.token, alone, configId, { name: 'Hu' })).toMatchObject({
+    const alone = await createSteps(s.t, s.admin, steps('scan').slice(1));
+    expect(await run(s.t, s.user.token, alone, s.configId, { name: 'Hu' })).toMatchObject({
       success: false,
       steps: [{ name: 'send', status: 'failed', error: { code: 'NO_RECORD_TO_ATTACH' } }],
     });
-    expect(partner.requests).toHaveLength(0);
-    expect(partner.connections).toBe(0);
+    expect(s.partner.requests).toHaveLength(0);
+    expect(s.partner.connections).toBe(0);
   });
 
   it('refuses a file option that does not fit when the definition is saved (422 naming the step)', async () => {
     const refused = async (config: Record<string, unknown>) => {
       const response = await postWorkflow(
-        t,
-        admin,
+        s.t,
+        s.admin,
         workflowBody({
           config: {
-            steps: [
-              { name: 'store', type: 'save' },
-              { name: 'send', type: 'api', config: { url: partner.url('/x'), ...config } },
-            ],
+            steps: saveThenSend({ url: s.partner.url('/x'), ...config }),
           },
         }),
       );

@@ -1,8 +1,8 @@
-import { createUser, type TestUser } from '../../factories/user.factory';
-import { type HttpTestServer } from '../../utils/http-test-server';
-import { type TestApp } from '../../utils/test-app';
+import { createRole } from '../../factories/role.factory';
+import { createSite } from '../../factories/site.factory';
+import { createUser } from '../../factories/user.factory';
 import { useAppSuite, WORKFLOW_SUITE } from '../../utils/app-suite';
-import { activeRecords, createSteps, execute } from '../../utils/workflow-api';
+import { activeRecords, createSteps, execute, executeAsync, waitForRun } from '../../utils/workflow-api';
 
 /**
  * A run outlives its request: while it waits on a retry its caller may be deactivated, demoted or
@@ -10,17 +10,12 @@ import { activeRecords, createSteps, execute } from '../../utils/workflow-api';
  * code of the refusal; the `save` after the retried call never stores a record.
  */
 describe('workflow runs re-check their caller (active, role, site) before steps with an effect', () => {
-  let receiver: HttpTestServer;
-  let t: TestApp;
-  let admin: string;
-  let user: TestUser;
-  let configId: string;
   let calls: number;
-  useAppSuite((suite) => ({ t, partner: receiver, admin, user, configId } = suite), WORKFLOW_SUITE);
+  const s = useAppSuite(WORKFLOW_SUITE);
   beforeEach(() => {
     calls = 0;
     // The first call fails (retryable), every later one succeeds.
-    receiver.handle((_req, res) => {
+    s.partner.handle((_req, res) => {
       calls += 1;
       res.writeHead(calls === 1 ? 503 : 200, { 'content-type': 'application/json' });
       res.end('{}');
@@ -30,79 +25,49 @@ describe('workflow runs re-check their caller (active, role, site) before steps 
   /** Calls the partner (retried after `delayMs`), then saves: the save must not happen. */
   const callThenSave = (delayMs: number) =>
     createSteps(
-      t,
-      admin,
+      s.t,
+      s.admin,
       [
-        { name: 'call', type: 'api', config: { url: receiver.url('/hook') } },
+        { name: 'call', type: 'api', config: { url: s.partner.url('/hook') } },
         { name: 'store', type: 'save' },
       ],
       { config: { retry: { enabled: true, maxAttempts: 3, backoff: 'fixed', delayMs } } },
     );
 
-  async function waitForRun(runId: string, done: (run: any) => boolean): Promise<any> {
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const response = await t.request({ method: 'GET', url: `/api/workflow/runs/${runId}`, token: admin });
-      const run = response.json();
-      if (done(run)) return run;
-      if (Date.now() > deadline) throw new Error(`run did not reach the state: ${response.body}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-
   async function patchUser(body: Record<string, unknown>): Promise<void> {
-    const response = await t.request({
+    const response = await s.t.request({
       method: 'PUT',
-      url: `/api/users/${user.user.id}`,
-      token: admin,
+      url: `/api/users/${s.user.user.id}`,
+      token: s.admin,
       payload: body,
     });
     expect(response.statusCode).toBe(200);
   }
 
-  async function createSite(): Promise<string> {
-    const response = await t.request({
-      method: 'POST',
-      url: '/api/sites',
-      token: admin,
-      payload: { name: 'Elsewhere', domains: ['elsewhere.example.com'] },
-    });
-    expect(response.statusCode).toBe(201);
-    return response.json().id;
-  }
-
-  async function demotionRole(): Promise<string> {
-    const response = await t.request({
-      method: 'POST',
-      url: '/api/roles',
-      token: admin,
-      payload: { name: 'reader', permissions: { configs: ['read'], workflows: ['read'] } },
-    });
-    expect(response.statusCode).toBe(201);
-    return 'reader';
+  /** A role that may read workflows but not execute them; the change a demotion makes. */
+  async function demotion(): Promise<Record<string, unknown>> {
+    await createRole(s.t, s.admin, 'reader', { configs: ['read'], workflows: ['read'] });
+    return { role: 'reader' };
   }
 
   it.each<[string, () => Promise<Record<string, unknown>>, string]>([
     ['deactivated', async () => ({ isActive: false }), 'USER_INACTIVE'],
-    ['demoted (no workflows:execute)', async () => ({ role: await demotionRole() }), 'FORBIDDEN'],
-    ['moved to another site', async () => ({ siteId: await createSite() }), 'FORBIDDEN'],
+    ['demoted (no workflows:execute)', demotion, 'FORBIDDEN'],
+    [
+      'moved to another site',
+      async () => ({ siteId: await createSite(s.t, s.admin, 'Elsewhere', 'elsewhere.example.com') }),
+      'FORBIDDEN',
+    ],
   ])(
     'a queued run whose caller was %s while it waited on a retry ends failed (%s), nothing saved',
     async (_what, change, code) => {
       const workflowId = await callThenSave(1500);
-      const queued = await execute(
-        t,
-        user.token,
-        workflowId,
-        configId,
-        { name: 'Ann', qty: 2 },
-        { prefer: 'respond-async' },
-      );
+      const queued = await executeAsync(s.t, s.user.token, workflowId, s.configId, { name: 'Ann', qty: 2 });
       expect(queued.statusCode).toBe(202);
       const runId = queued.json().runId;
-      await waitForRun(runId, (run) => run.status === 'queued' && calls === 1);
+      await waitForRun(s.t, s.admin, runId, (run) => run.status === 'queued' && calls === 1);
       await patchUser(await change());
-      const run = await waitForRun(runId, (r) => !['queued', 'running'].includes(r.status));
+      const run = await waitForRun(s.t, s.admin, runId);
       expect(run).toMatchObject({
         status: 'failed',
         dataId: null,
@@ -110,16 +75,16 @@ describe('workflow runs re-check their caller (active, role, site) before steps 
       });
       expect(run.steps).toHaveLength(1);
       expect(calls).toBe(1);
-      expect((await activeRecords(t, admin, configId)).total).toBe(0);
+      expect((await activeRecords(s.t, s.admin, s.configId)).total).toBe(0);
     },
   );
 
   it('a manager demoted to user while the retry waits: the save on a managers-only form stores nothing (FORBIDDEN before the step)', async () => {
     // Only managers may write the form; a plain user may still see it and run workflows on it.
-    const grants = await t.request({
+    const grants = await s.t.request({
       method: 'PUT',
-      url: `/api/permissions/${configId}`,
-      token: admin,
+      url: `/api/permissions/${s.configId}`,
+      token: s.admin,
       payload: {
         roles: {
           manager: ['viewForm', 'createResults', 'viewOwnResults', 'executeWorkflows'],
@@ -128,12 +93,12 @@ describe('workflow runs re-check their caller (active, role, site) before steps 
       },
     });
     expect(grants.statusCode).toBe(200);
-    const manager = await createUser(t, { role: 'manager' });
+    const manager = await createUser(s.t, { role: 'manager' });
     const workflowId = await createSteps(
-      t,
-      admin,
+      s.t,
+      s.admin,
       [
-        { name: 'call', type: 'api', config: { url: receiver.url('/hook') } },
+        { name: 'call', type: 'api', config: { url: s.partner.url('/hook') } },
         // `continue`: a refusal by the save itself would let the run end `success`; the re-check ends it.
         { name: 'store', type: 'save', onError: 'continue' },
       ],
@@ -142,25 +107,18 @@ describe('workflow runs re-check their caller (active, role, site) before steps 
         config: { retry: { enabled: true, maxAttempts: 3, backoff: 'fixed', delayMs: 1500 } },
       },
     );
-    const queued = await execute(
-      t,
-      manager.token,
-      workflowId,
-      configId,
-      { name: 'Ann', qty: 2 },
-      { prefer: 'respond-async' },
-    );
+    const queued = await executeAsync(s.t, manager.token, workflowId, s.configId, { name: 'Ann', qty: 2 });
     expect(queued.statusCode).toBe(202);
     const runId = queued.json().runId;
-    await waitForRun(runId, (run) => run.status === 'queued' && calls === 1);
-    const demoted = await t.request({
+    await waitForRun(s.t, s.admin, runId, (run) => run.status === 'queued' && calls === 1);
+    const demoted = await s.t.request({
       method: 'PUT',
       url: `/api/users/${manager.user.id}`,
-      token: admin,
+      token: s.admin,
       payload: { role: 'user' },
     });
     expect(demoted.statusCode).toBe(200);
-    const run = await waitForRun(runId, (r) => !['queued', 'running'].includes(r.status));
+    const run = await waitForRun(s.t, s.admin, runId);
     expect(run).toMatchObject({
       status: 'failed',
       dataId: null,
@@ -170,12 +128,12 @@ describe('workflow runs re-check their caller (active, role, site) before steps 
       ],
     });
     expect(calls).toBe(2);
-    expect((await activeRecords(t, admin, configId)).total).toBe(0);
+    expect((await activeRecords(s.t, s.admin, s.configId)).total).toBe(0);
   });
 
   it('a run inside its request whose caller is deactivated during a retry wait ends failed (USER_INACTIVE)', async () => {
     const workflowId = await callThenSave(1500);
-    const pending = execute(t, user.token, workflowId, configId, { name: 'Ann', qty: 2 });
+    const pending = execute(s.t, s.user.token, workflowId, s.configId, { name: 'Ann', qty: 2 });
     while (calls === 0) await new Promise((resolve) => setTimeout(resolve, 20));
     await patchUser({ isActive: false });
     const response = await pending;
@@ -188,22 +146,15 @@ describe('workflow runs re-check their caller (active, role, site) before steps 
     });
     expect(response.json().steps).toHaveLength(1);
     expect(calls).toBe(1);
-    expect((await activeRecords(t, admin, configId)).total).toBe(0);
+    expect((await activeRecords(s.t, s.admin, s.configId)).total).toBe(0);
   });
 
   it('a caller who keeps the right is not disturbed: the retried run saves its record', async () => {
     const workflowId = await callThenSave(200);
-    const queued = await execute(
-      t,
-      user.token,
-      workflowId,
-      configId,
-      { name: 'Ann', qty: 2 },
-      { prefer: 'respond-async' },
-    );
-    const run = await waitForRun(queued.json().runId, (r) => !['queued', 'running'].includes(r.status));
+    const queued = await executeAsync(s.t, s.user.token, workflowId, s.configId, { name: 'Ann', qty: 2 });
+    const run = await waitForRun(s.t, s.admin, queued.json().runId);
     expect(run.steps).toMatchObject([{ status: 'success' }, { status: 'success' }]);
     expect(run.status).toBe('success');
-    expect((await activeRecords(t, admin, configId)).total).toBe(1);
+    expect((await activeRecords(s.t, s.admin, s.configId)).total).toBe(1);
   });
 });

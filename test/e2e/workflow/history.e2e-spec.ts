@@ -1,60 +1,36 @@
-import { type TestUser } from '../../factories/user.factory';
 import { useAppSuite } from '../../utils/app-suite';
-import type { TestApp } from '../../utils/test-app';
-import { createSteps, run } from '../../utils/workflow-api';
+import { createSteps, listRuns, run } from '../../utils/workflow-api';
 
 const ZERO = '00000000-0000-4000-8000-000000000000';
 
 describe('workflow run history: paged, newest first, each user sees their own runs', () => {
-  let t: TestApp;
-  let admin: string;
-  let user: TestUser;
-  let other: TestUser;
-  let configId: string;
   let workflowId: string;
-  useAppSuite(
-    (suite) =>
-      ({
-        t,
-        admin,
-        users: [user, other],
-        configId,
-      } = suite),
-    { users: 2, forms: 1 },
-  );
+  const s = useAppSuite({ users: 2, forms: 1 });
   beforeEach(async () => {
-    workflowId = await createSteps(t, admin, [
+    workflowId = await createSteps(s.t, s.admin, [
       { name: 'store', type: 'save', config: {} },
       { name: 'shape', type: 'transform', config: { mapping: { who: 'name' } } },
     ]);
   });
 
-  const history = async (token: string, query = '') => {
-    const response = await t.request({
-      method: 'GET',
-      url: `/api/workflow/${workflowId}/runs${query}`,
-      token,
-    });
-    expect(response.statusCode).toBe(200);
-    return response.json();
-  };
+  const history = (token: string, query = '') => listRuns(s.t, token, workflowId, query);
   const getRun = (token: string, runId: string) =>
-    t.request({ method: 'GET', url: `/api/workflow/runs/${runId}`, token });
+    s.t.request({ method: 'GET', url: `/api/workflow/runs/${runId}`, token });
 
   it('lists a workflow’s runs newest first with page, limit, totalCount and pages', async () => {
     const runIds: string[] = [];
     for (const qty of [1, 2, 3])
-      runIds.push((await run(t, user.token, workflowId, configId, { name: 'Ann', qty })).runId);
+      runIds.push((await run(s.t, s.user.token, workflowId, s.configId, { name: 'Ann', qty })).runId);
     const newestFirst = [...runIds].reverse();
 
-    const all = await history(user.token);
+    const all = await history(s.user.token);
     expect(all).toMatchObject({ totalCount: 3, page: 1, pages: 1 });
     expect(all.data.map((r: any) => r.id)).toEqual(newestFirst);
     expect(all.data[0]).toEqual({
       id: runIds[2],
       workflowId,
-      userId: user.user.id,
-      configId,
+      userId: s.user.user.id,
+      configId: s.configId,
       dataId: expect.any(String),
       dataCompensated: false,
       status: 'success',
@@ -73,80 +49,84 @@ describe('workflow run history: paged, newest first, each user sees their own ru
       effects: [],
     });
 
-    const first = await history(user.token, '?page=1&limit=2');
+    const first = await history(s.user.token, '?page=1&limit=2');
     expect(first).toMatchObject({ totalCount: 3, page: 1, pages: 2 });
     expect(first.data.map((r: any) => r.id)).toEqual(newestFirst.slice(0, 2));
-    const second = await history(user.token, '?page=2&limit=2');
+    const second = await history(s.user.token, '?page=2&limit=2');
     expect(second).toMatchObject({ totalCount: 3, page: 2, pages: 2 });
     expect(second.data.map((r: any) => r.id)).toEqual(newestFirst.slice(2));
-    expect(await history(user.token, '?page=3&limit=2')).toMatchObject({ data: [], totalCount: 3, page: 3 });
+    expect(await history(s.user.token, '?page=3&limit=2')).toMatchObject({
+      data: [],
+      totalCount: 3,
+      page: 3,
+    });
 
     for (const query of ['?limit=0', '?limit=101', '?page=0', '?page=x']) {
-      const bad = await t.request({
+      const bad = await s.t.request({
         method: 'GET',
         url: `/api/workflow/${workflowId}/runs${query}`,
-        token: admin,
+        token: s.admin,
       });
       expect(bad.statusCode).toBe(422);
     }
   });
 
   it('a user sees only their own runs; an admin sees every run', async () => {
-    const mine = await run(t, user.token, workflowId, configId, { name: 'Ann', qty: 1 });
-    const theirs = await run(t, other.token, workflowId, configId, { name: 'Bob', qty: 2 });
-    const admins = await run(t, admin, workflowId, configId, { name: 'Root', qty: 3 });
+    const mine = await run(s.t, s.user.token, workflowId, s.configId, { name: 'Ann', qty: 1 });
+    const theirs = await run(s.t, s.users[1].token, workflowId, s.configId, { name: 'Bob', qty: 2 });
+    const admins = await run(s.t, s.admin, workflowId, s.configId, { name: 'Root', qty: 3 });
 
-    expect(await history(user.token)).toMatchObject({
+    expect(await history(s.user.token)).toMatchObject({
       totalCount: 1,
-      data: [{ id: mine.runId, userId: user.user.id }],
+      data: [{ id: mine.runId, userId: s.user.user.id }],
     });
-    expect(await history(other.token)).toMatchObject({ totalCount: 1, data: [{ id: theirs.runId }] });
-    const everything = await history(admin);
+    expect(await history(s.users[1].token)).toMatchObject({ totalCount: 1, data: [{ id: theirs.runId }] });
+    const everything = await history(s.admin);
     expect(everything.totalCount).toBe(3);
     expect(everything.data.map((r: any) => r.id)).toEqual([admins.runId, theirs.runId, mine.runId]);
   });
 
   it('GET /api/workflow/runs/:runId: own run 200, another user’s run 404 WORKFLOW_RUN_NOT_FOUND, admin 200', async () => {
-    const mine = await run(t, user.token, workflowId, configId, { name: 'Ann', qty: 1 });
-    const own = await getRun(user.token, mine.runId);
+    const mine = await run(s.t, s.user.token, workflowId, s.configId, { name: 'Ann', qty: 1 });
+    const own = await getRun(s.user.token, mine.runId);
     expect(own.statusCode).toBe(200);
     expect(own.json()).toMatchObject({
       id: mine.runId,
       workflowId,
-      userId: user.user.id,
+      userId: s.user.user.id,
       status: 'success',
       dataId: mine.results.store.dataId,
     });
     // The stored step log is the one the execute response carried.
     expect(own.json().steps).toEqual(mine.steps);
 
-    const foreign = await getRun(other.token, mine.runId);
+    const foreign = await getRun(s.users[1].token, mine.runId);
     expect(foreign.statusCode).toBe(404);
     expect(foreign.json()).toMatchObject({ success: false, code: 'WORKFLOW_RUN_NOT_FOUND', statusCode: 404 });
     for (const missing of [ZERO, 'not-a-uuid']) {
-      const response = await getRun(user.token, missing);
+      const response = await getRun(s.user.token, missing);
       expect(response.statusCode).toBe(404);
       expect(response.json().code).toBe('WORKFLOW_RUN_NOT_FOUND');
     }
-    const byAdmin = await getRun(admin, mine.runId);
+    const byAdmin = await getRun(s.admin, mine.runId);
     expect(byAdmin.statusCode).toBe(200);
     expect(byAdmin.json()).toEqual(own.json());
   });
 
   it('a run that ends before any step with an effect (an invalid submission) is stored all the same', async () => {
-    const checked = await createSteps(t, admin, [
+    const checked = await createSteps(s.t, s.admin, [
       { name: 'check', type: 'validate' },
       { name: 'store', type: 'save' },
     ]);
-    const failed = await run(t, user.token, checked, configId, { name: 'Ann' });
+    const failed = await run(s.t, s.user.token, checked, s.configId, { name: 'Ann' });
     expect(failed).toMatchObject({ success: false, status: 'failed', data: null });
-    const stored = await getRun(user.token, failed.runId);
+    const stored = await getRun(s.user.token, failed.runId);
     expect(stored.statusCode).toBe(200);
     expect(stored.json()).toMatchObject({
       id: failed.runId,
       workflowId: checked,
-      userId: user.user.id,
-      configId,
+      userId: s.user.user.id,
+      configId: s.configId,
       dataId: null,
       status: 'failed',
       finishedAt: expect.any(String),
@@ -156,25 +136,30 @@ describe('workflow run history: paged, newest first, each user sees their own ru
   });
 
   it('runs stay readable after the workflow is deleted; its history route is a 404 then', async () => {
-    const mine = await run(t, user.token, workflowId, configId, { name: 'Ann', qty: 1 });
+    const mine = await run(s.t, s.user.token, workflowId, s.configId, { name: 'Ann', qty: 1 });
     expect(
-      (await t.request({ method: 'DELETE', url: `/api/workflow/${workflowId}`, token: admin })).statusCode,
+      (await s.t.request({ method: 'DELETE', url: `/api/workflow/${workflowId}`, token: s.admin }))
+        .statusCode,
     ).toBe(200);
-    expect((await getRun(user.token, mine.runId)).statusCode).toBe(200);
-    const gone = await t.request({ method: 'GET', url: `/api/workflow/${workflowId}/runs`, token: admin });
+    expect((await getRun(s.user.token, mine.runId)).statusCode).toBe(200);
+    const gone = await s.t.request({
+      method: 'GET',
+      url: `/api/workflow/${workflowId}/runs`,
+      token: s.admin,
+    });
     expect(gone.statusCode).toBe(404);
     expect(gone.json().code).toBe('WORKFLOW_NOT_FOUND');
   });
 
   it('each run is appended once to the workflow log of the record it saved', async () => {
-    const first = await run(t, user.token, workflowId, configId, { name: 'Ann', qty: 1 });
-    const second = await run(t, user.token, workflowId, configId, { name: 'Ann', qty: 2 });
+    const first = await run(s.t, s.user.token, workflowId, s.configId, { name: 'Ann', qty: 1 });
+    const second = await run(s.t, s.user.token, workflowId, s.configId, { name: 'Ann', qty: 2 });
     expect(first.results.store.dataId).not.toBe(second.results.store.dataId);
     for (const body of [first, second]) {
-      const record = await t.request({
+      const record = await s.t.request({
         method: 'GET',
-        url: `/api/data/${configId}/${body.results.store.dataId}`,
-        token: user.token,
+        url: `/api/data/${s.configId}/${body.results.store.dataId}`,
+        token: s.user.token,
       });
       expect(record.json().workflow).toEqual([
         {
@@ -191,17 +176,17 @@ describe('workflow run history: paged, newest first, each user sees their own ru
       ]);
     }
     // A record saved through the API without a workflow has an empty log.
-    const plain = await t.request({
+    const plain = await s.t.request({
       method: 'POST',
-      url: `/api/data/${configId}`,
-      token: user.token,
+      url: `/api/data/${s.configId}`,
+      token: s.user.token,
       payload: { name: 'Direct', qty: 1 },
     });
     expect(plain.statusCode).toBe(201);
-    const direct = await t.request({
+    const direct = await s.t.request({
       method: 'GET',
-      url: `/api/data/${configId}/${plain.json().dataId}`,
-      token: user.token,
+      url: `/api/data/${s.configId}/${plain.json().dataId}`,
+      token: s.user.token,
     });
     expect(direct.json().workflow).toEqual([]);
   });

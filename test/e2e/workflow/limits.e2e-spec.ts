@@ -1,25 +1,18 @@
 import { createConfig } from '../../factories/config.factory';
-import { answerAfter, type HttpTestServer } from '../../utils/http-test-server';
+import { answerAfter } from '../../utils/http-test-server';
 import { useAppSuite } from '../../utils/app-suite';
-import type { TestApp } from '../../utils/test-app';
-import { createSteps, execute, run } from '../../utils/workflow-api';
+import { createSteps, executeAsync, run } from '../../utils/workflow-api';
 
 describe('workflow limits: step timeout, run timeout, concurrency, step count', () => {
-  let receiver: HttpTestServer;
-  let t: TestApp;
-  let admin: string;
-  useAppSuite((suite) => ({ t, admin, partner: receiver } = suite), {
-    env: { WORKFLOW_POLL_MS: '50' },
-    partner: true,
-  });
+  const s = useAppSuite({ env: { WORKFLOW_POLL_MS: '50' }, partner: true });
 
   it("a step's timeoutMs ends a slow attempt with TIMEOUT", async () => {
-    const configId = await createConfig(t, admin);
-    receiver.handle(answerAfter(2000));
-    const workflowId = await createSteps(t, admin, [
-      { name: 'slow', type: 'api', timeoutMs: 200, config: { url: receiver.url('/slow') } },
+    const configId = await createConfig(s.t, s.admin);
+    s.partner.handle(answerAfter(2000));
+    const workflowId = await createSteps(s.t, s.admin, [
+      { name: 'slow', type: 'api', timeoutMs: 200, config: { url: s.partner.url('/slow') } },
     ]);
-    const result = await run(t, admin, workflowId, configId, {});
+    const result = await run(s.t, s.admin, workflowId, configId, {});
     expect(result).toMatchObject({
       success: false,
       status: 'failed',
@@ -28,21 +21,21 @@ describe('workflow limits: step timeout, run timeout, concurrency, step count', 
   });
 
   it("the run's timeoutMs cuts the step in flight at the deadline; the next step never starts", async () => {
-    const configId = await createConfig(t, admin);
+    const configId = await createConfig(s.t, s.admin);
     // The answer comes long after the deadline, so a cut at the deadline shows with room to spare on
     // a loaded machine: timing the run against an answer due 200 ms after the deadline once failed.
-    receiver.handle(answerAfter(4000));
+    s.partner.handle(answerAfter(4000));
     const workflowId = await createSteps(
-      t,
-      admin,
+      s.t,
+      s.admin,
       [
-        { name: 'slow', type: 'api', config: { url: receiver.url('/slow') } },
+        { name: 'slow', type: 'api', config: { url: s.partner.url('/slow') } },
         { name: 'after', type: 'transform', config: { mapping: { a: 'name' } } },
       ],
       { config: { timeoutMs: 1000 } },
     );
     const started = Date.now();
-    const result = await run(t, admin, workflowId, configId, { name: 'x' });
+    const result = await run(s.t, s.admin, workflowId, configId, { name: 'x' });
     const elapsedMs = Date.now() - started;
     expect(elapsedMs).toBeGreaterThanOrEqual(1000);
     // Before the answer due at 4 s, with room for a loaded CI machine.
@@ -55,10 +48,10 @@ describe('workflow limits: step timeout, run timeout, concurrency, step count', 
   });
 
   it('config.concurrency 1: queued runs of one workflow run one at a time', async () => {
-    const configId = await createConfig(t, admin);
+    const configId = await createConfig(s.t, s.admin);
     let active = 0;
     let peak = 0;
-    receiver.handle((_req, res) => {
+    s.partner.handle((_req, res) => {
       active += 1;
       peak = Math.max(peak, active);
       setTimeout(() => {
@@ -67,22 +60,20 @@ describe('workflow limits: step timeout, run timeout, concurrency, step count', 
       }, 150);
     });
     const workflowId = await createSteps(
-      t,
-      admin,
-      [{ name: 'call', type: 'api', config: { url: receiver.url('/one') } }],
+      s.t,
+      s.admin,
+      [{ name: 'call', type: 'api', config: { url: s.partner.url('/one') } }],
       {
         config: { concurrency: 1 },
       },
     );
     const runIds: string[] = [];
     for (let i = 0; i < 4; i++)
-      runIds.push(
-        (await execute(t, admin, workflowId, configId, {}, { prefer: 'respond-async' })).json().runId,
-      );
+      runIds.push((await executeAsync(s.t, s.admin, workflowId, configId, {})).json().runId);
     const deadline = Date.now() + 15_000;
-    while (receiver.requests.length < 4 && Date.now() < deadline)
+    while (s.partner.requests.length < 4 && Date.now() < deadline)
       await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(receiver.requests).toHaveLength(4);
+    expect(s.partner.requests).toHaveLength(4);
     expect(peak).toBe(1);
   });
 
@@ -92,10 +83,10 @@ describe('workflow limits: step timeout, run timeout, concurrency, step count', 
       type: 'transform',
       config: { mapping: { a: 'b' } },
     }));
-    const response = await t.request({
+    const response = await s.t.request({
       method: 'POST',
       url: '/api/workflow',
-      token: admin,
+      token: s.admin,
       payload: { name: 'Long', type: 'custom', config: { steps } },
     });
     expect(response.statusCode).toBe(422);

@@ -1,29 +1,21 @@
 import { createConfig } from '../../factories/config.factory';
-import { type TestUser } from '../../factories/user.factory';
-import { type SmtpTestServer } from '../../utils/smtp-test-server';
 import { useAppSuite } from '../../utils/app-suite';
-import type { TestApp } from '../../utils/test-app';
-import { createSteps, run } from '../../utils/workflow-api';
+import { createSteps, getRun, run } from '../../utils/workflow-api';
 import { until } from '../../utils/until';
 
 describe('workflow outbox: mail survives an SMTP outage and is sent exactly once', () => {
-  let smtp: SmtpTestServer;
-  let t: TestApp;
-  let admin: string;
-  let user: TestUser;
-  useAppSuite((suite) => ({ t, smtp, admin, user } = suite), {
+  const s = useAppSuite({
     smtp: true,
     env: { OUTBOX_POLL_MS: '100', OUTBOX_RETRY_BASE_MS: '100' },
     users: 1,
     seed: 'once',
   });
 
-  const runOf = async (runId: string) =>
-    (await t.request({ method: 'GET', url: `/api/workflow/runs/${runId}`, token: user.token })).json();
+  const runOf = (runId: string) => getRun(s.t, s.user.token, runId);
 
   it('SMTP refuses connections, then answers 451, then accepts: every mail delivered once, with its run’s Message-ID', async () => {
-    const configId = await createConfig(t, admin, { preferences: { saveLimit: null } });
-    const workflowId = await createSteps(t, admin, [
+    const configId = await createConfig(s.t, s.admin, { preferences: { saveLimit: null } });
+    const workflowId = await createSteps(s.t, s.admin, [
       { name: 'store', type: 'save' },
       {
         name: 'mail',
@@ -31,10 +23,10 @@ describe('workflow outbox: mail survives an SMTP outage and is sent exactly once
         config: { email: { to: 'buyer@example.com', subject: 'Order {{input.name}}' } },
       },
     ]);
-    await smtp.behave('refuse');
+    await s.smtp.behave('refuse');
     const runIds: string[] = [];
     for (const name of ['a', 'b', 'c']) {
-      const body = await run(t, user.token, workflowId, configId, { name, qty: 1 });
+      const body = await run(s.t, s.user.token, workflowId, configId, { name, qty: 1 });
       // The run committed to its mail: it succeeded although SMTP is down.
       expect(body).toMatchObject({ success: true, status: 'success' });
       runIds.push(body.runId);
@@ -55,16 +47,16 @@ describe('workflow outbox: mail survives an SMTP outage and is sent exactly once
         ],
       });
 
-    await smtp.behave('tempfail');
+    await s.smtp.behave('tempfail');
     await until(
       () => runOf(runIds[0]),
       (r) => /\(451\)/.test(r.effects[0].lastError?.message ?? ''),
       'a 451 answer recorded',
     );
-    expect(smtp.messages).toHaveLength(0);
+    expect(s.smtp.messages).toHaveLength(0);
 
-    await smtp.behave('accept');
-    await smtp.waitFor(3, 20_000);
+    await s.smtp.behave('accept');
+    await s.smtp.waitFor(3, 20_000);
     for (const runId of runIds)
       await until(
         () => runOf(runId),
@@ -73,9 +65,9 @@ describe('workflow outbox: mail survives an SMTP outage and is sent exactly once
       );
     // Given time to send anything twice, nothing more arrives.
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(smtp.messages).toHaveLength(3);
-    expect(smtp.messages.map((m) => m.subject).sort()).toEqual(['Order a', 'Order b', 'Order c']);
-    expect(smtp.messages.map((m) => m.headers['message-id']).sort()).toEqual(
+    expect(s.smtp.messages).toHaveLength(3);
+    expect(s.smtp.messages.map((m) => m.subject).sort()).toEqual(['Order a', 'Order b', 'Order c']);
+    expect(s.smtp.messages.map((m) => m.headers['message-id']).sort()).toEqual(
       runIds.map((runId) => `<run.${runId}.1.0@example.com>`).sort(),
     );
     const after = await runOf(runIds[0]);

@@ -1,57 +1,38 @@
-import { type TestUser } from '../../factories/user.factory';
-import type { SmtpTestServer } from '../../utils/smtp-test-server';
 import { useAppSuite } from '../../utils/app-suite';
-import type { TestApp } from '../../utils/test-app';
-import { activeRecords, createSteps, run } from '../../utils/workflow-api';
+import { activeRecords, createSteps, getRun, run } from '../../utils/workflow-api';
 
 const ORDER = { name: 'Ann', qty: 2, price: 3 };
 const ADMIN_NOTIFY = 'ops@example.com';
 
 describe('workflow run outcomes: conditions, onError, rollback, held mail and failure notices', () => {
-  let smtp: SmtpTestServer;
-  let t: TestApp;
-  let admin: string;
-  let user: TestUser;
-  let configId: string;
-  let strictId: string;
-  useAppSuite(
-    (suite) =>
-      ({
-        t,
-        smtp,
-        admin,
-        user,
-        configIds: [configId, strictId],
-      } = suite),
-    {
-      smtp: { rejectRecipients: ['bounce@example.com'] },
-      env: {
-        ADMIN_NOTIFY_EMAIL: ADMIN_NOTIFY,
-        // A run's mail is sent by the run itself, right after its final commit, before it answers:
-        // that is what these tests read. The outbox poll (which sends what a run left behind) could
-        // claim the mail first and send it after the answer, so it is kept out of their way.
-        OUTBOX_POLL_MS: '600000',
-      },
-      users: 1,
-      forms: [
-        {},
-        // A form the order never satisfies: validating against it is a dependable step failure.
-        {
-          title: 'Strict',
-          schema: { type: 'object', required: ['zip'], properties: { zip: { type: 'string' } } },
-          validationRules: [],
-          computedRules: [],
-        },
-      ],
+  const s = useAppSuite({
+    smtp: { rejectRecipients: ['bounce@example.com'] },
+    env: {
+      ADMIN_NOTIFY_EMAIL: ADMIN_NOTIFY,
+      // A run's mail is sent by the run itself, right after its final commit, before it answers:
+      // that is what these tests read. The outbox poll (which sends what a run left behind) could
+      // claim the mail first and send it after the answer, so it is kept out of their way.
+      OUTBOX_POLL_MS: '600000',
     },
-  );
+    users: 1,
+    forms: [
+      {},
+      // A form the order never satisfies: validating against it is a dependable step failure.
+      {
+        title: 'Strict',
+        schema: { type: 'object', required: ['zip'], properties: { zip: { type: 'string' } } },
+        validationRules: [],
+        computedRules: [],
+      },
+    ],
+  });
 
   const save = { name: 'store', type: 'save', config: {} };
   const shape = { name: 'shape', type: 'transform', config: { mapping: { who: 'name' } } };
   const failing = (extra: Record<string, unknown> = {}) => ({
     name: 'strict',
     type: 'validate',
-    config: { configId: strictId },
+    config: { configId: s.configIds[1] },
     ...extra,
   });
   const notify = {
@@ -59,11 +40,10 @@ describe('workflow run outcomes: conditions, onError, rollback, held mail and fa
     type: 'notify',
     config: { email: { to: 'buyer@example.com', subject: 'Order from {{input.name}} on {{formTitle}}' } },
   };
-  const runOf = async (runId: string) =>
-    (await t.request({ method: 'GET', url: `/api/workflow/runs/${runId}`, token: user.token })).json();
+  const runOf = (runId: string) => getRun(s.t, s.user.token, runId);
 
   it('a step whose condition is not met is skipped and the next step runs', async () => {
-    const id = await createSteps(t, admin, [
+    const id = await createSteps(s.t, s.admin, [
       { ...shape, name: 'vipOnly', condition: 'input.vip' },
       { ...shape, name: 'notVip', condition: '!input.vip' },
       { ...shape, name: 'kindIsB2b', condition: 'input.kind.equals.b2b' },
@@ -73,7 +53,7 @@ describe('workflow run outcomes: conditions, onError, rollback, held mail and fa
       save,
       { ...shape, name: 'afterSave', condition: 'savedData.exists' },
     ]);
-    const body = await run(t, user.token, id, configId, { ...ORDER, vip: false, kind: 'retail' });
+    const body = await run(s.t, s.user.token, id, s.configId, { ...ORDER, vip: false, kind: 'retail' });
     expect(body.success).toBe(true);
     expect(body.status).toBe('success');
     expect(body.steps.map((s: any) => [s.name, s.status])).toEqual([
@@ -91,8 +71,8 @@ describe('workflow run outcomes: conditions, onError, rollback, held mail and fa
   });
 
   it('onError stop: the remaining steps do not run, success false, run status failed; held mail still goes out', async () => {
-    const id = await createSteps(t, admin, [notify, failing({ onError: 'stop' }), save]);
-    const body = await run(t, user.token, id, configId, ORDER);
+    const id = await createSteps(s.t, s.admin, [notify, failing({ onError: 'stop' }), save]);
+    const body = await run(s.t, s.user.token, id, s.configId, ORDER);
     expect(body).toMatchObject({
       success: false,
       status: 'failed',
@@ -105,15 +85,15 @@ describe('workflow run outcomes: conditions, onError, rollback, held mail and fa
     });
     expect(body.steps).toHaveLength(2);
     expect(body.results.store).toBeUndefined();
-    expect((await activeRecords(t, admin, configId)).total).toBe(0);
+    expect((await activeRecords(s.t, s.admin, s.configId)).total).toBe(0);
     expect(await runOf(body.runId)).toMatchObject({ status: 'failed', dataId: null });
     // Only a rollback drops held mail; a stopped run sends what it queued.
-    expect(smtp.messages).toHaveLength(1);
+    expect(s.smtp.messages).toHaveLength(1);
   });
 
   it('onError continue: the error is logged, the next step runs and the run ends in success', async () => {
-    const id = await createSteps(t, admin, [failing({ onError: 'continue' }), save]);
-    const body = await run(t, user.token, id, configId, ORDER);
+    const id = await createSteps(s.t, s.admin, [failing({ onError: 'continue' }), save]);
+    const body = await run(s.t, s.user.token, id, s.configId, ORDER);
     expect(body).toMatchObject({
       success: true,
       status: 'success',
@@ -131,13 +111,13 @@ describe('workflow run outcomes: conditions, onError, rollback, held mail and fa
       validationErrors: [expect.objectContaining({ field: 'zip' })],
       computedResults: {},
     });
-    expect((await activeRecords(t, admin, configId)).total).toBe(1);
+    expect((await activeRecords(s.t, s.admin, s.configId)).total).toBe(1);
     expect(await runOf(body.runId)).toMatchObject({ status: 'success', dataId: body.results.store.dataId });
   });
 
   it('onError rollback after a save: the record is deactivated, earlier mail is dropped, the run ends rolled_back', async () => {
-    const id = await createSteps(t, admin, [notify, save, failing({ onError: 'rollback' }), shape]);
-    const body = await run(t, user.token, id, configId, ORDER);
+    const id = await createSteps(s.t, s.admin, [notify, save, failing({ onError: 'rollback' }), shape]);
+    const body = await run(s.t, s.user.token, id, s.configId, ORDER);
     const dataId = body.results.store.dataId;
     expect(body).toMatchObject({
       success: false,
@@ -156,14 +136,14 @@ describe('workflow run outcomes: conditions, onError, rollback, held mail and fa
     });
     expect(body.steps).toHaveLength(3);
 
-    const record = await t.request({
+    const record = await s.t.request({
       method: 'GET',
-      url: `/api/data/${configId}/${dataId}`,
-      token: user.token,
+      url: `/api/data/${s.configId}/${dataId}`,
+      token: s.user.token,
     });
     expect(record.statusCode).toBe(404);
     expect(record.json().code).toBe('RECORD_NOT_FOUND');
-    expect(await activeRecords(t, admin, configId)).toMatchObject({ total: 0, data: [] });
+    expect(await activeRecords(s.t, s.admin, s.configId)).toMatchObject({ total: 0, data: [] });
     expect(await runOf(body.runId)).toMatchObject({
       status: 'rolled_back',
       // The way to the deactivated record is kept, and the run says it was compensated.
@@ -172,23 +152,23 @@ describe('workflow run outcomes: conditions, onError, rollback, held mail and fa
       steps: [{ status: 'compensated' }, { status: 'compensated' }, { status: 'failed' }],
       effects: [],
     });
-    expect(smtp.messages).toHaveLength(0);
+    expect(s.smtp.messages).toHaveLength(0);
     // The deactivated record no longer counts against a save limit of the user.
-    const stats = await t.request({ method: 'GET', url: `/api/data/${configId}/stats`, token: admin });
+    const stats = await s.t.request({ method: 'GET', url: `/api/data/${s.configId}/stats`, token: s.admin });
     expect(stats.json().total).toBe(0);
   });
 
   it('a successful run with a notify step sends exactly one e-mail when the run ends', async () => {
-    const id = await createSteps(t, admin, [save, notify]);
-    const body = await run(t, user.token, id, configId, ORDER);
+    const id = await createSteps(s.t, s.admin, [save, notify]);
+    const body = await run(s.t, s.user.token, id, s.configId, ORDER);
     expect(body.success).toBe(true);
     expect(body.results.mail).toEqual({
       to: 'buyer@example.com',
       subject: 'Order from Ann on Order form',
       queued: true,
     });
-    expect(smtp.messages).toHaveLength(1);
-    const [mail] = smtp.messages;
+    expect(s.smtp.messages).toHaveLength(1);
+    const [mail] = s.smtp.messages;
     expect(mail.envelope).toEqual({ from: 'forms@example.com', to: ['buyer@example.com'] });
     expect(mail.subject).toBe('Order from Ann on Order form');
     // The fields of the saved record (jsonb keeps its own key order).
@@ -197,10 +177,10 @@ describe('workflow run outcomes: conditions, onError, rollback, held mail and fa
   });
 
   it('errorHandling.strategy is used by steps without onError; a step’s own onError wins', async () => {
-    const continuing = await createSteps(t, admin, [failing(), save], {
+    const continuing = await createSteps(s.t, s.admin, [failing(), save], {
       config: { errorHandling: { strategy: 'continue' } },
     });
-    const continued = await run(t, user.token, continuing, configId, ORDER);
+    const continued = await run(s.t, s.user.token, continuing, s.configId, ORDER);
     expect(continued).toMatchObject({
       success: true,
       steps: [
@@ -209,30 +189,30 @@ describe('workflow run outcomes: conditions, onError, rollback, held mail and fa
       ],
     });
 
-    const overridden = await createSteps(t, admin, [failing({ onError: 'stop' }), save], {
+    const overridden = await createSteps(s.t, s.admin, [failing({ onError: 'stop' }), save], {
       config: { errorHandling: { strategy: 'continue' } },
     });
-    const stopped = await run(t, user.token, overridden, configId, ORDER);
+    const stopped = await run(s.t, s.user.token, overridden, s.configId, ORDER);
     expect(stopped).toMatchObject({ success: false, status: 'failed', steps: [{ name: 'strict' }] });
     expect(stopped.steps).toHaveLength(1);
 
     // Without either, a failure stops the run.
-    const defaulted = await createSteps(t, admin, [failing(), save]);
-    const byDefault = await run(t, user.token, defaulted, configId, ORDER);
+    const defaulted = await createSteps(s.t, s.admin, [failing(), save]);
+    const byDefault = await run(s.t, s.user.token, defaulted, s.configId, ORDER);
     expect(byDefault).toMatchObject({ success: false, status: 'failed' });
     expect(byDefault.steps).toHaveLength(1);
-    expect((await activeRecords(t, admin, configId)).total).toBe(1);
+    expect((await activeRecords(s.t, s.admin, s.configId)).total).toBe(1);
   });
 
   it('errorHandling.notify e-mails ADMIN_NOTIFY_EMAIL naming the workflow, the failed step and the run; a success sends nothing', async () => {
-    const id = await createSteps(t, admin, [shape, failing()], {
+    const id = await createSteps(s.t, s.admin, [shape, failing()], {
       name: 'Nightly sync',
       config: { errorHandling: { notify: true } },
     });
-    const body = await run(t, user.token, id, configId, ORDER);
+    const body = await run(s.t, s.user.token, id, s.configId, ORDER);
     expect(body.success).toBe(false);
-    expect(smtp.messages).toHaveLength(1);
-    const [notice] = smtp.messages;
+    expect(s.smtp.messages).toHaveLength(1);
+    const [notice] = s.smtp.messages;
     expect(notice.envelope.to).toEqual([ADMIN_NOTIFY]);
     expect(notice.subject).toBe('Workflow "Nightly sync" failed');
     expect(notice.text).toContain(`Nightly sync (${id})`);
@@ -241,20 +221,20 @@ describe('workflow run outcomes: conditions, onError, rollback, held mail and fa
     expect(notice.text).toContain('DATA_VALIDATION_FAILED');
     expect(notice.html).toContain(body.runId);
 
-    const fine = await createSteps(t, admin, [shape], {
+    const fine = await createSteps(s.t, s.admin, [shape], {
       name: 'Fine',
       config: { errorHandling: { notify: true } },
     });
-    expect((await run(t, user.token, fine, configId, ORDER)).success).toBe(true);
-    expect(smtp.messages).toHaveLength(1);
+    expect((await run(s.t, s.user.token, fine, s.configId, ORDER)).success).toBe(true);
+    expect(s.smtp.messages).toHaveLength(1);
   });
 
   it('a message the mail server refuses is failed in the run record’s effects (MAIL_DELIVERY_FAILED); the run’s steps stand', async () => {
-    const id = await createSteps(t, admin, [
+    const id = await createSteps(s.t, s.admin, [
       save,
       { ...notify, config: { email: { to: 'bounce@example.com', subject: 'Order' } } },
     ]);
-    const body = await run(t, user.token, id, configId, ORDER);
+    const body = await run(s.t, s.user.token, id, s.configId, ORDER);
     // The run committed to the mail (its final write put it into the outbox); delivery comes after.
     expect(body).toMatchObject({
       success: true,
@@ -264,7 +244,7 @@ describe('workflow run outcomes: conditions, onError, rollback, held mail and fa
         { name: 'mail', status: 'success' },
       ],
     });
-    expect(smtp.messages).toHaveLength(0);
+    expect(s.smtp.messages).toHaveLength(0);
     expect(await runOf(body.runId)).toMatchObject({
       status: 'success',
       effects: [
@@ -281,8 +261,8 @@ describe('workflow run outcomes: conditions, onError, rollback, held mail and fa
 
   it('notify to as a single token yielding an array mails every address; a bad address in it is refused', async () => {
     const toList = { ...notify, config: { email: { to: '{{input.emails}}', subject: 'Order' } } };
-    const id = await createSteps(t, admin, [toList]);
-    const body = await run(t, user.token, id, configId, {
+    const id = await createSteps(s.t, s.admin, [toList]);
+    const body = await run(s.t, s.user.token, id, s.configId, {
       ...ORDER,
       emails: ['a@example.com', 'b@example.com'],
     });
@@ -290,14 +270,14 @@ describe('workflow run outcomes: conditions, onError, rollback, held mail and fa
       success: true,
       steps: [{ name: 'mail', status: 'success', result: { to: 'a@example.com, b@example.com' } }],
     });
-    expect(smtp.messages).toHaveLength(1);
-    expect(smtp.messages[0].envelope.to).toEqual(['a@example.com', 'b@example.com']);
+    expect(s.smtp.messages).toHaveLength(1);
+    expect(s.smtp.messages[0].envelope.to).toEqual(['a@example.com', 'b@example.com']);
 
-    const bad = await run(t, user.token, id, configId, { ...ORDER, emails: ['a@example.com', 'nope'] });
+    const bad = await run(s.t, s.user.token, id, s.configId, { ...ORDER, emails: ['a@example.com', 'nope'] });
     expect(bad).toMatchObject({
       success: false,
       steps: [{ name: 'mail', status: 'failed', error: { code: 'INVALID_STEP_CONFIG' } }],
     });
-    expect(smtp.messages).toHaveLength(1);
+    expect(s.smtp.messages).toHaveLength(1);
   });
 });

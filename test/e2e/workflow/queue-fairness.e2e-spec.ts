@@ -1,7 +1,5 @@
-import { type TestUser } from '../../factories/user.factory';
 import { useAppSuite } from '../../utils/app-suite';
-import type { TestApp } from '../../utils/test-app';
-import { createSteps, execute } from '../../utils/workflow-api';
+import { createSteps, executeAsync, listRuns } from '../../utils/workflow-api';
 import { GateStep, GateStepModule } from '../../utils/workflow-gate-step';
 import { untilTrue } from '../../utils/until';
 
@@ -12,37 +10,22 @@ const until = (what: string, check: () => boolean | Promise<boolean>, timeoutMs 
 
 /** One user cannot fill the queue for everyone: a per-user bound, and claims fair between users. */
 describe('workflow queue: per-user bound and fair claims', () => {
-  let t: TestApp;
-  let admin: string;
-  let alice: TestUser;
-  let bob: TestUser;
-  let configId: string;
   let workflowId: string;
   const opened = new Set<string>();
-  useAppSuite(
-    (suite) =>
-      ({
-        t,
-        admin,
-        users: [alice, bob],
-        configId,
-      } = suite),
-    {
-      env: { WORKFLOW_POLL_MS: '50', WORKFLOW_WORKERS: '2', WORKFLOW_MAX_QUEUED_PER_USER: '5' },
-      modules: [GateStepModule],
-      users: 2,
-      forms: 1,
-    },
-  );
+  const s = useAppSuite({
+    env: { WORKFLOW_POLL_MS: '50', WORKFLOW_WORKERS: '2', WORKFLOW_MAX_QUEUED_PER_USER: '5' },
+    modules: [GateStepModule],
+    users: 2,
+    forms: 1,
+  });
   beforeEach(async () => {
-    workflowId = await createSteps(t, admin, [
+    workflowId = await createSteps(s.t, s.admin, [
       { name: 'wait', type: 'gate', config: { gate: '{{input.gate}}' } },
     ]);
   });
   afterEach(async () => {
     // Lets every run still waiting at a gate finish, so no worker stays busy into the next test.
-    const runs = async () =>
-      (await t.request({ method: 'GET', url: `/api/workflow/${workflowId}/runs`, token: admin })).json().data;
+    const runs = async () => (await listRuns(s.t, s.admin, workflowId)).data;
     await until('every run to finish', async () => {
       for (const gate of opened) GateStep.open(gate);
       return (await runs()).every((run: any) => !['queued', 'running'].includes(run.status));
@@ -50,14 +33,15 @@ describe('workflow queue: per-user bound and fair claims', () => {
     opened.clear();
   });
 
-  const queue = (user: TestUser, gate: string) => {
+  const queue = (who: 'alice' | 'bob', gate: string) => {
     opened.add(gate);
-    return execute(t, user.token, workflowId, configId, { gate }, { prefer: 'respond-async' });
+    const user = who === 'alice' ? s.users[0] : s.users[1];
+    return executeAsync(s.t, user.token, workflowId, s.configId, { gate });
   };
 
   it('a user over WORKFLOW_MAX_QUEUED_PER_USER queued or running runs gets 429 WORKFLOW_QUEUE_FULL; others are not affected', async () => {
-    for (let i = 1; i <= 5; i++) expect((await queue(alice, `bound-a${i}`)).statusCode).toBe(202);
-    const refused = await queue(alice, 'bound-a6');
+    for (let i = 1; i <= 5; i++) expect((await queue('alice', `bound-a${i}`)).statusCode).toBe(202);
+    const refused = await queue('alice', 'bound-a6');
     expect(refused.statusCode).toBe(429);
     expect(refused.headers['retry-after']).toBe('5');
     expect(refused.json()).toMatchObject({
@@ -66,7 +50,7 @@ describe('workflow queue: per-user bound and fair claims', () => {
       statusCode: 429,
       details: { maxQueuedPerUser: 5 },
     });
-    expect((await queue(bob, 'bound-b1')).statusCode).toBe(202);
+    expect((await queue('bob', 'bound-b1')).statusCode).toBe(202);
     // A finished run frees a place.
     await until(
       'a run of alice at its gate',
@@ -74,16 +58,16 @@ describe('workflow queue: per-user bound and fair claims', () => {
     );
     const first = GateStep.isWaiting('bound-a1') ? 'bound-a1' : 'bound-a2';
     GateStep.open(first);
-    await until('a place for alice', async () => (await queue(alice, 'bound-a7')).statusCode === 202);
+    await until('a place for alice', async () => (await queue('alice', 'bound-a7')).statusCode === 202);
   });
 
   it("another user's run is claimed before the backlog of a user who filled the workers", async () => {
-    for (let i = 1; i <= 4; i++) expect((await queue(alice, `fair-a${i}`)).statusCode).toBe(202);
+    for (let i = 1; i <= 4; i++) expect((await queue('alice', `fair-a${i}`)).statusCode).toBe(202);
     await until(
       'both workers busy with alice',
       () => GateStep.isWaiting('fair-a1') && GateStep.isWaiting('fair-a2'),
     );
-    expect((await queue(bob, 'fair-b1')).statusCode).toBe(202);
+    expect((await queue('bob', 'fair-b1')).statusCode).toBe(202);
     await sleep(200);
     expect(GateStep.isWaiting('fair-b1')).toBe(false);
     GateStep.open('fair-a1');

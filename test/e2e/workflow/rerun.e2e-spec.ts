@@ -1,8 +1,16 @@
-import { createUser, type TestUser } from '../../factories/user.factory';
+import { createUser } from '../../factories/user.factory';
 import { type HttpTestServer } from '../../utils/http-test-server';
-import { type TestApp } from '../../utils/test-app';
 import { useAppSuite, WORKFLOW_SUITE } from '../../utils/app-suite';
-import { activeRecords, createSteps, execute, run } from '../../utils/workflow-api';
+import {
+  activeRecords,
+  createSteps,
+  executeAsync,
+  getRun,
+  run,
+  saveThenPost,
+  waitForRun,
+} from '../../utils/workflow-api';
+import { untilTrue } from '../../utils/until';
 import { GateStep, GateStepModule } from '../../utils/workflow-gate-step';
 
 /** The receiver answers 500 to the first `failures` calls, then 200. */
@@ -16,44 +24,28 @@ function failFirst(receiver: HttpTestServer, failures: number): void {
 }
 
 describe('re-running a finished run (POST /api/workflow/runs/:runId/rerun)', () => {
-  let receiver: HttpTestServer;
-  let t: TestApp;
-  let admin: string;
-  let user: TestUser;
-  let configId: string;
-  useAppSuite((suite) => ({ t, partner: receiver, admin, user, configId } = suite), {
-    ...WORKFLOW_SUITE,
-    modules: [GateStepModule],
-  });
+  const s = useAppSuite({ ...WORKFLOW_SUITE, modules: [GateStepModule] });
 
   const rerun = (runId: string, body: Record<string, unknown>, headers?: Record<string, string>) =>
-    t.request({
+    s.t.request({
       method: 'POST',
       url: `/api/workflow/runs/${runId}/rerun`,
-      token: user.token,
+      token: s.user.token,
       payload: body,
       headers,
     });
-  const runOf = async (runId: string) =>
-    (await t.request({ method: 'GET', url: `/api/workflow/runs/${runId}`, token: user.token })).json();
+  const runOf = (runId: string) => getRun(s.t, s.user.token, runId);
 
   /** save, then a call that fails the first time: a failed run with one record. */
   async function failedRun(): Promise<{ workflowId: string; failed: any }> {
-    const workflowId = await createSteps(t, admin, [
-      { name: 'store', type: 'save' },
-      {
-        name: 'tell',
-        type: 'api',
-        config: { url: receiver.url('/hook'), method: 'POST', payload: { id: '{{savedData._id}}' } },
-      },
-    ]);
-    failFirst(receiver, 1);
-    const failed = await run(t, user.token, workflowId, configId, { name: 'Ann', qty: 2 });
+    const workflowId = await createSteps(s.t, s.admin, saveThenPost(s.partner.url('/hook')));
+    failFirst(s.partner, 1);
+    const failed = await run(s.t, s.user.token, workflowId, s.configId, { name: 'Ann', qty: 2 });
     expect(failed).toMatchObject({
       status: 'failed',
       steps: [{ name: 'store' }, { name: 'tell', status: 'failed' }],
     });
-    expect((await activeRecords(t, admin, configId)).total).toBe(1);
+    expect((await activeRecords(s.t, s.admin, s.configId)).total).toBe(1);
     return { workflowId, failed };
   }
 
@@ -74,9 +66,9 @@ describe('re-running a finished run (POST /api/workflow/runs/:runId/rerun)', () 
     });
     expect(again.runId).not.toBe(failed.runId);
     expect(again.steps[1].reused).toBeUndefined();
-    expect((await activeRecords(t, admin, configId)).total).toBe(1);
+    expect((await activeRecords(s.t, s.admin, s.configId)).total).toBe(1);
     // The call after the point ran with the record the first run saved.
-    expect(JSON.parse(receiver.requests.at(-1)!.body)).toEqual({ id: failed.data._id });
+    expect(JSON.parse(s.partner.requests.at(-1)!.body)).toEqual({ id: failed.data._id });
     expect(await runOf(again.runId)).toMatchObject({
       rerunOf: failed.runId,
       definitionVersion: 1,
@@ -91,37 +83,37 @@ describe('re-running a finished run (POST /api/workflow/runs/:runId/rerun)', () 
     const first = await rerun(failed.runId, { from: 'failed' }, key);
     expect(first.statusCode).toBe(200);
     expect(first.json()).toMatchObject({ status: 'success', runId: expect.any(String) });
-    const calls = receiver.requests.length;
+    const calls = s.partner.requests.length;
     const again = await rerun(failed.runId, { from: 'failed' }, key);
     expect(again.statusCode).toBe(200);
     expect(again.json()).toEqual(first.json());
-    expect(receiver.requests.length).toBe(calls);
+    expect(s.partner.requests.length).toBe(calls);
   });
 
   it('from a named step and from the start: only the steps from the point run again', async () => {
     const { failed } = await failedRun();
     const fromTell = (await rerun(failed.runId, { from: 'tell' })).json();
     expect(fromTell).toMatchObject({ status: 'success', steps: [{ reused: true }, { name: 'tell' }] });
-    expect((await activeRecords(t, admin, configId)).total).toBe(1);
+    expect((await activeRecords(s.t, s.admin, s.configId)).total).toBe(1);
     const fromStart = (await rerun(failed.runId, { from: 'start' })).json();
     expect(fromStart.status).toBe('success');
     expect(fromStart.steps.map((step: any) => step.reused)).toEqual([undefined, undefined]);
     expect(fromStart.data._id).not.toBe(failed.data._id);
-    expect((await activeRecords(t, admin, configId)).total).toBe(2);
+    expect((await activeRecords(s.t, s.admin, s.configId)).total).toBe(2);
   });
 
   it('the original definition or the current one; versions rise at every update', async () => {
     const { workflowId, failed } = await failedRun();
-    const updated = await t.request({
+    const updated = await s.t.request({
       method: 'PUT',
       url: `/api/workflow/${workflowId}`,
-      token: admin,
+      token: s.admin,
       payload: {
         config: {
           steps: [
             { name: 'store', type: 'save' },
             { name: 'shape', type: 'transform', config: { mapping: { who: 'name' } } },
-            { name: 'tell', type: 'api', config: { url: receiver.url('/v2'), method: 'POST', payload: {} } },
+            { name: 'tell', type: 'api', config: { url: s.partner.url('/v2'), method: 'POST', payload: {} } },
           ],
         },
       },
@@ -129,7 +121,7 @@ describe('re-running a finished run (POST /api/workflow/runs/:runId/rerun)', () 
     expect(updated.json().version).toBe(2);
     const original = (await rerun(failed.runId, { from: 'failed', definition: 'original' })).json();
     expect(original.steps.map((step: any) => step.name)).toEqual(['store', 'tell']);
-    expect(receiver.requests.at(-1)!.url).toBe('/hook');
+    expect(s.partner.requests.at(-1)!.url).toBe('/hook');
     expect((await runOf(original.runId)).definitionVersion).toBe(1);
     const current = (await rerun(failed.runId, { from: 'shape', definition: 'current' })).json();
     expect(current).toMatchObject({
@@ -140,13 +132,13 @@ describe('re-running a finished run (POST /api/workflow/runs/:runId/rerun)', () 
         { name: 'tell', status: 'success' },
       ],
     });
-    expect(receiver.requests.at(-1)!.url).toBe('/v2');
+    expect(s.partner.requests.at(-1)!.url).toBe('/v2');
     expect((await runOf(current.runId)).definitionVersion).toBe(2);
     // `shape` is new: the first run never ran it, so a re-run cannot start after it.
     const after = await rerun(failed.runId, { from: 'tell', definition: 'current' });
     expect(after.statusCode).toBe(422);
     expect(after.json()).toMatchObject({ code: 'WORKFLOW_RERUN_STEP_NOT_REUSABLE' });
-    expect((await activeRecords(t, admin, configId)).total).toBe(1);
+    expect((await activeRecords(s.t, s.admin, s.configId)).total).toBe(1);
   });
 
   it('queued with Prefer: respond-async; the queue runs it from its point', async () => {
@@ -154,37 +146,23 @@ describe('re-running a finished run (POST /api/workflow/runs/:runId/rerun)', () 
     const queued = await rerun(failed.runId, { from: 'failed' }, { prefer: 'respond-async' });
     expect(queued.statusCode).toBe(202);
     expect(queued.headers.location).toBe(`/api/workflow/runs/${queued.json().runId}`);
-    const deadline = Date.now() + 20_000;
-    let done = await runOf(queued.json().runId);
-    while (['queued', 'running'].includes(done.status) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      done = await runOf(queued.json().runId);
-    }
+    const done = await waitForRun(s.t, s.user.token, queued.json().runId);
     expect(done).toMatchObject({ status: 'success', rerunOf: failed.runId, dataId: failed.data._id });
-    expect((await activeRecords(t, admin, configId)).total).toBe(1);
+    expect((await activeRecords(s.t, s.admin, s.configId)).total).toBe(1);
   });
 
   it('refuses: a run still running (409), no failed step (409), an unknown step (422), someone else’s run (404)', async () => {
-    const workflowId = await createSteps(t, admin, [
+    const workflowId = await createSteps(s.t, s.admin, [
       { name: 'hold', type: 'gate', config: { gate: 'rerun' } },
     ]);
-    const queued = await execute(
-      t,
-      user.token,
-      workflowId,
-      configId,
-      { name: 'Ann', qty: 1 },
-      { prefer: 'respond-async' },
-    );
+    const queued = await executeAsync(s.t, s.user.token, workflowId, s.configId, { name: 'Ann', qty: 1 });
     const runId = queued.json().runId;
-    const deadline = Date.now() + 20_000;
-    while (!GateStep.isWaiting('rerun') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await untilTrue(() => GateStep.isWaiting('rerun'), 'the run at its gate');
     const running = await rerun(runId, { from: 'start' });
     expect(running.statusCode).toBe(409);
     expect(running.json()).toMatchObject({ code: 'WORKFLOW_RUN_NOT_FINISHED' });
     GateStep.open('rerun');
-    while ((await runOf(runId)).status !== 'success' && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 50));
+    await waitForRun(s.t, s.user.token, runId, (r) => r.status === 'success');
 
     const noFailure = await rerun(runId, { from: 'failed' });
     expect(noFailure.statusCode).toBe(409);
@@ -194,8 +172,8 @@ describe('re-running a finished run (POST /api/workflow/runs/:runId/rerun)', () 
     expect(unknown.json()).toMatchObject({ code: 'WORKFLOW_RERUN_STEP_UNKNOWN' });
     const bad = await rerun(runId, { from: 'start', definition: 'newest' });
     expect(bad.statusCode).toBe(422);
-    const other = await createUser(t);
-    const foreign = await t.request({
+    const other = await createUser(s.t);
+    const foreign = await s.t.request({
       method: 'POST',
       url: `/api/workflow/runs/${runId}/rerun`,
       token: other.token,

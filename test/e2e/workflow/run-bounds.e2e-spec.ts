@@ -1,49 +1,38 @@
-import { type TestUser } from '../../factories/user.factory';
-import { type HttpTestServer } from '../../utils/http-test-server';
-import { type TestApp } from '../../utils/test-app';
 import { useAppSuite, WORKFLOW_SUITE } from '../../utils/app-suite';
-import { createSteps, execute, run } from '../../utils/workflow-api';
+import { createSteps, execute, executeAsync, getRun, run, waitForRun } from '../../utils/workflow-api';
 
 const ORDER = { name: 'Ann', qty: 2 };
-const finished = (r: any) => !['queued', 'running'].includes(r.status);
 
 /**
  * A hostile partner answer fails its step, never the run; a run's `config.timeoutMs` bounds every
  * attempt and retry wait, not only the start of each step.
  */
 describe('workflow runs: hostile partner answers and the run deadline', () => {
-  let receiver: HttpTestServer;
-  let t: TestApp;
-  let admin: string;
-  let user: TestUser;
-  let configId: string;
-  useAppSuite((suite) => ({ t, partner: receiver, admin, user, configId } = suite), WORKFLOW_SUITE);
+  const s = useAppSuite(WORKFLOW_SUITE);
 
   const answerJson = (body: string, status = 200) =>
-    receiver.handle((_req, res) => {
+    s.partner.handle((_req, res) => {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(body);
     });
   const callThenSave = (extra: Record<string, unknown> = {}) =>
     createSteps(
-      t,
-      admin,
+      s.t,
+      s.admin,
       [
-        { name: 'call', type: 'api', config: { url: receiver.url('/hook') } },
+        { name: 'call', type: 'api', config: { url: s.partner.url('/hook') } },
         { name: 'store', type: 'save' },
       ],
       extra,
     );
 
-  async function waitForRun(runId: string): Promise<any> {
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const response = await t.request({ method: 'GET', url: `/api/workflow/runs/${runId}`, token: admin });
-      if (finished(response.json())) return response.json();
-      if (Date.now() > deadline) throw new Error(`run did not finish: ${response.body}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
+  /** A call answered 503 and retried after 3 s, in a run whose config.timeoutMs is 1000. */
+  const retriedPastDeadline = () => {
+    answerJson('{}', 503);
+    return callThenSave({
+      config: { timeoutMs: 1000, retry: { enabled: true, maxAttempts: 5, backoff: 'fixed', delayMs: 3000 } },
+    });
+  };
 
   const DEEP = '['.repeat(100_000) + ']'.repeat(100_000);
   const NUL = JSON.stringify({ note: 'a\u0000b' });
@@ -58,7 +47,7 @@ describe('workflow runs: hostile partner answers and the run deadline', () => {
     async (_what, body) => {
       answerJson(body);
       const workflowId = await callThenSave();
-      const response = await execute(t, user.token, workflowId, configId, ORDER);
+      const response = await execute(s.t, s.user.token, workflowId, s.configId, ORDER);
       expect(response.statusCode).toBe(200);
       const result = response.json();
       expect(result).toMatchObject({
@@ -68,13 +57,7 @@ describe('workflow runs: hostile partner answers and the run deadline', () => {
         steps: [{ name: 'call', status: 'failed', error: { code: 'RESULT_NOT_STORABLE' } }],
       });
       expect(result.steps).toHaveLength(1);
-      const stored = await t.request({
-        method: 'GET',
-        url: `/api/workflow/runs/${result.runId}`,
-        token: admin,
-      });
-      expect(stored.statusCode).toBe(200);
-      expect(stored.json()).toMatchObject({
+      expect(await getRun(s.t, s.admin, result.runId)).toMatchObject({
         status: 'failed',
         steps: [{ error: { code: 'RESULT_NOT_STORABLE' } }],
       });
@@ -85,9 +68,9 @@ describe('workflow runs: hostile partner answers and the run deadline', () => {
     answerJson(DEEP);
     const workflowId = await callThenSave();
     const started = Date.now();
-    const queued = await execute(t, user.token, workflowId, configId, ORDER, { prefer: 'respond-async' });
+    const queued = await executeAsync(s.t, s.user.token, workflowId, s.configId, ORDER);
     expect(queued.statusCode).toBe(202);
-    const done = await waitForRun(queued.json().runId);
+    const done = await waitForRun(s.t, s.admin, queued.json().runId);
     expect(done).toMatchObject({ status: 'failed', steps: [{ error: { code: 'RESULT_NOT_STORABLE' } }] });
     // Well under the lease a stuck run would wait for; wide enough for a loaded CI machine.
     expect(Date.now() - started).toBeLessThan(10_000);
@@ -96,7 +79,7 @@ describe('workflow runs: hostile partner answers and the run deadline', () => {
   it('a failing answer with \\u0000 keeps its code; what cannot be stored is left out', async () => {
     answerJson(NUL, 400);
     const workflowId = await callThenSave();
-    const result = await run(t, user.token, workflowId, configId, ORDER);
+    const result = await run(s.t, s.user.token, workflowId, s.configId, ORDER);
     expect(result).toMatchObject({
       status: 'failed',
       steps: [{ status: 'failed', error: { code: 'HTTP_STATUS' } }],
@@ -104,10 +87,10 @@ describe('workflow runs: hostile partner answers and the run deadline', () => {
   });
 
   it('config.timeoutMs 1000 ends a call to a partner that never answers after about 1 s (WORKFLOW_TIMEOUT)', async () => {
-    receiver.handle(() => undefined);
+    s.partner.handle(() => undefined);
     const workflowId = await callThenSave({ config: { timeoutMs: 1000 } });
     const started = Date.now();
-    const result = await run(t, user.token, workflowId, configId, ORDER);
+    const result = await run(s.t, s.user.token, workflowId, s.configId, ORDER);
     const took = Date.now() - started;
     expect(result).toMatchObject({
       success: false,
@@ -121,29 +104,23 @@ describe('workflow runs: hostile partner answers and the run deadline', () => {
   });
 
   it('config.timeoutMs 1000 is not held by retry waits: the run ends when the next wait would pass it', async () => {
-    answerJson('{}', 503);
-    const workflowId = await callThenSave({
-      config: { timeoutMs: 1000, retry: { enabled: true, maxAttempts: 5, backoff: 'fixed', delayMs: 3000 } },
-    });
+    const workflowId = await retriedPastDeadline();
     const started = Date.now();
-    const result = await run(t, user.token, workflowId, configId, ORDER);
+    const result = await run(s.t, s.user.token, workflowId, s.configId, ORDER);
     // Under the 3 s retry wait a run held by it would take.
     expect(Date.now() - started).toBeLessThan(2900);
     expect(result).toMatchObject({
       status: 'failed',
       steps: [{ name: 'call', status: 'failed', error: { code: 'WORKFLOW_TIMEOUT' }, attempts: 1 }],
     });
-    expect(receiver.requests).toHaveLength(1);
+    expect(s.partner.requests).toHaveLength(1);
   });
 
   it('a queued run under config.timeoutMs does not wait in the queue past its deadline', async () => {
-    answerJson('{}', 503);
-    const workflowId = await callThenSave({
-      config: { timeoutMs: 1000, retry: { enabled: true, maxAttempts: 5, backoff: 'fixed', delayMs: 3000 } },
-    });
+    const workflowId = await retriedPastDeadline();
     const started = Date.now();
-    const queued = await execute(t, user.token, workflowId, configId, ORDER, { prefer: 'respond-async' });
-    const done = await waitForRun(queued.json().runId);
+    const queued = await executeAsync(s.t, s.user.token, workflowId, s.configId, ORDER);
+    const done = await waitForRun(s.t, s.admin, queued.json().runId);
     // Under the 3 s retry wait a run held in the queue by it would take.
     expect(Date.now() - started).toBeLessThan(2900);
     expect(done).toMatchObject({ status: 'failed', steps: [{ error: { code: 'WORKFLOW_TIMEOUT' } }] });

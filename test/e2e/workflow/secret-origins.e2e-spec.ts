@@ -1,61 +1,42 @@
 import { randomBytes } from 'node:crypto';
-import { createConfig } from '../../factories/config.factory';
-import { adminToken, createUser, type TestUser } from '../../factories/user.factory';
+import { createRole } from '../../factories/role.factory';
+import { createSite } from '../../factories/site.factory';
+import { createUser } from '../../factories/user.factory';
 import { WorkflowsRepository } from '../../../src/workflow/definitions/workflows.repository';
 import { startHttpServer, type HttpTestServer } from '../../utils/http-test-server';
-import { createTestApp, type TestApp } from '../../utils/test-app';
-import { createSteps, postWorkflow, run, workflowBody } from '../../utils/workflow-api';
+import { useAppSuite } from '../../utils/app-suite';
+import { useProcessEnv } from '../../utils/process-env';
+import { createSteps, failedRun, postWorkflow, run, workflowBody } from '../../utils/workflow-api';
 
 /**
- * Each allow-listed env value goes only to the origins WORKFLOW_ENV_ORIGINS binds it to. `crm` and
- * `elsewhere` are two real servers on 127.0.0.1, both allowed past the SSRF guard, so only the
- * binding stands between CRM_TOKEN and `elsewhere`. OTHER_TOKEN is allow-listed with no origin
+ * Each allow-listed env value goes only to the origins WORKFLOW_ENV_ORIGINS binds it to. The CRM
+ * (`s.partner`) and `elsewhere` are two real servers on 127.0.0.1, both allowed past the SSRF
+ * guard, so only the binding stands between CRM_TOKEN and `elsewhere`. OTHER_TOKEN is allow-listed with no origin
  * (it may be sent nowhere); BASE is bound to `*` (a base URL, no secret).
  */
 describe('workflow secrets are bound to the origins they may be sent to', () => {
-  let crm: HttpTestServer;
   let elsewhere: HttpTestServer;
-  let t: TestApp;
-  let admin: string;
-  let user: TestUser;
-  let configId: string;
   const secret = `crm-${randomBytes(12).toString('hex')}`;
   const other = `other-${randomBytes(12).toString('hex')}`;
-  const saved = {
-    CRM_TOKEN: process.env.CRM_TOKEN,
-    OTHER_TOKEN: process.env.OTHER_TOKEN,
-    BASE: process.env.BASE,
-  };
+  useProcessEnv({ CRM_TOKEN: secret, OTHER_TOKEN: other, BASE: undefined });
   beforeAll(async () => {
-    crm = await startHttpServer();
     elsewhere = await startHttpServer();
-    process.env.CRM_TOKEN = secret;
-    process.env.OTHER_TOKEN = other;
-    process.env.BASE = crm.url('');
-    t = await createTestApp({
-      env: {
-        WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${crm.port},127.0.0.1:${elsewhere.port}`,
-        WORKFLOW_ENV_ALLOWLIST: 'CRM_TOKEN,OTHER_TOKEN,BASE',
-        WORKFLOW_ENV_ORIGINS: `CRM_TOKEN=${crm.url('')} https://crm.example.com, BASE=*`,
-      },
-    });
   });
-  afterAll(async () => {
-    await t.close();
-    await Promise.all([crm.close(), elsewhere.close()]);
-    for (const [name, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
+  afterAll(() => elsewhere.close());
+  const s = useAppSuite({
+    partner: true,
+    env: ({ partner }) => ({
+      WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${partner.port},127.0.0.1:${elsewhere.port}`,
+      WORKFLOW_ENV_ALLOWLIST: 'CRM_TOKEN,OTHER_TOKEN,BASE',
+      WORKFLOW_ENV_ORIGINS: `CRM_TOKEN=${partner.url('')} https://crm.example.com, BASE=*`,
+    }),
+    users: 1,
+    forms: 1,
   });
-  beforeEach(async () => {
-    await t.reset();
-    crm.reset();
+  beforeEach(() => {
     elsewhere.reset();
-    process.env.BASE = crm.url('');
-    admin = await adminToken(t);
-    user = await createUser(t);
-    configId = await createConfig(t, admin);
+    // A test may re-point it.
+    process.env.BASE = s.partner.url('');
   });
 
   const call = (url: string, extra: Record<string, unknown> = {}) => ({
@@ -66,7 +47,7 @@ describe('workflow secrets are bound to the origins they may be sent to', () => 
 
   /** A definition stored as it was before the binding existed (the save-time check never saw it). */
   async function storedUnchecked(steps: unknown[]): Promise<string> {
-    const row = await t.app.get(WorkflowsRepository).insert(
+    const row = await s.t.app.get(WorkflowsRepository).insert(
       {
         name: 'Saved earlier',
         alias: null,
@@ -85,14 +66,14 @@ describe('workflow secrets are bound to the origins they may be sent to', () => 
 
   describe('at run time', () => {
     it('the bound origin gets the secret', async () => {
-      const id = await createSteps(t, admin, [
-        call(crm.url('/orders'), { payload: { key: '{{env.CRM_TOKEN}}' } }),
+      const id = await createSteps(s.t, s.admin, [
+        call(s.partner.url('/orders'), { payload: { key: '{{env.CRM_TOKEN}}' } }),
       ]);
-      const body = await run(t, user.token, id, configId, {});
+      const body = await run(s.t, s.user.token, id, s.configId, {});
       expect(body).toMatchObject({ success: true, steps: [{ name: 'call', status: 'success' }] });
-      expect(crm.requests).toHaveLength(1);
-      expect(crm.requests[0].headers.authorization).toBe(`Bearer ${secret}`);
-      expect(JSON.parse(crm.requests[0].body)).toEqual({ key: secret });
+      expect(s.partner.requests).toHaveLength(1);
+      expect(s.partner.requests[0].headers.authorization).toBe(`Bearer ${secret}`);
+      expect(JSON.parse(s.partner.requests[0].body)).toEqual({ key: secret });
     });
 
     it.each([
@@ -111,42 +92,38 @@ describe('workflow secrets are bound to the origins they may be sent to', () => 
         const id = await storedUnchecked([
           JSON.parse(JSON.stringify(step).replace('{{url}}', elsewhere.url('/collect'))),
         ]);
-        const body = await run(t, user.token, id, configId, {});
-        expect(body).toMatchObject({
-          success: false,
-          status: 'failed',
-          steps: [
-            {
-              name: 'call',
-              status: 'failed',
-              attempts: 1,
-              error: {
-                code: 'SECRET_ORIGIN_REFUSED',
-                details: {
-                  env: 'CRM_TOKEN',
-                  origin: elsewhere.url(''),
-                  // BASE's value is crm's origin: redacted like every allow-listed value.
-                  allowedOrigins: ['[redacted]', 'https://crm.example.com'],
-                },
+        const body = await run(s.t, s.user.token, id, s.configId, {});
+        expect(body).toMatchObject(
+          failedRun({
+            name: 'call',
+            status: 'failed',
+            attempts: 1,
+            error: {
+              code: 'SECRET_ORIGIN_REFUSED',
+              details: {
+                env: 'CRM_TOKEN',
+                origin: elsewhere.url(''),
+                // BASE's value is the CRM's origin: redacted like every allow-listed value.
+                allowedOrigins: ['[redacted]', 'https://crm.example.com'],
               },
             },
-          ],
-        });
+          }),
+        );
         expect(elsewhere.connections).toBe(0);
         expect(JSON.stringify(body)).not.toContain(secret);
       },
     );
 
     it('a compensating request carrying the secret elsewhere is refused too: the rollback sends nothing there', async () => {
-      crm.handle((req, res) => {
+      s.partner.handle((req, res) => {
         res.writeHead(req.url === '/fail' ? 400 : 200, { 'content-type': 'application/json' });
         res.end('{}');
       });
       const id = await storedUnchecked([
         {
-          ...call(crm.url('/orders')),
+          ...call(s.partner.url('/orders')),
           config: {
-            url: crm.url('/orders'),
+            url: s.partner.url('/orders'),
             compensate: {
               method: 'DELETE',
               url: elsewhere.url('/undo'),
@@ -154,9 +131,9 @@ describe('workflow secrets are bound to the origins they may be sent to', () => 
             },
           },
         },
-        { name: 'next', type: 'api', onError: 'rollback', config: { url: crm.url('/fail') } },
+        { name: 'next', type: 'api', onError: 'rollback', config: { url: s.partner.url('/fail') } },
       ]);
-      const body = await run(t, user.token, id, configId, {});
+      const body = await run(s.t, s.user.token, id, s.configId, {});
       expect(body).toMatchObject({
         status: 'rolled_back',
         steps: [
@@ -172,12 +149,12 @@ describe('workflow secrets are bound to the origins they may be sent to', () => 
     });
 
     it('a base URL re-pointed after the save: the secret does not follow it', async () => {
-      const id = await createSteps(t, admin, [call('{{env.BASE}}/orders')]);
+      const id = await createSteps(s.t, s.admin, [call('{{env.BASE}}/orders')]);
       process.env.BASE = elsewhere.url('');
-      const body = await run(t, user.token, id, configId, {});
+      const body = await run(s.t, s.user.token, id, s.configId, {});
       expect(body.steps[0]).toMatchObject({ status: 'failed', error: { code: 'SECRET_ORIGIN_REFUSED' } });
       expect(elsewhere.connections).toBe(0);
-      expect(crm.connections).toBe(0);
+      expect(s.partner.connections).toBe(0);
     });
 
     it('a name bound to no origin is sent nowhere, not even to an origin bound to another secret', async () => {
@@ -185,15 +162,15 @@ describe('workflow secrets are bound to the origins they may be sent to', () => 
         {
           name: 'call',
           type: 'api',
-          config: { url: crm.url('/x'), headers: { 'X-Key': '{{env.OTHER_TOKEN}}' } },
+          config: { url: s.partner.url('/x'), headers: { 'X-Key': '{{env.OTHER_TOKEN}}' } },
         },
       ]);
-      const body = await run(t, user.token, id, configId, {});
+      const body = await run(s.t, s.user.token, id, s.configId, {});
       expect(body.steps[0]).toMatchObject({
         status: 'failed',
         error: { code: 'SECRET_ORIGIN_REFUSED', details: { env: 'OTHER_TOKEN', allowedOrigins: [] } },
       });
-      expect(crm.connections).toBe(0);
+      expect(s.partner.connections).toBe(0);
     });
   });
 
@@ -226,17 +203,17 @@ describe('workflow secrets are bound to the origins they may be sent to', () => 
       'a secret %s going to an origin it is not bound to is a 422 naming the step, on POST and on PUT',
       async (_, step, field) => {
         const steps = [JSON.parse(JSON.stringify(step).replace('{{url}}', elsewhere.url('/collect')))];
-        const created = await postWorkflow(t, admin, workflowBody({ config: { steps } }));
+        const created = await postWorkflow(s.t, s.admin, workflowBody({ config: { steps } }));
         expect(created.statusCode).toBe(422);
         expect(created.json()).toMatchObject({ code: 'VALIDATION_FAILED', statusCode: 422 });
         expect(created.json().validationErrors).toEqual([
           { field, rule: 'secretOrigin', message: expect.stringContaining('{{env.CRM_TOKEN}}') },
         ]);
-        const id = await createSteps(t, admin, [call(crm.url('/orders'))]);
-        const updated = await t.request({
+        const id = await createSteps(s.t, s.admin, [call(s.partner.url('/orders'))]);
+        const updated = await s.t.request({
           method: 'PUT',
           url: `/api/workflow/${id}`,
-          token: admin,
+          token: s.admin,
           payload: workflowBody({ config: { steps } }),
         });
         expect(updated.statusCode).toBe(422);
@@ -248,15 +225,15 @@ describe('workflow secrets are bound to the origins they may be sent to', () => 
 
     it('a name bound to no origin is a 422 wherever it goes; bound origins, `*` names and env-made origins pass', async () => {
       const refused = await postWorkflow(
-        t,
-        admin,
+        s.t,
+        s.admin,
         workflowBody({
           config: {
             steps: [
               {
                 name: 'call',
                 type: 'api',
-                config: { url: crm.url('/x'), headers: { K: '{{env.OTHER_TOKEN}}' } },
+                config: { url: s.partner.url('/x'), headers: { K: '{{env.OTHER_TOKEN}}' } },
               },
             ],
           },
@@ -275,73 +252,58 @@ describe('workflow secrets are bound to the origins they may be sent to', () => 
         [call('{{env.BASE}}/orders/{{input.id}}')],
         [{ name: 'call', type: 'api', config: { url: '{{env.BASE}}/x', payload: { base: '{{env.BASE}}' } } }],
       ]) {
-        const response = await postWorkflow(t, admin, workflowBody({ config: { steps } }));
+        const response = await postWorkflow(s.t, s.admin, workflowBody({ config: { steps } }));
         expect(response.statusCode).toBe(201);
       }
     });
 
     it('reading env at all needs workflows:secrets: a role with only workflows:create gets 403 WORKFLOW_SECRETS_FORBIDDEN', async () => {
-      for (const [name, actions] of [
-        ['author', ['read', 'create', 'update']],
-        ['secret-author', ['read', 'create', 'update', 'secrets']],
-      ] as const) {
-        const role = await t.request({
-          method: 'POST',
-          url: '/api/roles',
-          token: admin,
-          payload: { name, permissions: { workflows: actions } },
-        });
-        expect(role.statusCode).toBe(201);
-      }
+      await createRole(s.t, s.admin, 'author', { workflows: ['read', 'create', 'update'] });
+      await createRole(s.t, s.admin, 'secret-author', { workflows: ['read', 'create', 'update', 'secrets'] });
       // Delegated authors work in their own site, through its host.
-      const site = await t.request({
-        method: 'POST',
-        url: '/api/sites',
-        token: admin,
-        payload: { name: 'Alpha', domains: ['alpha.example.com'] },
-      });
-      expect(site.statusCode).toBe(201);
+      const siteId = await createSite(s.t, s.admin, 'Alpha', 'alpha.example.com');
       const onSite = { host: 'alpha.example.com' };
       const save = (token: string, body: Record<string, unknown>, id?: string) =>
-        t.request({
+        s.t.request({
           method: id ? 'PUT' : 'POST',
           url: id ? `/api/workflow/${id}` : '/api/workflow',
           token,
           headers: onSite,
           payload: body,
         });
-      const author = await createUser(t, { role: 'author', siteId: site.json().id });
-      const withEnv = workflowBody({ config: { steps: [call(crm.url('/orders'))] } });
-      const refused = await save(author.token, withEnv);
-      expect(refused.statusCode).toBe(403);
-      expect(refused.json()).toMatchObject({
-        success: false,
-        code: 'WORKFLOW_SECRETS_FORBIDDEN',
-        statusCode: 403,
-      });
+      const author = await createUser(s.t, { role: 'author', siteId });
+      const withEnv = workflowBody({ config: { steps: [call(s.partner.url('/orders'))] } });
+      const expectSecretsForbidden = (response: { statusCode: number; json(): unknown }) => {
+        expect(response.statusCode).toBe(403);
+        expect(response.json()).toMatchObject({
+          success: false,
+          code: 'WORKFLOW_SECRETS_FORBIDDEN',
+          statusCode: 403,
+        });
+      };
+      expectSecretsForbidden(await save(author.token, withEnv));
       // Even a name outside the allow-list: the permission is asked before the definition is checked.
       const unknownName = await save(
         author.token,
         workflowBody({
-          config: { steps: [{ name: 'call', type: 'api', config: { url: crm.url('/x?k={{ env.PATH }}') } }] },
+          config: {
+            steps: [{ name: 'call', type: 'api', config: { url: s.partner.url('/x?k={{ env.PATH }}') } }],
+          },
         }),
       );
-      expect(unknownName.statusCode).toBe(403);
-      expect(unknownName.json()).toMatchObject({ code: 'WORKFLOW_SECRETS_FORBIDDEN' });
+      expectSecretsForbidden(unknownName);
       const plain = await save(author.token, workflowBody());
       expect(plain.statusCode).toBe(201);
-      const put = await save(author.token, withEnv, plain.json().id);
-      expect(put.statusCode).toBe(403);
-      expect(put.json()).toMatchObject({ code: 'WORKFLOW_SECRETS_FORBIDDEN' });
-      const kept = await t.request({
+      expectSecretsForbidden(await save(author.token, withEnv, plain.json().id));
+      const kept = await s.t.request({
         method: 'GET',
         url: `/api/workflow/${plain.json().id}`,
-        token: admin,
+        token: s.admin,
         headers: onSite,
       });
       expect(kept.json().config.steps).toEqual((workflowBody().config as { steps: unknown[] }).steps);
 
-      const secretAuthor = await createUser(t, { role: 'secret-author', siteId: site.json().id });
+      const secretAuthor = await createUser(s.t, { role: 'secret-author', siteId });
       const allowed = await save(secretAuthor.token, withEnv);
       expect(allowed.statusCode).toBe(201);
     });

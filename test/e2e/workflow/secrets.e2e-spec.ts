@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { type TestUser } from '../../factories/user.factory';
 import { startHttpServer, type HttpTestServer } from '../../utils/http-test-server';
 import { useAppSuite } from '../../utils/app-suite';
-import type { TestApp } from '../../utils/test-app';
+import { useProcessEnv } from '../../utils/process-env';
 import { createSteps, postWorkflow, run, workflowBody } from '../../utils/workflow-api';
 
 /**
@@ -12,27 +11,15 @@ import { createSteps, postWorkflow, run, workflowBody } from '../../utils/workfl
  * allow-listed, so only our own rules stand between the secret and `other`.
  */
 describe('workflow api step: env secrets stay in, URL templates cannot re-target the call', () => {
-  let partner: HttpTestServer;
   let other: HttpTestServer;
-  let t: TestApp;
-  let admin: string;
-  let user: TestUser;
-  let configId: string;
   // 36 characters with a quote and a backslash: JSON escapes it, base64 has no padding.
   const secret = `${randomBytes(8).toString('hex')}"q\\z${randomBytes(8).toString('hex')}`;
-  const saved = { API_TOKEN: process.env.API_TOKEN, PARTNER_BASE: process.env.PARTNER_BASE };
+  useProcessEnv({ API_TOKEN: secret, PARTNER_BASE: undefined });
   beforeAll(async () => {
-    process.env.API_TOKEN = secret;
     other = await startHttpServer();
   });
-  afterAll(async () => {
-    await other.close();
-    for (const [name, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-  });
-  useAppSuite((suite) => ({ t, partner, admin, user, configId } = suite), {
+  afterAll(() => other.close());
+  const s = useAppSuite({
     partner: true,
     env: ({ partner }) => {
       process.env.PARTNER_BASE = partner.url('');
@@ -47,9 +34,17 @@ describe('workflow api step: env secrets stay in, URL templates cannot re-target
   });
   beforeEach(() => other.reset());
 
+  /** A workflow of one api step, `call`, with `config`. */
+  const createCall = (config: Record<string, unknown>) =>
+    createSteps(s.t, s.admin, [{ name: 'call', type: 'api', config }]);
+
   /** The run as its caller got it and as it is stored, as text. */
   async function answerAndRecord(body: { runId: string }): Promise<string> {
-    const record = await t.request({ method: 'GET', url: `/api/workflow/runs/${body.runId}`, token: admin });
+    const record = await s.t.request({
+      method: 'GET',
+      url: `/api/workflow/runs/${body.runId}`,
+      token: s.admin,
+    });
     expect(record.statusCode).toBe(200);
     return JSON.stringify(body) + record.body;
   }
@@ -59,24 +54,18 @@ describe('workflow api step: env secrets stay in, URL templates cannot re-target
       'an error answer echoing the request, padded so the 2,048 cut falls %d characters into the secret, keeps no prefix of it',
       async (into) => {
         // The partner fails and echoes what it got: the padded body, then the secret header.
-        partner.handle((req, res, body) => {
+        s.partner.handle((req, res, body) => {
           res.writeHead(500, { 'content-type': 'text/plain' });
           res.end(`${body}${String(req.headers['x-api-key'])}`);
         });
-        const id = await createSteps(t, admin, [
-          {
-            name: 'call',
-            type: 'api',
-            config: {
-              url: partner.url('/echo'),
-              method: 'POST',
-              headers: { 'X-Api-Key': '{{env.API_TOKEN}}' },
-              payload: '{{input.pad}}',
-            },
-          },
-        ]);
+        const id = await createCall({
+          url: s.partner.url('/echo'),
+          method: 'POST',
+          headers: { 'X-Api-Key': '{{env.API_TOKEN}}' },
+          payload: '{{input.pad}}',
+        });
         const pad = 'p'.repeat(2048 - into);
-        const body = await run(t, user.token, id, configId, { pad });
+        const body = await run(s.t, s.user.token, id, s.configId, { pad });
         expect(body.steps[0]).toMatchObject({ status: 'failed', error: { code: 'HTTP_STATUS' } });
         // Redacted first, then cut: a cut landing inside the marker goes before it.
         const redacted = `${pad}[redacted]`;
@@ -85,23 +74,20 @@ describe('workflow api step: env secrets stay in, URL templates cannot re-target
         const text = await answerAndRecord(body);
         expect(text).not.toContain(secret.slice(0, 6));
         expect(text).not.toContain(`${pad}${secret.slice(0, into)}`);
-        expect(partner.requests[0].headers['x-api-key']).toBe(secret);
+        expect(s.partner.requests[0].headers['x-api-key']).toBe(secret);
       },
     );
 
     it('an over-long JSON error answer holding the secret (with " and \\) keeps neither it nor its escaped form', async () => {
-      partner.handle((req, res) => {
+      s.partner.handle((req, res) => {
         res.writeHead(500, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ echo: { key: req.headers['x-api-key'] }, filler: 'x'.repeat(3000) }));
       });
-      const id = await createSteps(t, admin, [
-        {
-          name: 'call',
-          type: 'api',
-          config: { url: partner.url('/json'), headers: { 'X-Api-Key': '{{env.API_TOKEN}}' } },
-        },
-      ]);
-      const body = await run(t, user.token, id, configId, {});
+      const id = await createCall({
+        url: s.partner.url('/json'),
+        headers: { 'X-Api-Key': '{{env.API_TOKEN}}' },
+      });
+      const body = await run(s.t, s.user.token, id, s.configId, {});
       const data = body.steps[0].error.details.data as string;
       expect(typeof data).toBe('string');
       expect(data.startsWith('{"echo":{"key":"[redacted]"},"filler":"xxx')).toBe(true);
@@ -114,7 +100,7 @@ describe('workflow api step: env secrets stay in, URL templates cannot re-target
     });
 
     it('percent-encoded, base64 and JSON-escaped echoes in a successful answer are redacted', async () => {
-      partner.handle((req, res) => {
+      s.partner.handle((req, res) => {
         const key = String(req.headers['x-api-key']);
         const b64 = Buffer.from(key).toString('base64');
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -130,14 +116,11 @@ describe('workflow api step: env secrets stay in, URL templates cannot re-target
           }),
         );
       });
-      const id = await createSteps(t, admin, [
-        {
-          name: 'call',
-          type: 'api',
-          config: { url: partner.url('/encode'), headers: { 'X-Api-Key': '{{env.API_TOKEN}}' } },
-        },
-      ]);
-      const body = await run(t, user.token, id, configId, {});
+      const id = await createCall({
+        url: s.partner.url('/encode'),
+        headers: { 'X-Api-Key': '{{env.API_TOKEN}}' },
+      });
+      const body = await run(s.t, s.user.token, id, s.configId, {});
       expect(body.success).toBe(true);
       const { data } = body.results.call;
       expect(data).toMatchObject({
@@ -166,14 +149,24 @@ describe('workflow api step: env secrets stay in, URL templates cannot re-target
       name: 'call',
       type: 'api',
       config: {
-        url: partner.url(path),
+        url: s.partner.url(path),
         method: 'POST',
         headers: { 'X-Api-Key': '{{env.API_TOKEN}}', 'X-Trace': 'trace-1' },
         payload,
       },
     });
+    /** Runs the one step `step(path, payload)` and returns what its caller gets. */
+    const runStep = async (path: string, payload: unknown) =>
+      run(s.t, s.user.token, await createSteps(s.t, s.admin, [step(path, payload)]), s.configId, {});
+    /** `other` got one request, with `landed`'s method and body, the literal header and not the env one. */
+    const expectLanded = (landed: { method: string; body: string }) => {
+      expect(other.requests).toHaveLength(1);
+      expect(other.requests[0]).toMatchObject({ url: '/landing', ...landed });
+      expect(other.requests[0].headers['x-api-key']).toBeUndefined();
+      expect(other.requests[0].headers['x-trace']).toBe('trace-1');
+    };
     beforeEach(() => {
-      partner.handle((req, res) => {
+      s.partner.handle((req, res) => {
         const [, status, to] = /^\/(\d+)\/(same|other)$/.exec(req.url ?? '') ?? [];
         if (!status) {
           res.writeHead(200, { 'content-type': 'application/json' });
@@ -181,82 +174,67 @@ describe('workflow api step: env secrets stay in, URL templates cannot re-target
           return;
         }
         res.writeHead(Number(status), {
-          location: to === 'same' ? partner.url('/final') : other.url('/landing'),
+          location: to === 'same' ? s.partner.url('/final') : other.url('/landing'),
         });
         res.end();
       });
     });
 
     it('a 302 to another origin arrives without the env-rendered header (a literal header stays)', async () => {
-      const id = await createSteps(t, admin, [step('/302/other', { key: '{{env.API_TOKEN}}' })]);
-      const body = await run(t, user.token, id, configId, {});
+      const body = await runStep('/302/other', { key: '{{env.API_TOKEN}}' });
       expect(body.success).toBe(true);
-      expect(other.requests).toHaveLength(1);
-      expect(other.requests[0]).toMatchObject({ method: 'GET', url: '/landing', body: '' });
-      expect(other.requests[0].headers['x-api-key']).toBeUndefined();
-      expect(other.requests[0].headers['x-trace']).toBe('trace-1');
+      expectLanded({ method: 'GET', body: '' });
       expect(JSON.stringify(other.requests)).not.toContain(secret.slice(0, 6));
     });
 
     it('a 307 to another origin that would re-send an env-rendered body is refused: nothing reaches it', async () => {
-      const id = await createSteps(t, admin, [step('/307/other', { key: '{{env.API_TOKEN}}' })]);
-      const body = await run(t, user.token, id, configId, {});
+      const body = await runStep('/307/other', { key: '{{env.API_TOKEN}}' });
       expect(body.steps[0]).toMatchObject({
         status: 'failed',
         attempts: 1,
         error: { code: 'REDIRECT_REFUSED' },
       });
       expect(other.connections).toBe(0);
-      expect(partner.requests).toHaveLength(1);
+      expect(s.partner.requests).toHaveLength(1);
     });
 
     it('a 307 to another origin with a literal body keeps method and body but drops the env header', async () => {
-      const id = await createSteps(t, admin, [step('/307/other', { a: 1 })]);
-      const body = await run(t, user.token, id, configId, {});
+      const body = await runStep('/307/other', { a: 1 });
       expect(body.success).toBe(true);
-      expect(other.requests).toHaveLength(1);
-      expect(other.requests[0]).toMatchObject({ method: 'POST', url: '/landing', body: '{"a":1}' });
-      expect(other.requests[0].headers['x-api-key']).toBeUndefined();
-      expect(other.requests[0].headers['x-trace']).toBe('trace-1');
+      expectLanded({ method: 'POST', body: '{"a":1}' });
     });
 
     it('a redirect within the origin keeps the env header and the body (control)', async () => {
-      const id = await createSteps(t, admin, [step('/307/same', { key: '{{env.API_TOKEN}}' })]);
-      const body = await run(t, user.token, id, configId, {});
+      const body = await runStep('/307/same', { key: '{{env.API_TOKEN}}' });
       expect(body.success).toBe(true);
-      expect(partner.requests.map((r) => r.url)).toEqual(['/307/same', '/final']);
-      expect(partner.requests[1].headers['x-api-key']).toBe(secret);
-      expect(JSON.parse(partner.requests[1].body)).toEqual({ key: secret });
+      expect(s.partner.requests.map((r) => r.url)).toEqual(['/307/same', '/final']);
+      expect(s.partner.requests[1].headers['x-api-key']).toBe(secret);
+      expect(JSON.parse(s.partner.requests[1].body)).toEqual({ key: secret });
       expect(other.connections).toBe(0);
     });
   });
 
   describe('values rendered into the URL (3)', () => {
     it('a value in a path segment or a query component stays inside it (percent-encoded)', async () => {
-      const id = await createSteps(t, admin, [
-        {
-          name: 'call',
-          type: 'api',
-          config: {
-            url: `${partner.url('/customers')}/{{input.id}}?q={{input.q}}`,
-            headers: { Authorization: 'Bearer {{env.API_TOKEN}}' },
-          },
-        },
-      ]);
-      const body = await run(t, user.token, id, configId, { id: '../admin/export?all=1#', q: 'a&all=1' });
+      const id = await createCall({
+        url: `${s.partner.url('/customers')}/{{input.id}}?q={{input.q}}`,
+        headers: { Authorization: 'Bearer {{env.API_TOKEN}}' },
+      });
+      const body = await run(s.t, s.user.token, id, s.configId, {
+        id: '../admin/export?all=1#',
+        q: 'a&all=1',
+      });
       expect(body.success).toBe(true);
-      expect(partner.requests.map((r) => r.url)).toEqual([
+      expect(s.partner.requests.map((r) => r.url)).toEqual([
         '/customers/..%2Fadmin%2Fexport%3Fall%3D1%23?q=a%26all%3D1',
       ]);
     });
 
     it('an origin from env and a path from the input: the call goes to the env origin', async () => {
-      const id = await createSteps(t, admin, [
-        { name: 'call', type: 'api', config: { url: '{{env.PARTNER_BASE}}/customers/{{input.id}}' } },
-      ]);
-      const body = await run(t, user.token, id, configId, { id: '@127.0.0.1:1/x' });
+      const id = await createCall({ url: '{{env.PARTNER_BASE}}/customers/{{input.id}}' });
+      const body = await run(s.t, s.user.token, id, s.configId, { id: '@127.0.0.1:1/x' });
       expect(body.success).toBe(true);
-      expect(partner.requests.map((r) => r.url)).toEqual(['/customers/%40127.0.0.1%3A1%2Fx']);
+      expect(s.partner.requests.map((r) => r.url)).toEqual(['/customers/%40127.0.0.1%3A1%2Fx']);
     });
 
     it.each([
@@ -269,10 +247,10 @@ describe('workflow api step: env secrets stay in, URL templates cannot re-target
       ['an env scheme and an input host', () => '{{env.PARTNER_BASE}}://{{input.host}}/x', 'url'],
     ])('%s is a 422 at save naming the field', async (_, urlOf, field) => {
       const response = await postWorkflow(
-        t,
-        admin,
+        s.t,
+        s.admin,
         workflowBody({
-          config: { steps: [{ name: 'call', type: 'api', config: { url: urlOf(partner.port) } }] },
+          config: { steps: [{ name: 'call', type: 'api', config: { url: urlOf(s.partner.port) } }] },
         }),
       );
       expect(response.statusCode).toBe(422);
@@ -286,18 +264,18 @@ describe('workflow api step: env secrets stay in, URL templates cannot re-target
       const bad = {
         name: 'call',
         type: 'api',
-        config: { url: partner.url('/x'), compensate: { method: 'DELETE', url: '{{result.data.self}}' } },
+        config: { url: s.partner.url('/x'), compensate: { method: 'DELETE', url: '{{result.data.self}}' } },
       };
-      const created = await postWorkflow(t, admin, workflowBody({ config: { steps: [bad] } }));
+      const created = await postWorkflow(s.t, s.admin, workflowBody({ config: { steps: [bad] } }));
       expect(created.statusCode).toBe(422);
       expect(created.json().validationErrors).toEqual([
         { field: 'config.steps[0].config.compensate.url', rule: 'urlOrigin', message: expect.any(String) },
       ]);
-      const id = await createSteps(t, admin, [{ ...bad, config: { url: partner.url('/x') } }]);
-      const updated = await t.request({
+      const id = await createSteps(s.t, s.admin, [{ ...bad, config: { url: s.partner.url('/x') } }]);
+      const updated = await s.t.request({
         method: 'PUT',
         url: `/api/workflow/${id}`,
-        token: admin,
+        token: s.admin,
         payload: workflowBody({ config: { steps: [{ ...bad, config: { url: '{{input.target}}' } }] } }),
       });
       expect(updated.statusCode).toBe(422);
@@ -309,8 +287,8 @@ describe('workflow api step: env secrets stay in, URL templates cannot re-target
     it('origins from literal text or env are accepted (an env value still goes only where it is bound)', async () => {
       const save = (url: string) =>
         postWorkflow(
-          t,
-          admin,
+          s.t,
+          s.admin,
           workflowBody({ config: { steps: [{ name: 'call', type: 'api', config: { url } }] } }),
         );
       for (const url of [

@@ -2,50 +2,46 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StepRegistry } from '../../../src/workflow/engine/step-registry.service';
 import { createConfig } from '../../factories/config.factory';
-import { type TestUser } from '../../factories/user.factory';
 import { useAppSuite } from '../../utils/app-suite';
-import type { TestApp } from '../../utils/test-app';
+import { activeRecords, createWorkflow, execute, listRuns, postWorkflow } from '../../utils/workflow-api';
 
 describe('workflow smoke', () => {
-  let t: TestApp;
-  let admin: string;
-  let user: TestUser;
-  useAppSuite((suite) => ({ t, admin, user } = suite), { users: 1 });
+  const s = useAppSuite({ users: 1 });
+
+  /** A new form, and a workflow of `steps` named `name` of `type` that the admin runs on it with `data`. */
+  async function adminRun(
+    { steps, ...definition }: { name: string; type: string; steps: unknown[] },
+    data: Record<string, unknown>,
+  ) {
+    const configId = await createConfig(s.t, s.admin);
+    const workflowId = await createWorkflow(s.t, s.admin, { ...definition, config: { steps } });
+    return { configId, run: await execute(s.t, s.admin, workflowId, configId, data) };
+  }
 
   it('validate -> save -> transform runs and is recorded', async () => {
-    const configId = await createConfig(t, admin);
-    const created = await t.request({
-      method: 'POST',
-      url: '/api/workflow',
-      token: admin,
-      payload: {
-        name: 'Order intake',
-        type: 'save',
-        permissions: { roles: ['user'] },
-        config: {
-          steps: [
-            { name: 'check', type: 'validate', config: {} },
-            { name: 'store', type: 'save', config: {} },
-            { name: 'shape', type: 'transform', config: { mapping: { who: 'name', howMany: 'qty' } } },
-            { name: 'vip', type: 'conditional', config: { condition: 'input.qty.equals.5' } },
-            {
-              name: 'skipped',
-              type: 'transform',
-              condition: 'results.vip.matched',
-              config: { mapping: { a: 'name' } },
-            },
-          ],
-        },
+    const configId = await createConfig(s.t, s.admin);
+    const created = await postWorkflow(s.t, s.admin, {
+      name: 'Order intake',
+      type: 'save',
+      permissions: { roles: ['user'] },
+      config: {
+        steps: [
+          { name: 'check', type: 'validate', config: {} },
+          { name: 'store', type: 'save', config: {} },
+          { name: 'shape', type: 'transform', config: { mapping: { who: 'name', howMany: 'qty' } } },
+          { name: 'vip', type: 'conditional', config: { condition: 'input.qty.equals.5' } },
+          {
+            name: 'skipped',
+            type: 'transform',
+            condition: 'results.vip.matched',
+            config: { mapping: { a: 'name' } },
+          },
+        ],
       },
     });
     expect(created.statusCode).toBe(201);
     const workflowId = created.json().id;
-    const run = await t.request({
-      method: 'POST',
-      url: `/api/workflow/${workflowId}/execute`,
-      token: user.token,
-      payload: { configId, data: { name: 'Ann', qty: 2, price: 3 } },
-    });
+    const run = await execute(s.t, s.user.token, workflowId, configId, { name: 'Ann', qty: 2, price: 3 });
     expect(run.statusCode).toBe(200);
     const body = run.json();
     expect(body).toMatchObject({
@@ -67,20 +63,15 @@ describe('workflow smoke', () => {
       },
       data: { data: { name: 'Ann', qty: 2, price: 3 } },
     });
-    const record = await t.request({
+    const record = await s.t.request({
       method: 'GET',
       url: `/api/data/${configId}/${body.results.store.dataId}`,
-      token: user.token,
+      token: s.user.token,
     });
     expect(record.json().workflow).toEqual([
       expect.objectContaining({ runId: body.runId, status: 'success', workflowName: 'Order intake' }),
     ]);
-    const history = await t.request({
-      method: 'GET',
-      url: `/api/workflow/${workflowId}/runs`,
-      token: user.token,
-    });
-    expect(history.json()).toMatchObject({
+    expect(await listRuns(s.t, s.user.token, workflowId)).toMatchObject({
       totalCount: 1,
       page: 1,
       pages: 1,
@@ -89,29 +80,18 @@ describe('workflow smoke', () => {
   });
 
   it('a failed validate continued past leaves validationResult.valid false for later conditions', async () => {
-    const configId = await createConfig(t, admin);
-    const created = await t.request({
-      method: 'POST',
-      url: '/api/workflow',
-      token: admin,
-      payload: {
+    const { run } = await adminRun(
+      {
         name: 'Triage',
         type: 'validate',
-        config: {
-          steps: [
-            { name: 'check', type: 'validate', onError: 'continue' },
-            { name: 'store', type: 'save', condition: 'validationResult.valid' },
-            { name: 'flag', type: 'conditional', config: { condition: '!validationResult.valid' } },
-          ],
-        },
+        steps: [
+          { name: 'check', type: 'validate', onError: 'continue' },
+          { name: 'store', type: 'save', condition: 'validationResult.valid' },
+          { name: 'flag', type: 'conditional', config: { condition: '!validationResult.valid' } },
+        ],
       },
-    });
-    const run = await t.request({
-      method: 'POST',
-      url: `/api/workflow/${created.json().id}/execute`,
-      token: admin,
-      payload: { configId, data: { name: 'Ann', qty: 500 } },
-    });
+      { name: 'Ann', qty: 500 },
+    );
     expect(run.statusCode).toBe(200);
     expect(run.json()).toMatchObject({
       success: true,
@@ -125,41 +105,31 @@ describe('workflow smoke', () => {
   });
 
   it('registers every built-in step type, each documented in the README', () => {
-    const types = t.app.get(StepRegistry).types();
+    const types = s.t.app.get(StepRegistry).types();
     expect(types).toEqual(['api', 'approval', 'conditional', 'notify', 'save', 'transform', 'validate']);
     const readme = readFileSync(join(__dirname, '../../../README.md'), 'utf8');
     for (const type of types) expect(readme).toContain(`\`${type}\``);
   });
 
   it('names the step in every 422: DTO fields and step configs alike use config.steps[i]', async () => {
-    const response = await t.request({
-      method: 'POST',
-      url: '/api/workflow',
-      token: admin,
-      payload: {
-        name: 'Bad',
-        type: 'custom',
-        config: {
-          steps: [
-            { name: 'a', type: 'transform', onError: 'explode', config: { mapping: { ok: 'name' } } },
-            { name: 'b', type: 'transform', config: { mapping: { leak: '__proto__' } } },
-          ],
-        },
+    const response = await postWorkflow(s.t, s.admin, {
+      name: 'Bad',
+      type: 'custom',
+      config: {
+        steps: [
+          { name: 'a', type: 'transform', onError: 'explode', config: { mapping: { ok: 'name' } } },
+          { name: 'b', type: 'transform', config: { mapping: { leak: '__proto__' } } },
+        ],
       },
     });
     expect(response.statusCode).toBe(422);
     expect(response.json().validationErrors).toEqual([
       expect.objectContaining({ field: 'config.steps[0].onError', rule: 'isIn' }),
     ]);
-    const mapping = await t.request({
-      method: 'POST',
-      url: '/api/workflow',
-      token: admin,
-      payload: {
-        name: 'Bad',
-        type: 'custom',
-        config: { steps: [{ name: 'b', type: 'transform', config: { mapping: { leak: 'a.constructor' } } }] },
-      },
+    const mapping = await postWorkflow(s.t, s.admin, {
+      name: 'Bad',
+      type: 'custom',
+      config: { steps: [{ name: 'b', type: 'transform', config: { mapping: { leak: 'a.constructor' } } }] },
     });
     expect(mapping.statusCode).toBe(422);
     expect(mapping.json().validationErrors).toEqual([
@@ -168,28 +138,17 @@ describe('workflow smoke', () => {
   });
 
   it('a rolled-back run answers data null and leaves no active record', async () => {
-    const configId = await createConfig(t, admin);
-    const created = await t.request({
-      method: 'POST',
-      url: '/api/workflow',
-      token: admin,
-      payload: {
+    const { configId, run } = await adminRun(
+      {
         name: 'Undo',
         type: 'save',
-        config: {
-          steps: [
-            { name: 'store', type: 'save' },
-            { name: 'boom', type: 'validate', onError: 'rollback', config: { source: 'results.store' } },
-          ],
-        },
+        steps: [
+          { name: 'store', type: 'save' },
+          { name: 'boom', type: 'validate', onError: 'rollback', config: { source: 'results.store' } },
+        ],
       },
-    });
-    const run = await t.request({
-      method: 'POST',
-      url: `/api/workflow/${created.json().id}/execute`,
-      token: admin,
-      payload: { configId, data: { name: 'Ann', qty: 2 } },
-    });
+      { name: 'Ann', qty: 2 },
+    );
     expect(run.json()).toMatchObject({
       success: false,
       status: 'rolled_back',
@@ -199,7 +158,6 @@ describe('workflow smoke', () => {
         { name: 'boom', status: 'failed', error: { code: 'DATA_VALIDATION_FAILED' } },
       ],
     });
-    const list = await t.request({ method: 'GET', url: `/api/data/${configId}`, token: admin });
-    expect(list.json().total).toBe(0);
+    expect((await activeRecords(s.t, s.admin, configId)).total).toBe(0);
   });
 });

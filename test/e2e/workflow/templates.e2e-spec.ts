@@ -1,26 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { type TestUser } from '../../factories/user.factory';
-import { type HttpTestServer } from '../../utils/http-test-server';
 import { useAppSuite } from '../../utils/app-suite';
-import type { TestApp } from '../../utils/test-app';
-import { createSteps, run } from '../../utils/workflow-api';
+import { useProcessEnv } from '../../utils/process-env';
+import { createSteps, execute, getRun, run } from '../../utils/workflow-api';
 
 describe('workflow templates and secrets: typed values, text, missing paths, env values redacted', () => {
-  let server: HttpTestServer;
-  let t: TestApp;
-  let admin: string;
-  let user: TestUser;
-  let configId: string;
   const secret = `tok-${randomBytes(12).toString('hex')}`;
-  const previousToken = process.env.API_TOKEN;
-  beforeAll(() => {
-    process.env.API_TOKEN = secret;
-  });
-  afterAll(() => {
-    if (previousToken === undefined) delete process.env.API_TOKEN;
-    else process.env.API_TOKEN = previousToken;
-  });
-  useAppSuite((suite) => ({ t, partner: server, admin, user, configId } = suite), {
+  useProcessEnv({ API_TOKEN: secret });
+  const s = useAppSuite({
     partner: true,
     env: ({ partner }) => ({
       WORKFLOW_ENV_ALLOWLIST: 'API_TOKEN',
@@ -33,12 +19,12 @@ describe('workflow templates and secrets: typed values, text, missing paths, env
   const post = (name: string, payload: unknown, extra: Record<string, unknown> = {}) => ({
     name,
     type: 'api',
-    config: { url: server.url(`/${name}`), method: 'POST', payload, ...extra },
+    config: { url: s.partner.url(`/${name}`), method: 'POST', payload, ...extra },
   });
-  const received = (index = 0) => JSON.parse(server.requests[index].body);
+  const received = (index = 0) => JSON.parse(s.partner.requests[index].body);
 
   it('a value that is exactly one token keeps its type; a missing one is null', async () => {
-    const id = await createSteps(t, admin, [
+    const id = await createSteps(s.t, s.admin, [
       post('typed', {
         qty: '{{input.qty}}',
         price: '{{ input.price }}',
@@ -58,10 +44,10 @@ describe('workflow templates and secrets: typed values, text, missing paths, env
       lines: [{ sku: 'A', n: 1 }],
       meta: { source: 'web' },
     };
-    const body = await run(t, user.token, id, configId, data);
+    const body = await run(s.t, s.user.token, id, s.configId, data);
     expect(body.success).toBe(true);
-    expect(server.requests).toHaveLength(1);
-    expect(server.requests[0].headers['content-type']).toBe('application/json');
+    expect(s.partner.requests).toHaveLength(1);
+    expect(s.partner.requests[0].headers['content-type']).toBe('application/json');
     expect(received()).toEqual({
       qty: 2,
       price: 3.5,
@@ -76,8 +62,8 @@ describe('workflow templates and secrets: typed values, text, missing paths, env
 
   it('inside a longer text values are written as text, objects as JSON, missing as empty', async () => {
     const id = await createSteps(
-      t,
-      admin,
+      s.t,
+      s.admin,
       [
         { name: 'store', type: 'save', config: {} },
         post('text', {
@@ -93,11 +79,11 @@ describe('workflow templates and secrets: typed values, text, missing paths, env
       { name: 'Texts' },
     );
     const data = { name: 'Ann', qty: 2, price: 3, city: 'Pécs', meta: { a: 1 } };
-    const body = await run(t, user.token, id, configId, data);
+    const body = await run(s.t, s.user.token, id, s.configId, data);
     expect(body.success).toBe(true);
     const dataId = body.results.store.dataId;
     expect(received()).toEqual({
-      line: `2 x Ann for ${user.user.email}`,
+      line: `2 x Ann for ${s.user.user.email}`,
       where: 'Form "Order form" in workflow Texts',
       record: `saved ${dataId} in Pécs`,
       computed: 'total=6 big=false',
@@ -108,20 +94,20 @@ describe('workflow templates and secrets: typed values, text, missing paths, env
   });
 
   it('templates render in the url and headers; a text payload is sent as it renders', async () => {
-    const id = await createSteps(t, admin, [
+    const id = await createSteps(s.t, s.admin, [
       {
         name: 'put',
         type: 'api',
         config: {
-          url: `${server.url('/orders')}/{{input.name}}?qty={{input.qty}}`,
+          url: `${s.partner.url('/orders')}/{{input.name}}?qty={{input.qty}}`,
           method: 'PUT',
           headers: { 'X-Order': '{{input.name}}-{{input.qty}}' },
           payload: 'qty={{input.qty}}',
         },
       },
     ]);
-    expect((await run(t, user.token, id, configId, { name: 'Ann', qty: 2 })).success).toBe(true);
-    expect(server.requests[0]).toMatchObject({
+    expect((await run(s.t, s.user.token, id, s.configId, { name: 'Ann', qty: 2 })).success).toBe(true);
+    expect(s.partner.requests[0]).toMatchObject({
       method: 'PUT',
       url: '/orders/Ann?qty=2',
       body: 'qty=2',
@@ -131,81 +117,70 @@ describe('workflow templates and secrets: typed values, text, missing paths, env
 
   it('{{env.API_TOKEN}} reaches the server but is redacted from the response, the run record and the record log', async () => {
     // The server echoes the header it got, so the secret comes back in the step's result too.
-    server.handle((req, res) => {
+    s.partner.handle((req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ seen: req.headers.authorization }));
     });
-    const id = await createSteps(t, admin, [
+    const id = await createSteps(s.t, s.admin, [
       { name: 'store', type: 'save', config: {} },
       {
         name: 'call',
         type: 'api',
         config: {
-          url: server.url('/secure'),
+          url: s.partner.url('/secure'),
           method: 'POST',
           headers: { Authorization: 'Bearer {{env.API_TOKEN}}' },
           payload: { id: '{{savedData._id}}' },
         },
       },
     ]);
-    const response = await t.request({
-      method: 'POST',
-      url: `/api/workflow/${id}/execute`,
-      token: user.token,
-      payload: { configId, data: { name: 'Ann', qty: 2 } },
-    });
+    const response = await execute(s.t, s.user.token, id, s.configId, { name: 'Ann', qty: 2 });
     expect(response.statusCode).toBe(200);
-    expect(server.requests).toHaveLength(1);
-    expect(server.requests[0].headers.authorization).toBe(`Bearer ${secret}`);
+    expect(s.partner.requests).toHaveLength(1);
+    expect(s.partner.requests[0].headers.authorization).toBe(`Bearer ${secret}`);
 
     expect(response.body).not.toContain(secret);
     const body = response.json();
     expect(body.success).toBe(true);
     expect(body.results.call).toEqual({ status: 200, data: { seen: 'Bearer [redacted]' } });
 
-    const runRecord = await t.request({
-      method: 'GET',
-      url: `/api/workflow/runs/${body.runId}`,
-      token: admin,
-    });
-    expect(runRecord.statusCode).toBe(200);
-    expect(JSON.stringify(runRecord.json())).not.toContain(secret);
-    expect(runRecord.json().steps[1].result).toEqual({ status: 200, data: { seen: 'Bearer [redacted]' } });
+    const runRecord = await getRun(s.t, s.admin, body.runId);
+    expect(JSON.stringify(runRecord)).not.toContain(secret);
+    expect(runRecord.steps[1].result).toEqual({ status: 200, data: { seen: 'Bearer [redacted]' } });
 
-    const history = await t.request({ method: 'GET', url: `/api/workflow/${id}/runs`, token: user.token });
-    expect(history.body).not.toContain(secret);
-    const record = await t.request({
+    const history = await s.t.request({
       method: 'GET',
-      url: `/api/data/${configId}/${body.results.store.dataId}`,
-      token: admin,
+      url: `/api/workflow/${id}/runs`,
+      token: s.user.token,
+    });
+    expect(history.body).not.toContain(secret);
+    const record = await s.t.request({
+      method: 'GET',
+      url: `/api/data/${s.configId}/${body.results.store.dataId}`,
+      token: s.admin,
     });
     expect(record.statusCode).toBe(200);
     expect(record.json().workflow).toHaveLength(1);
     expect(JSON.stringify(record.json())).not.toContain(secret);
     // The definition keeps the placeholder, never the value.
-    const definition = await t.request({ method: 'GET', url: `/api/workflow/${id}`, token: admin });
+    const definition = await s.t.request({ method: 'GET', url: `/api/workflow/${id}`, token: s.admin });
     expect(definition.body).toContain('{{env.API_TOKEN}}');
     expect(definition.body).not.toContain(secret);
   });
 
   it('a failed call with the secret in its error answer is redacted as well', async () => {
-    server.handle((req, res) => {
+    s.partner.handle((req, res) => {
       res.writeHead(401, { 'content-type': 'text/plain' });
       res.end(`rejected ${req.headers.authorization}`);
     });
-    const id = await createSteps(t, admin, [
+    const id = await createSteps(s.t, s.admin, [
       {
         name: 'call',
         type: 'api',
-        config: { url: server.url('/secure'), headers: { Authorization: 'Bearer {{env.API_TOKEN}}' } },
+        config: { url: s.partner.url('/secure'), headers: { Authorization: 'Bearer {{env.API_TOKEN}}' } },
       },
     ]);
-    const response = await t.request({
-      method: 'POST',
-      url: `/api/workflow/${id}/execute`,
-      token: user.token,
-      payload: { configId, data: { name: 'Ann', qty: 2 } },
-    });
+    const response = await execute(s.t, s.user.token, id, s.configId, { name: 'Ann', qty: 2 });
     expect(response.statusCode).toBe(200);
     expect(response.body).not.toContain(secret);
     const body = response.json();
@@ -213,11 +188,6 @@ describe('workflow templates and secrets: typed values, text, missing paths, env
       status: 'failed',
       error: { code: 'HTTP_STATUS', details: { status: 401, data: 'rejected Bearer [redacted]' } },
     });
-    const runRecord = await t.request({
-      method: 'GET',
-      url: `/api/workflow/runs/${body.runId}`,
-      token: user.token,
-    });
-    expect(runRecord.body).not.toContain(secret);
+    expect(JSON.stringify(await getRun(s.t, s.user.token, body.runId))).not.toContain(secret);
   });
 });

@@ -1,32 +1,26 @@
-import { createUser, type TestUser } from '../../factories/user.factory';
 import { useAppSuite } from '../../utils/app-suite';
-import type { TestApp } from '../../utils/test-app';
 import { createWorkflow, workflowBody } from '../../utils/workflow-api';
 
 /** GET /api/workflow/:workflowId/versions and /versions/:version (README "Versions and conditional requests"). */
 describe('workflow definition versions', () => {
-  let t: TestApp;
-  let admin: string;
   let adminId: string;
-  let user: TestUser;
-  useAppSuite((suite) => ({ t, admin } = suite));
+  const s = useAppSuite({ users: 1 });
   beforeEach(async () => {
-    adminId = (await t.request({ method: 'GET', url: '/api/auth/me', token: admin })).json().id;
-    user = await createUser(t);
+    adminId = (await s.t.request({ method: 'GET', url: '/api/auth/me', token: s.admin })).json().id;
   });
 
-  const get = (url: string, token = admin) => t.request({ method: 'GET', url, token });
+  const get = (url: string, token = s.admin) => s.t.request({ method: 'GET', url, token });
   const put = (id: string, payload: Record<string, unknown>, ifMatch?: string) =>
-    t.request({
+    s.t.request({
       method: 'PUT',
       url: `/api/workflow/${id}`,
-      token: admin,
+      token: s.admin,
       payload,
       headers: ifMatch ? { 'if-match': ifMatch } : {},
     });
 
   it('lists every version newest first with who saved it, when and what changed; each version reads back as saved', async () => {
-    const id = await createWorkflow(t, admin, workflowBody({ name: 'Intake' }));
+    const id = await createWorkflow(s.t, s.admin, workflowBody({ name: 'Intake' }));
     expect((await put(id, { name: 'Intake v2' }, '"1"')).statusCode).toBe(200);
     const steps = [{ name: 'shape', type: 'transform', config: { mapping: { who: 'email' } } }];
     expect((await put(id, { config: { steps }, tags: ['crm'] }, '"2"')).statusCode).toBe(200);
@@ -60,7 +54,7 @@ describe('workflow definition versions', () => {
   });
 
   it('a stale If-Match writes no version; an unknown or malformed version is a 404; a reader who may not run the workflow gets 404', async () => {
-    const id = await createWorkflow(t, admin, workflowBody({ permissions: { roles: [] } }));
+    const id = await createWorkflow(s.t, s.admin, workflowBody({ permissions: { roles: [] } }));
     const stale = await put(id, { name: 'Lost' }, '"7"');
     expect(stale.statusCode).toBe(412);
     expect((await get(`/api/workflow/${id}/versions`)).json().totalCount).toBe(1);
@@ -75,7 +69,7 @@ describe('workflow definition versions', () => {
     expect(noWorkflow.json()).toMatchObject({ code: 'WORKFLOW_NOT_FOUND' });
 
     // Admins only may run it: a user cannot see it, nor its versions.
-    const hidden = await get(`/api/workflow/${id}/versions`, user.token);
+    const hidden = await get(`/api/workflow/${id}/versions`, s.user.token);
     expect(hidden.statusCode).toBe(404);
     expect(hidden.json()).toMatchObject({ code: 'WORKFLOW_NOT_FOUND' });
     expect((await get(`/api/workflow/${id}/versions`, '')).statusCode).toBe(401);
