@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { requireUser, type RequestContext } from '../common/context/request-context';
+import { requireAdmin, requireUser, type RequestContext } from '../common/context/request-context';
 import { AppError, type FieldError } from '../common/errors/app-error';
 import { isUuid } from '../common/validation/is-uuid';
 import { RoleHolders } from '../roles/role-holders';
@@ -29,14 +29,16 @@ export class UsersService implements OnModuleInit {
     this.roleHolders.register((roleName) => this.users.anyWithRole(roleName));
   }
 
-  async list(_ctx: RequestContext, page = 1, limit = 100): Promise<UserListDto> {
+  /** Every account (admins only, whoever calls: the route's guard holds it too). */
+  async list(ctx: RequestContext, page = 1, limit = 100): Promise<UserListDto> {
+    requireAdmin(ctx);
     const { rows, total } = await this.users.listPage(limit, (page - 1) * limit);
     return { data: rows.map(toUserResponse), totalCount: total };
   }
 
   /** An account made by an admin, with any role and site (the route for it is admin-only too). */
   async create(ctx: RequestContext, body: CreateUserDto): Promise<UserResponseDto> {
-    if (requireUser(ctx).role !== 'admin') throw new AppError('FORBIDDEN');
+    requireAdmin(ctx);
     const role = body.role ?? 'user';
     await this.assertRoleAndSite(role, body.siteId);
     const user = await this.users.insertUnlessEmailTaken({

@@ -1,4 +1,5 @@
 import type { TestApp } from '../utils/test-app';
+import { bodyOf } from '../utils/expect-status';
 
 export const ORDER_FORM = {
   title: 'Order form',
@@ -41,9 +42,7 @@ export async function createConfig(
     token: adminToken,
     payload: { ...ORDER_FORM, ...overrides },
   });
-  if (response.statusCode !== 201)
-    throw new Error(`config create failed: ${response.statusCode} ${response.body}`);
-  return response.json().id;
+  return bodyOf<{ id: string }>(response, 201, 'config create').id;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { TestApp } from '../utils/test-app';
+import { bodyOf } from '../utils/expect-status';
 
 /** Creates a custom role through the admin API (`POST /api/roles`) and returns its id; fails unless 201. */
 export async function createRole(
@@ -13,7 +14,5 @@ export async function createRole(
     token: adminToken,
     payload: { name, permissions },
   });
-  if (response.statusCode !== 201)
-    throw new Error(`role create failed: ${response.statusCode} ${response.body}`);
-  return response.json().id as string;
+  return bodyOf<{ id: string }>(response, 201, 'role create').id;
 }

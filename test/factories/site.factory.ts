@@ -1,4 +1,5 @@
 import type { TestApp } from '../utils/test-app';
+import { bodyOf } from '../utils/expect-status';
 
 /** Creates a site answering on `domain` through the admin API and returns its id. */
 export async function createSite(
@@ -13,7 +14,5 @@ export async function createSite(
     token: adminToken,
     payload: { name, domains: [domain] },
   });
-  if (response.statusCode !== 201)
-    throw new Error(`site create failed: ${response.statusCode} ${response.body}`);
-  return response.json().id as string;
+  return bodyOf<{ id: string }>(response, 201, 'site create').id;
 }

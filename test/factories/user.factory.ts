@@ -3,6 +3,7 @@ import { TokenService } from '../../src/auth/token.service';
 import { PasswordHasher } from '../../src/common/security/password-hasher';
 import { UsersRepository, type UserRow } from '../../src/users/users.repository';
 import type { TestApp } from '../utils/test-app';
+import { bodyOf } from '../utils/expect-status';
 
 export interface TestUser {
   user: UserRow;
@@ -35,8 +36,7 @@ export async function adminToken(testApp: TestApp): Promise<string> {
     url: '/auth/login',
     payload: { email: testApp.config.adminEmail, password: testApp.config.adminPassword },
   });
-  if (response.statusCode !== 200) throw new Error(`admin login failed: ${response.body}`);
-  return response.json().token;
+  return bodyOf<{ token: string }>(response, 200, 'admin login').token;
 }
 
 /** Deactivates a user through the admin API (`PUT /api/users/:id`); fails unless it answers 200. */
@@ -47,6 +47,5 @@ export async function deactivateUser(testApp: TestApp, adminToken: string, userI
     token: adminToken,
     payload: { isActive: false },
   });
-  if (response.statusCode !== 200)
-    throw new Error(`user deactivation failed: ${response.statusCode} ${response.body}`);
+  bodyOf(response, 200, 'user deactivation');
 }

@@ -145,8 +145,7 @@ export async function replaceFormPermissions(
     token: admin,
     payload: body,
   });
-  if (response.statusCode !== 200)
-    throw new Error(`permission replace failed: ${response.statusCode} ${response.body}`);
+  bodyOf(response, 200, 'permission replace');
 }
 
 /**
