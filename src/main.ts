@@ -1,5 +1,5 @@
 // First: the memory policy applies before the modules below are loaded (see the file).
-import { bootFinished } from './process-memory';
+import { bootFinished, holdsEmbeddedDatabase } from './process-memory';
 import 'reflect-metadata';
 import pino from 'pino';
 import { causeChain } from './common/errors/cause-chain';
@@ -28,6 +28,7 @@ function servedSummary(config: AppConfig) {
 async function main(): Promise<void> {
   const envFile = loadEnvFile();
   const config = loadConfig(process.env);
+  if (!config.databaseUrl) holdsEmbeddedDatabase();
   if (envFile) bootLog.info(`Read ${envFile} (variables set in the environment win)`);
   // Before the server's modules load: tracing patches them as they are required.
   if (startTracing()) bootLog.info('Tracing on: spans exported over OTLP/HTTP');
