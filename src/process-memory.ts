@@ -16,8 +16,8 @@ import { setFlagsFromString } from 'node:v8';
  * 1,000,000-row XLSX export peaked at about 300 MB that way; growing by at most twice the survivors
  * keeps it near 210 MB, for a few percent more collection time. With the embedded database the
  * process also holds the database, and grows by at most half the survivors instead: after 60 s of
- * creates it held about 305 MB instead of 330, for about 7% fewer creates per second (bench/README
- * "Embedded memory: the old generation's growth").
+ * creates it held 290-307 MB instead of 318-336, with no loss of creates above the benchmark's noise
+ * (bench/README "Embedded memory: the old generation's growth").
  */
 const YOUNG_GROWTH = 'semi-space-growth-factor';
 const OLD_GROWTH = 'heap-growing-percent';

@@ -25,6 +25,7 @@ describe('the user service outside HTTP', () => {
       ).rejects.toMatchObject({ code: 'FORBIDDEN', status: 403 });
     }
     const listed = await s.t.request({ method: 'GET', url: '/api/users', token: s.admin });
+    expect(listed.statusCode).toBe(200);
     expect(listed.json().totalCount).toBe(3);
   });
 });

@@ -7,10 +7,6 @@ import { ChangeNotifications } from '../../database/change-notifications';
 import { AppCache } from './app-cache.service';
 
 /**
- * Cache entries in Redis as `<REDIS_PREFIX>cache:<key>`. The prefix is applied once, by the Redis
- * adapter: Keyv's own namespace prefixing is off (otherwise keys read `p:cache::p:cache:key`).
- */
-/**
  * Removes every key matching `pattern`, a batch at a time, and fails if any command does. (The
  * adapter's own `clear` reports a failure as an event and resolves, and leaves the removals already
  * sent unawaited when the connection drops.)
@@ -29,7 +25,12 @@ function globEscaped(text: string): string {
   return text.replace(/[*?[\]\\]/g, '\\$&');
 }
 
+/**
+ * Cache entries in Redis as `<REDIS_PREFIX>cache:<key>`. The prefix is applied once, by the Redis
+ * adapter: Keyv's own namespace prefixing is off (otherwise keys read `p:cache::p:cache:key`).
+ */
 async function redisStore(config: AppConfig): Promise<Keyv> {
+  const namespace = `${config.redisPrefix}cache`;
   // Loaded only when configured: the Redis adapter and its client are a few MB a process without
   // Redis would carry for nothing.
   const { default: KeyvRedis } = await import('@keyv/redis');
@@ -67,7 +68,7 @@ async function redisStore(config: AppConfig): Promise<Keyv> {
         reconnectStrategy: (attempt: number) => Math.min(attempt * 100, 2000),
       },
     },
-    { namespace: `${config.redisPrefix}cache`, keyPrefixSeparator: ':', throwOnConnectError: false },
+    { namespace, keyPrefixSeparator: ':', throwOnConnectError: false },
   );
   // Connected now, not at the first command: a client that is not yet open would wait for Redis
   // inside that command (a request held for the whole outage); an open one that is not ready
@@ -82,7 +83,7 @@ async function redisStore(config: AppConfig): Promise<Keyv> {
     // Trusted again only once emptied with no error since; otherwise the next "ready" (which
     // follows that error) empties it again.
     const errorsBefore = errors;
-    void emptyNamespace(store.client as RedisClientType, `${globEscaped(config.redisPrefix)}cache:*`).then(
+    void emptyNamespace(store.client as RedisClientType, `${globEscaped(namespace)}:*`).then(
       () => {
         if (errors === errorsBefore) store.untrusted = false;
       },
@@ -90,7 +91,7 @@ async function redisStore(config: AppConfig): Promise<Keyv> {
     );
   });
   void store.client.connect().catch(() => undefined);
-  return new Keyv({ store, namespace: `${config.redisPrefix}cache`, useKeyPrefix: false });
+  return new Keyv({ store, namespace, useKeyPrefix: false });
 }
 
 @Global()
