@@ -1,28 +1,20 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { useAppSuite } from '../utils/app-suite';
 
 const SCRIPT = resolve(__dirname, '../../docs/attachment-examples.sh');
 
 /** The README's attachment examples are docs/attachment-examples.sh, shown verbatim; here they run. */
 describe('the README attachment examples', () => {
-  let t: TestApp;
-
-  beforeAll(async () => {
-    t = await createTestApp();
-    await t.app.listen(0, '127.0.0.1');
-  });
-  afterAll(() => t.close());
+  const s = useAppSuite({ admin: false, listen: true });
 
   it('are docs/attachment-examples.sh, word for word, and run as pasted', async () => {
     const readme = readFileSync(resolve(__dirname, '../../README.md'), 'utf8');
     expect(readme).toContain('```bash\n' + readFileSync(SCRIPT, 'utf8') + '```');
-    const { port } = t.app.getHttpServer().address() as AddressInfo;
     const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', SCRIPT], {
-      env: { ...process.env, BASE: `http://127.0.0.1:${port}` },
+      env: { ...process.env, BASE: `http://127.0.0.1:${s.port}` },
     });
     expect(stdout).toContain('"filename":"claim.png","mediaType":"image/png"');
     expect(stdout).toContain('content-disposition: attachment; filename=claim.png');

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
-import type { AddressInfo } from 'node:net';
-import { createTestApp, type TestApp } from '../utils/test-app';
+import { errorBody } from '../utils/api-error';
+import { useAppSuite } from '../utils/app-suite';
 
 /** Sends `raw` bytes on a new connection and gives back everything the server wrote before closing. */
 function exchange(port: number, raw: string): Promise<string> {
@@ -14,14 +14,6 @@ function exchange(port: number, raw: string): Promise<string> {
   });
 }
 
-/** The service's one error body, as these answers carry it (no validation errors, no stack). */
-const errorBody = (code: string, statusCode: number, error: string) => ({
-  success: false,
-  error,
-  code,
-  statusCode,
-});
-
 function parse(answer: string): { statusLine: string; headers: string; body: unknown } {
   const [head, body] = answer.split('\r\n\r\n');
   const [statusLine, ...headers] = head.split('\r\n');
@@ -33,44 +25,43 @@ function parse(answer: string): { statusLine: string; headers: string; body: unk
  * `inject` skips the parser) or by Fastify's router, still get the service's one error body.
  */
 describe("requests refused by Node's HTTP parser or Fastify's router", () => {
-  let t: TestApp;
-  let port: number;
-  beforeAll(async () => {
-    t = await createTestApp();
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    port = (t.app.getHttpServer().address() as AddressInfo).port;
-  });
-  afterAll(() => t.close());
+  const s = useAppSuite({ admin: false, seed: 'once', listen: true });
 
   it('headers over the size limit: 431 HEADERS_TOO_LARGE in the error body, and the connection closes', async () => {
     const answer = parse(
-      await exchange(port, `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`),
+      await exchange(s.port, `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`),
     );
     expect(answer.statusLine).toBe('HTTP/1.1 431 Request Header Fields Too Large');
     expect(answer.headers).toContain('content-type: application/json; charset=utf-8');
     expect(answer.headers).toContain('connection: close');
-    expect(answer.body).toEqual(errorBody('HEADERS_TOO_LARGE', 431, "The request's headers are too large."));
+    expect(answer.body).toEqual(
+      errorBody(431, { code: 'HEADERS_TOO_LARGE', error: "The request's headers are too large." }),
+    );
   });
 
   it('a request line that is not HTTP: 400 BAD_REQUEST in the error body', async () => {
-    const answer = parse(await exchange(port, 'NOT HTTP AT ALL\r\n\r\n'));
+    const answer = parse(await exchange(s.port, 'NOT HTTP AT ALL\r\n\r\n'));
     expect(answer.statusLine).toBe('HTTP/1.1 400 Bad Request');
-    expect(answer.body).toEqual(errorBody('BAD_REQUEST', 400, 'The request is not valid.'));
+    expect(answer.body).toEqual(errorBody(400, { code: 'BAD_REQUEST', error: 'The request is not valid.' }));
   });
 
   it('a URL the router cannot decode: 400 BAD_REQUEST; a path parameter over 100 characters: 414 URI_TOO_LONG', async () => {
-    const badUrl = await t.request({ method: 'GET', url: '/api/configs/%zz' });
+    const badUrl = await s.t.request({ method: 'GET', url: '/api/configs/%zz' });
     expect(badUrl.statusCode).toBe(400);
     expect(badUrl.headers['x-request-id']).toEqual(expect.any(String));
-    expect(badUrl.json()).toEqual(errorBody('BAD_REQUEST', 400, 'The request is not valid.'));
-    const longParam = await t.request({ method: 'GET', url: `/api/configs/${'a'.repeat(101)}` });
+    expect(badUrl.json()).toEqual(
+      errorBody(400, { code: 'BAD_REQUEST', error: 'The request is not valid.' }),
+    );
+    const longParam = await s.t.request({ method: 'GET', url: `/api/configs/${'a'.repeat(101)}` });
     expect(longParam.statusCode).toBe(414);
-    expect(longParam.json()).toEqual(errorBody('URI_TOO_LONG', 414, "The request's address is too long."));
+    expect(longParam.json()).toEqual(
+      errorBody(414, { code: 'URI_TOO_LONG', error: "The request's address is too long." }),
+    );
   });
 
   it('the server goes on answering afterwards', async () => {
-    expect((await t.request({ method: 'GET', url: '/health' })).statusCode).toBe(200);
-    const answer = await exchange(port, 'GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect((await s.t.request({ method: 'GET', url: '/health' })).statusCode).toBe(200);
+    const answer = await exchange(s.port, 'GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
     expect(answer.startsWith('HTTP/1.1 200 OK')).toBe(true);
   });
 });

@@ -1,5 +1,4 @@
 import { request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../src/database/raw-rows';
 import { postRecord } from '../utils/api-requests';
@@ -11,7 +10,11 @@ import { countRows } from '../utils/row-counts';
  * PGlite by the batch writer in JavaScript; both must give the same bytes.
  */
 describe('CSV export', () => {
-  const s = useAppSuite({ users: 1, forms: [{ schema: null, validationRules: [], computedRules: [] }] });
+  const s = useAppSuite({
+    users: 1,
+    forms: [{ schema: null, validationRules: [], computedRules: [] }],
+    listen: true,
+  });
 
   const submit = async (payload: object) => {
     const response = await postRecord(s.t, s.user.token, s.configId, payload);
@@ -169,13 +172,11 @@ describe('CSV export', () => {
                  jsonb_build_object('name', 'Person ' || g, 'note', repeat('x', 1000))
           from generate_series(1, 30000) g`,
     );
-    await s.t.app.listen({ port: 0, host: '127.0.0.1' });
-    const { port } = s.t.app.getHttpServer().address() as AddressInfo;
     const received = await new Promise<number>((resolve, reject) => {
       const request = httpRequest(
         {
           host: '127.0.0.1',
-          port,
+          port: s.port,
           path: `/api/data/${s.configId}/export?format=csv`,
           headers: { authorization: `Bearer ${s.admin}` },
         },

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { createClientWorkspace } from '../utils/generated-client';
 import { useAppSuite } from '../utils/app-suite';
 
@@ -102,7 +101,7 @@ export async function orderIntake(baseUrl: string): Promise<number> {
 `;
 
 describe('a client generated from /api-docs-json', () => {
-  const s = useAppSuite({ admin: false, seed: 'once' });
+  const s = useAppSuite({ admin: false, seed: 'once', listen: true });
 
   it('type-checks a strict openapi-fetch script with no cast and no any', async () => {
     const response = await s.t.request({ method: 'GET', url: '/api-docs-json' });
@@ -119,9 +118,9 @@ describe('a client generated from /api-docs-json', () => {
     expect(readFileSync(types, 'utf8').match(/^ {8,}.*Record<string, never>/gm)).toBeNull();
 
     // And the script works against the service: what type-checks also runs.
-    await s.t.app.listen(0, '127.0.0.1');
-    const { port } = s.t.app.getHttpServer().address() as AddressInfo;
-    expect(Number(await workspace.run(script, 'orderIntake', `http://127.0.0.1:${port}`))).toBeGreaterThan(0);
+    expect(Number(await workspace.run(script, 'orderIntake', `http://127.0.0.1:${s.port}`))).toBeGreaterThan(
+      0,
+    );
   }, 120_000);
 
   it('has clean unique operation ids, typed query parameters, one error body and a nullable dry-run runId', async () => {

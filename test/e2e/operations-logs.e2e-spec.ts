@@ -1,8 +1,7 @@
 import { Logger } from '@nestjs/common';
-import { createConfig } from '../factories/config.factory';
-import { adminToken } from '../factories/user.factory';
 import { databaseThatCanGoAway } from '../utils/database-outage';
-import { startSmtpTestServer, type SmtpTestServer } from '../utils/smtp-test-server';
+import { useAppSuite } from '../utils/app-suite';
+import type { SmtpTestServer } from '../utils/smtp-test-server';
 import { createTestApp, type TestApp } from '../utils/test-app';
 import { createSteps, run } from '../utils/workflow-api';
 import { untilTrue } from '../utils/until';
@@ -23,36 +22,29 @@ const until = (done: () => boolean | Promise<boolean>, what: string, timeoutMs =
   untilTrue(done, what, { timeoutMs });
 
 describe('operations log lines: undelivered effects, SMTP failing and back, failed runs', () => {
-  let smtp: SmtpTestServer;
-  let t: TestApp;
-  let admin: string;
-  let configId: string;
   let warn: jest.SpyInstance;
   let error: jest.SpyInstance;
   let log: jest.SpyInstance;
-  beforeAll(async () => {
+  // Registered before the suite's hooks, so the spies see the app's start too.
+  beforeAll(() => {
     warn = jest.spyOn(Logger.prototype, 'warn');
     error = jest.spyOn(Logger.prototype, 'error');
     log = jest.spyOn(Logger.prototype, 'log');
-    smtp = await startSmtpTestServer({ rejectRecipients: ['nobody@example.com'] });
-    t = await createTestApp({
-      env: {
-        SMTP_URL: smtp.url,
-        MAIL_FROM: 'forms@example.com',
-        OUTBOX_POLL_MS: '100',
-        OUTBOX_RETRY_BASE_MS: '100',
-        WORKFLOW_WORKERS: '0',
-      },
-    });
-    admin = await adminToken(t);
-    configId = await createConfig(t, admin);
   });
-  afterAll(async () => {
+  afterAll(() => {
     warn.mockRestore();
     error.mockRestore();
     log.mockRestore();
-    await t.close();
-    await smtp.close();
+  });
+  let t: TestApp;
+  let admin: string;
+  let configId: string;
+  let smtp: SmtpTestServer;
+  useAppSuite((s) => ({ t, admin, configId, smtp } = s), {
+    smtp: { rejectRecipients: ['nobody@example.com'] },
+    env: { OUTBOX_POLL_MS: '100', OUTBOX_RETRY_BASE_MS: '100', WORKFLOW_WORKERS: '0' },
+    forms: 1,
+    seed: 'once',
   });
 
   const mailTo = (to: string) =>

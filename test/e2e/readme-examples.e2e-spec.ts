@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { TEST_ADMIN, createTestApp, type TestApp } from '../utils/test-app';
+import { useAppSuite } from '../utils/app-suite';
+import { TEST_ADMIN } from '../utils/test-app';
 
 const SCRIPT = resolve(__dirname, '../../docs/examples.sh');
 
@@ -12,15 +12,11 @@ const SCRIPT = resolve(__dirname, '../../docs/examples.sh');
  * stopping the script on failure, against the service listening on a port with default settings.
  */
 describe('the README examples', () => {
-  let t: TestApp;
+  const s = useAppSuite({ admin: false, listen: true });
 
-  beforeAll(async () => {
-    // The examples log in with the default admin; the test app seeds that same account.
+  it('log in with the default admin, the account the test app seeds', () => {
     expect(TEST_ADMIN).toEqual({ email: 'admin@example.com', password: 'admin12345' });
-    t = await createTestApp();
-    await t.app.listen(0, '127.0.0.1');
   });
-  afterAll(() => t.close());
 
   it('are docs/examples.sh, word for word', () => {
     const readme = readFileSync(resolve(__dirname, '../../README.md'), 'utf8');
@@ -28,9 +24,8 @@ describe('the README examples', () => {
   });
 
   it('run as pasted against a started service', async () => {
-    const { port } = t.app.getHttpServer().address() as AddressInfo;
     const stdout = await promisify(execFile)('bash', ['-euo', 'pipefail', SCRIPT], {
-      env: { ...process.env, BASE: `http://127.0.0.1:${port}` },
+      env: { ...process.env, BASE: `http://127.0.0.1:${s.port}` },
       maxBuffer: 10 * 1024 * 1024,
     }).then(
       (result) => result.stdout,

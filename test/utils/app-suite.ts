@@ -1,4 +1,5 @@
 import type { DynamicModule } from '@nestjs/common';
+import type { AddressInfo } from 'node:net';
 import { createConfig } from '../factories/config.factory';
 import { adminToken, createUser, type TestUser } from '../factories/user.factory';
 import { startHttpServer, type HttpTestServer } from './http-test-server';
@@ -22,6 +23,8 @@ export interface AppSuite {
   partner: HttpTestServer;
   /** A real SMTP server on 127.0.0.1, the app's `SMTP_URL`. */
   smtp: SmtpTestServer;
+  /** The port the app listens on, on 127.0.0.1 (`listen: true`), for clients over a real socket. */
+  port: number;
 }
 
 export interface AppSuiteOptions {
@@ -36,6 +39,11 @@ export interface AppSuiteOptions {
   modules?: NonNullable<DynamicModule['imports']>;
   /** Start a partner HTTP server and allow-list it for outbound calls. */
   partner?: boolean;
+  /**
+   * Listen on a free port of 127.0.0.1, for suites whose client is a real socket (a shell script, a
+   * generated client, raw bytes) rather than `inject`.
+   */
+  listen?: boolean;
   /** Start an SMTP server (with these options) and send the app's mail to it. */
   smtp?: boolean | SmtpTestServerOptions;
   /** Users to create (a count of plain users, or each one's role, site or e-mail). */
@@ -52,7 +60,8 @@ export interface AppSuiteOptions {
 /**
  * Registers the hooks every suite that boots the app repeats: one app (and the servers it talks to)
  * for the file, and a clean seed (admin token, users, forms) before each test, or once
- * (`seed: 'once'`). It returns the suite, an object whose fields are filled when the seed is made:
+ * (`seed: 'once'`). It returns the suite, an object whose fields are filled once the app has started
+ * (`t`, `partner`, `smtp`, `port`, in time for a suite's own `beforeAll`) and when the seed is made:
  * `const s = useAppSuite({ users: 1 })`, then `s.t`, `s.admin`, `s.user` inside hooks and tests.
  * The older form hands the suite to a callback, for suites that keep their own variables:
  * `useAppSuite((s) => ({ t, admin, user } = s), { users: 1 })`. A suite's own `beforeEach`,
@@ -70,6 +79,7 @@ export function useAppSuite(
   let t: TestApp | undefined;
   let partner: HttpTestServer | undefined;
   let smtp: SmtpTestServer | undefined;
+  let port: number | undefined;
 
   const seed = async (): Promise<void> => {
     const admin = options.admin === false ? '' : await adminToken(t!);
@@ -86,6 +96,7 @@ export function useAppSuite(
       configId: configIds[0],
       partner: partner!,
       smtp: smtp!,
+      port: port!,
     });
     use?.(suite);
   };
@@ -104,6 +115,12 @@ export function useAppSuite(
     const own =
       typeof options.env === 'function' ? options.env({ partner: partner!, smtp: smtp! }) : options.env;
     t = await createTestApp({ env: { ...env, ...own }, modules: options.modules });
+    if (options.listen) {
+      await t.app.listen({ port: 0, host: '127.0.0.1' });
+      port = (t.app.getHttpServer().address() as AddressInfo).port;
+    }
+    // What exists from the start is the suite's before the first seed, for a suite's own beforeAll.
+    Object.assign(suite, { t, partner, smtp, port });
     if (options.seed === 'once') await seed();
   });
   afterAll(async () => {

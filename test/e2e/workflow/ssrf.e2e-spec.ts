@@ -1,38 +1,27 @@
-import { createConfig } from '../../factories/config.factory';
-import { adminToken, createUser, type TestUser } from '../../factories/user.factory';
+import { useAppSuite, WORKFLOW_SUITE } from '../../utils/app-suite';
 import { startHttpServer, type HttpTestServer } from '../../utils/http-test-server';
-import { createTestApp, type TestApp } from '../../utils/test-app';
 import { createSteps, postWorkflow, run, workflowBody } from '../../utils/workflow-api';
 
 /**
- * Only 127.0.0.0/8 is ever contacted. `allowed` (127.0.0.1:P) is the one allow-listed destination;
- * `sameHost` listens on 127.0.0.1 on another port and `sibling` on 127.0.0.2 on port P, so a guard
- * that let a request through would be caught by a real server counting connections.
+ * Only 127.0.0.0/8 is ever contacted. `allowed` (127.0.0.1:P, the suite's partner) is the one
+ * allow-listed destination; `sameHost` listens on 127.0.0.1 on another port and `sibling` on
+ * 127.0.0.2 on port P, so a guard that let a request through would be caught by a real server
+ * counting connections.
  */
 describe('SSRF through a workflow api step: refused destinations are never contacted', () => {
+  const s = useAppSuite(WORKFLOW_SUITE);
   let allowed: HttpTestServer;
   let sameHost: HttpTestServer;
   let sibling: HttpTestServer;
-  let t: TestApp;
-  let admin: string;
-  let user: TestUser;
-  let configId: string;
   beforeAll(async () => {
-    allowed = await startHttpServer('127.0.0.1');
+    allowed = s.partner;
     sameHost = await startHttpServer('127.0.0.1');
     sibling = await startHttpServer('127.0.0.2', allowed.port);
-    t = await createTestApp({ env: { WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${allowed.port}` } });
   });
-  afterAll(async () => {
-    await t.close();
-    await Promise.all([allowed.close(), sameHost.close(), sibling.close()]);
-  });
-  beforeEach(async () => {
-    await t.reset();
-    for (const server of [allowed, sameHost, sibling]) server.reset();
-    admin = await adminToken(t);
-    user = await createUser(t);
-    configId = await createConfig(t, admin);
+  afterAll(() => Promise.all([sameHost.close(), sibling.close()]));
+  beforeEach(() => {
+    sameHost.reset();
+    sibling.reset();
   });
 
   const connections = () => [allowed.connections, sameHost.connections, sibling.connections];
@@ -40,14 +29,14 @@ describe('SSRF through a workflow api step: refused destinations are never conta
   /** One api step to `url`, with retries on (a refusal must not be retried). */
   async function callOnce(url: string, method = 'POST') {
     const id = await createSteps(
-      t,
-      admin,
+      s.t,
+      s.admin,
       [{ name: 'call', type: 'api', config: { url, method, payload: { a: 1 } } }],
       {
         config: { retry: { enabled: true, maxAttempts: 3, delayMs: 0 } },
       },
     );
-    return run(t, user.token, id, configId, { name: 'Ann', qty: 1 });
+    return run(s.t, s.user.token, id, s.configId, { name: 'Ann', qty: 1 });
   }
 
   it('the allow-listed destination is reachable (control)', async () => {
@@ -121,8 +110,8 @@ describe('SSRF through a workflow api step: refused destinations are never conta
 
   it('a url whose origin comes from the input is refused when saved; an input in the path stays there', async () => {
     const refused = await postWorkflow(
-      t,
-      admin,
+      s.t,
+      s.admin,
       workflowBody({
         config: { steps: [{ name: 'call', type: 'api', config: { url: '{{input.target}}' } }] },
       }),
@@ -131,10 +120,10 @@ describe('SSRF through a workflow api step: refused destinations are never conta
     expect(refused.json().validationErrors).toEqual([
       { field: 'config.steps[0].config.url', rule: 'urlOrigin', message: expect.any(String) },
     ]);
-    const id = await createSteps(t, admin, [
+    const id = await createSteps(s.t, s.admin, [
       { name: 'call', type: 'api', config: { url: `${allowed.url('/')}{{input.target}}` } },
     ]);
-    const moved = await run(t, user.token, id, configId, { target: `@127.0.0.2:${allowed.port}/` });
+    const moved = await run(s.t, s.user.token, id, s.configId, { target: `@127.0.0.2:${allowed.port}/` });
     expect(moved.success).toBe(true);
     expect(allowed.requests.map((r) => r.url)).toEqual([`/%40127.0.0.2%3A${allowed.port}%2F`]);
     expect([sameHost.connections, sibling.connections]).toEqual([0, 0]);
