@@ -33,7 +33,7 @@ import {
   ApiTaggedCreate,
   ConditionalRequests,
 } from '../common/http/conditional-requests';
-import { isMultipart, multipartParts } from '../common/http/multipart-body';
+import { isMultipart } from '../common/http/multipart-body';
 import { ApiFormBody, ApiMultipartBody } from '../common/http/openapi-document';
 import { FormPermission } from '../permissions/form-permission.decorator';
 import { Ctx } from '../common/context/ctx.decorator';
@@ -192,13 +192,15 @@ export class RecordsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<SavedRecordDto> {
     const draft = parseStatusFilter(request.query as Record<string, unknown>) === 'draft';
-    const saved = await this.idempotent.answer(request, reply, () =>
-      isMultipart(request)
-        ? this.withFiles.create(ctx, configId, multipartParts(request), { draft })
-        : draft
-          ? this.drafts.save(ctx, configId, submittedFields(body))
-          : this.records.create(ctx, configId, submittedFields(body)),
-    );
+    const saved = isMultipart(request)
+      ? await this.idempotent.answerMultipart(request, reply, (parts) =>
+          this.withFiles.create(ctx, configId, parts, { draft }),
+        )
+      : await this.idempotent.answer(request, reply, () =>
+          draft
+            ? this.drafts.save(ctx, configId, submittedFields(body))
+            : this.records.create(ctx, configId, submittedFields(body)),
+        );
     return this.saved(reply, saved);
   }
 

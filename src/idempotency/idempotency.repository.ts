@@ -26,14 +26,18 @@ export class IdempotencyRepository {
     return row ?? null;
   }
 
-  /** The answer of the first request; `body` undefined: too large to keep (state `unkept`). */
-  async complete(scope: IdempotencyScope, status: number, body: unknown): Promise<void> {
+  /**
+   * The answer of the first request; `body` undefined: too large to keep (state `unkept`). A
+   * `bodyHash` replaces the one claimed with (a body known only once the request had read it).
+   */
+  async complete(scope: IdempotencyScope, status: number, body: unknown, bodyHash?: string): Promise<void> {
     await this.db
       .update(idempotencyKeys)
       .set({
         state: body === undefined ? 'unkept' : 'done',
         responseStatus: status,
         responseBody: body ?? null,
+        ...(bodyHash === undefined ? {} : { bodyHash }),
       })
       .where(this.where(scope));
   }

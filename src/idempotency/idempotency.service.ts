@@ -2,12 +2,30 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { AppError } from '../common/errors/app-error';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
-import { IdempotencyRepository, type IdempotencyScope } from './idempotency.repository';
+import { IdempotencyRepository, type IdempotencyRow, type IdempotencyScope } from './idempotency.repository';
 
 const LIFETIME_MS = 24 * 60 * 60_000;
 const WAIT_FOR_FIRST_MS = 30_000;
 const POLL_MS = 50;
 const KEY = /^[\x21-\x7e]{1,255}$/;
+/** The body hash of a key whose first request has not read its body yet (never a SHA-256 in hex). */
+const UNREAD_BODY = 'unread';
+
+const expiry = () => new Date(Date.now() + LIFETIME_MS);
+const pause = () => new Promise((resolve) => setTimeout(resolve, POLL_MS));
+
+function assertKeyFormat(key: string): void {
+  if (KEY.test(key)) return;
+  throw new AppError('VALIDATION_FAILED', {
+    validationErrors: [
+      {
+        field: 'Idempotency-Key',
+        rule: 'format',
+        message: 'the key must be 1 to 255 printable ASCII characters',
+      },
+    ],
+  });
+}
 
 export interface IdempotentAnswer {
   status: number;
@@ -47,48 +65,85 @@ export class IdempotencyService {
     body: unknown,
     work: () => Promise<IdempotentAnswer>,
   ): Promise<IdempotentAnswer> {
-    if (!KEY.test(scope.key)) {
-      throw new AppError('VALIDATION_FAILED', {
-        validationErrors: [
-          {
-            field: 'Idempotency-Key',
-            rule: 'format',
-            message: 'the key must be 1 to 255 printable ASCII characters',
-          },
-        ],
-      });
-    }
+    assertKeyFormat(scope.key);
     const bodyHash = createHash('sha256')
       .update(JSON.stringify(body ?? null))
       .digest('hex');
     const deadline = Date.now() + WAIT_FOR_FIRST_MS;
     for (;;) {
-      if (await this.keys.claim(scope, bodyHash, new Date(Date.now() + LIFETIME_MS))) {
-        try {
-          const answer = await work();
-          await this.keys.complete(scope, answer.status, this.keepable(answer.body));
-          return answer;
-        } catch (error) {
-          await this.keys.release(scope);
-          throw error;
-        }
-      }
+      if (await this.keys.claim(scope, bodyHash, expiry())) return this.firstAnswer(scope, work);
       const existing = await this.keys.find(scope);
       if (existing && existing.expiresAt.getTime() < Date.now()) {
         // Only this key: the table as a whole is purged by IdempotencyRetention, off the request path.
         await this.keys.deleteIfExpired(scope);
         continue;
       }
-      if (existing && existing.bodyHash !== bodyHash) throw new AppError('IDEMPOTENCY_KEY_REUSED');
-      if (existing?.state === 'done')
-        return { status: existing.responseStatus ?? 200, body: existing.responseBody };
-      if (existing?.state === 'unkept')
-        throw new AppError('IDEMPOTENCY_ANSWER_NOT_KEPT', {
-          details: { status: existing.responseStatus, maxAnswerBytes: this.config.idempotencyMaxAnswerBytes },
-        });
+      const settled = existing && this.settledAnswer(existing, bodyHash);
+      if (settled) return settled;
       if (Date.now() > deadline) throw new AppError('IDEMPOTENCY_KEY_IN_PROGRESS');
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      await pause();
     }
+  }
+
+  /**
+   * `run` for a body that only the work reads (multipart: its files are stored as they arrive). The
+   * first request claims the key before its body is known and keeps the body's fingerprint with its
+   * answer (`work` gives both). A repeat reads its own body to the end (`fingerprintOf`, storing
+   * nothing), then answers as `run` does: the first answer for the same body, 422
+   * IDEMPOTENCY_KEY_REUSED for another. A repeat whose first request fails while it waits cannot do
+   * the work itself (its body is read): 409 IDEMPOTENCY_KEY_IN_PROGRESS, for the client to send it again.
+   */
+  async runStreamed(
+    scope: IdempotencyScope,
+    work: () => Promise<IdempotentAnswer & { fingerprint: string }>,
+    fingerprintOf: () => Promise<string>,
+  ): Promise<IdempotentAnswer> {
+    assertKeyFormat(scope.key);
+    for (;;) {
+      if (await this.keys.claim(scope, UNREAD_BODY, expiry())) return this.firstAnswer(scope, work);
+      const existing = await this.keys.find(scope);
+      if (!existing) continue; // freed since the claim: claim it again
+      if (existing.expiresAt.getTime() >= Date.now()) break;
+      await this.keys.deleteIfExpired(scope);
+    }
+    const fingerprint = await fingerprintOf();
+    const deadline = Date.now() + WAIT_FOR_FIRST_MS;
+    for (;;) {
+      const existing = await this.keys.find(scope);
+      if (!existing || existing.expiresAt.getTime() < Date.now())
+        throw new AppError('IDEMPOTENCY_KEY_IN_PROGRESS');
+      const settled = existing.bodyHash !== UNREAD_BODY && this.settledAnswer(existing, fingerprint);
+      if (settled) return settled;
+      if (Date.now() > deadline) throw new AppError('IDEMPOTENCY_KEY_IN_PROGRESS');
+      await pause();
+    }
+  }
+
+  /** The claiming request's work; its answer kept (with its body's fingerprint, when given late), or the key freed. */
+  private async firstAnswer(
+    scope: IdempotencyScope,
+    work: () => Promise<IdempotentAnswer & { fingerprint?: string }>,
+  ): Promise<IdempotentAnswer> {
+    try {
+      const { fingerprint, ...answer } = await work();
+      await this.keys.complete(scope, answer.status, this.keepable(answer.body), fingerprint);
+      return answer;
+    } catch (error) {
+      await this.keys.release(scope);
+      throw error;
+    }
+  }
+
+  /** What a repeat answers, given the key's row; null while the first request is still running. */
+  private settledAnswer(existing: IdempotencyRow, bodyHash: string): IdempotentAnswer | null {
+    if (existing.bodyHash !== bodyHash) throw new AppError('IDEMPOTENCY_KEY_REUSED');
+    if (existing.state === 'done')
+      return { status: existing.responseStatus ?? 200, body: existing.responseBody };
+    if (existing.state === 'unkept')
+      throw new AppError('IDEMPOTENCY_ANSWER_NOT_KEPT', {
+        details: { status: existing.responseStatus, maxAnswerBytes: this.config.idempotencyMaxAnswerBytes },
+      });
+    return null;
   }
 
   /** The body to keep, or undefined when its JSON is over the bound (then nothing of it is kept). */

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { PDF, PNG, sha256, uploadAnswer } from '../factories/attachment-files';
+import { errorBody } from '../utils/api-error';
 import { postRecord } from '../utils/api-requests';
 import { useAppSuite } from '../utils/app-suite';
 import { countRows } from '../utils/row-counts';
@@ -260,6 +261,90 @@ describe('attachments: multipart uploads and a record sent with its files', () =
     expect(otherText.statusCode).toBe(400);
     expect(otherText.json().code).toBe('MULTIPART_INVALID');
     expect(await counts()).toEqual(before);
+  });
+
+  describe('with an Idempotency-Key', () => {
+    const createKeyed = async (parts: Part[], key: string) => {
+      const { payload, contentType } = await multipart(parts);
+      return s.t.request({
+        method: 'POST',
+        url: `/api/data/${s.configId}`,
+        token: s.user.token,
+        headers: { 'content-type': contentType, 'idempotency-key': key },
+        payload,
+      });
+    };
+    const claim = (photo: Buffer, name = 'Ann'): Part[] => [
+      { name: 'record', text: JSON.stringify({ name }) },
+      { name: 'photo', file: photo, filename: 'face.png' },
+      { name: 'documents', file: PDF, filename: 'one.pdf' },
+    ];
+    const reused = errorBody(422, { code: 'IDEMPOTENCY_KEY_REUSED' });
+
+    it('the same body again answers the first record and stores nothing more', async () => {
+      const first = await createKeyed(claim(PNG), 'claim-1');
+      expect(first.statusCode).toBe(201);
+      const stored = await counts();
+      expect(stored).toEqual({ attachments: 2, blobs: 2, records: 1 });
+      const again = await createKeyed(claim(PNG), 'claim-1');
+      expect(again.statusCode).toBe(201);
+      expect(again.json()).toEqual(first.json());
+      expect(await counts()).toEqual(stored);
+    });
+
+    it('other file bytes, another filename, another record part or a JSON body under the key are a 422 IDEMPOTENCY_KEY_REUSED, and store nothing', async () => {
+      expect((await createKeyed(claim(PNG), 'claim-2')).statusCode).toBe(201);
+      const stored = await counts();
+      const otherPhoto = Buffer.concat([PNG, Buffer.from([0])]);
+      const renamed = claim(PNG).map((part) =>
+        part.name === 'documents' ? { ...part, filename: 'two.pdf' } : part,
+      );
+      for (const parts of [claim(otherPhoto), renamed, claim(PNG, 'Bob'), claim(PNG).reverse()]) {
+        const answer = await createKeyed(parts, 'claim-2');
+        expect(answer.statusCode).toBe(422);
+        expect(answer.json()).toMatchObject(reused);
+      }
+      const json = await postRecord(
+        s.t,
+        s.user.token,
+        s.configId,
+        { name: 'Ann' },
+        { 'idempotency-key': 'claim-2' },
+      );
+      expect(json.statusCode).toBe(422);
+      expect(json.json()).toMatchObject(reused);
+      expect(await counts()).toEqual(stored);
+    });
+
+    it('a multipart body under a key a JSON create used is a 422 IDEMPOTENCY_KEY_REUSED', async () => {
+      const json = await postRecord(
+        s.t,
+        s.user.token,
+        s.configId,
+        { name: 'Ann' },
+        { 'idempotency-key': 'claim-3' },
+      );
+      expect(json.statusCode).toBe(201);
+      const answer = await createKeyed(claim(PNG), 'claim-3');
+      expect(answer.statusCode).toBe(422);
+      expect(answer.json()).toMatchObject(reused);
+      expect(await counts()).toEqual({ attachments: 0, blobs: 0, records: 1 });
+    });
+
+    it('a refused first request frees the key: the corrected body is then created under it', async () => {
+      const refused = await createKeyed(claim(PDF), 'claim-4');
+      expect(refused.statusCode).toBe(415);
+      const created = await createKeyed(claim(PNG), 'claim-4');
+      expect(created.statusCode).toBe(201);
+      expect(await counts()).toEqual({ attachments: 2, blobs: 2, records: 1 });
+    });
+
+    it('the same body sent three times at once makes one record, and each answers it', async () => {
+      const answers = await Promise.all([1, 2, 3].map(() => createKeyed(claim(PNG), 'claim-5')));
+      expect(answers.map((answer) => answer.statusCode)).toEqual([201, 201, 201]);
+      expect(new Set(answers.map((answer) => answer.json().dataId)).size).toBe(1);
+      expect(await counts()).toEqual({ attachments: 2, blobs: 2, records: 1 });
+    });
   });
 
   it('documents the multipart bodies in the OpenAPI document', async () => {
