@@ -6,7 +6,7 @@ import { createRecord, updateRecord } from '../factories/record.factory';
 import { type TestUser } from '../factories/user.factory';
 import { useAppSuite } from '../utils/app-suite';
 import { createWebhook, webhookDeliveries } from '../utils/webhooks-api';
-import { createSteps, run } from '../utils/workflow-api';
+import { createSteps, getRun, run } from '../utils/workflow-api';
 import { until } from '../utils/until';
 
 const SSN = '078-05-1120';
@@ -39,8 +39,7 @@ describe('erasure of a person and of a data subject', () => {
     s.t.request({ method: 'POST', url: `/api/data/${config}/erase`, token, payload: body });
   const erasure = async (id: string) =>
     (await s.t.request({ method: 'GET', url: `/api/erasures/${id}`, token: s.admin })).json();
-  const runOf = async (runId: string) =>
-    (await s.t.request({ method: 'GET', url: `/api/workflow/runs/${runId}`, token: s.admin })).json();
+  const runOf = (runId: string) => getRun(s.t, s.admin, runId);
   const done = (id: string) =>
     until(
       () => erasure(id),
