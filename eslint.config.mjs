@@ -21,6 +21,8 @@ const FEATURES = [
   'idempotency',
   'mail',
   'erasure',
+  'attachments',
+  'imports',
 ];
 const up = (levels) => '\\.\\./'.repeat(levels);
 
