@@ -58,6 +58,21 @@ export async function startServer(
   };
 }
 
+/**
+ * The peak of the server's resident memory (VmRSS) while `work` runs, sampled every 50 ms: a
+ * transfer's own peak, where VmHWM would also hold whatever the process reached before it.
+ */
+export async function peakRssDuring(server: RunningServer, work: () => Promise<unknown>): Promise<number> {
+  let peak = server.rssMb();
+  const timer = setInterval(() => (peak = Math.max(peak, server.rssMb())), 50);
+  try {
+    await work();
+  } finally {
+    clearInterval(timer);
+  }
+  return Math.max(peak, server.rssMb());
+}
+
 /** A memory line of `/proc/<pid>/status` in MB. */
 function statusMb(child: ChildProcess, field: 'VmHWM' | 'VmRSS'): number {
   const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');

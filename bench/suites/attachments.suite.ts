@@ -1,22 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createBenchDatabase } from '../lib/bench-database';
 import { report } from '../lib/load';
-import type { RunningServer } from '../lib/processes';
+import { peakRssDuring, type RunningServer } from '../lib/processes';
 import { loginAdmin, startService } from '../lib/servers';
 
 const MB = 1024 * 1024;
 const FILE_MB = Number(process.env.BENCH_ATTACHMENT_MB ?? 200);
-
-/** Resident memory of the server now, in MB (VmRSS). */
-function rssMb(server: RunningServer): number {
-  const status = readFileSync(`/proc/${server.process.pid}/status`, 'utf8');
-  return Math.round(Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024);
-}
 
 /** FILE_MB of pseudo-random bytes, made piece by piece (never the whole file in this process either). */
 function fileStream(): Readable {
@@ -32,18 +26,6 @@ function fileStream(): Readable {
       this.push(copy);
     },
   });
-}
-
-/** The peak of the server's RSS while `work` runs, sampled every 50 ms. */
-async function peakDuring(server: RunningServer, work: () => Promise<void>): Promise<number> {
-  let peak = rssMb(server);
-  const timer = setInterval(() => (peak = Math.max(peak, rssMb(server))), 50);
-  try {
-    await work();
-  } finally {
-    clearInterval(timer);
-  }
-  return Math.max(peak, rssMb(server));
 }
 
 async function measure(database: string, url: string | null): Promise<void> {
@@ -67,7 +49,7 @@ async function measure(database: string, url: string | null): Promise<void> {
     // database's buffer pool and WAL buffers, V8's young generation); the second shows what a
     // transfer itself holds.
     for (const moment of ['first', 'second']) {
-      const before = rssMb(service);
+      const before = service.rssMb();
       const transfer = await uploadAndDownload(service, auth, config.id);
       report({
         figure: `attachment ${FILE_MB} MB`,
@@ -91,7 +73,7 @@ async function measure(database: string, url: string | null): Promise<void> {
 async function uploadAndDownload(service: RunningServer, auth: Record<string, string>, configId: string) {
   let uploaded: { attachmentId: string; sha256: string } | undefined;
   let uploadMs = 0;
-  const uploadPeak = await peakDuring(service, async () => {
+  const uploadPeak = await peakRssDuring(service, async () => {
     const started = performance.now();
     const response = await fetch(`${service.url}/api/data/${configId}/attachments?filename=big.bin`, {
       method: 'POST',
@@ -109,7 +91,7 @@ async function uploadAndDownload(service: RunningServer, auth: Record<string, st
     body: JSON.stringify({ file: uploaded!.attachmentId }),
   }).then((r) => r.json() as Promise<{ dataId: string }>);
   let downloadMs = 0;
-  const downloadPeak = await peakDuring(service, async () => {
+  const downloadPeak = await peakRssDuring(service, async () => {
     const started = performance.now();
     const response = await fetch(
       `${service.url}/api/data/${configId}/${record.dataId}/attachments/${uploaded!.attachmentId}`,

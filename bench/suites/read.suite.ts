@@ -1,12 +1,15 @@
 import { createBenchDatabase, seedRecords } from '../lib/bench-database';
 import { load, report } from '../lib/load';
 import { selectedProfiles, type SettingsProfile } from '../lib/profiles';
+import { peakRssDuring } from '../lib/processes';
 import { loginAdmin, startBaseline, startService } from '../lib/servers';
+import { BENCH_SUBMISSION, createBenchForm } from './form-fixture';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 1_000_000);
 const GROWTH_RECORDS = Number(process.env.BENCH_GROWTH_RECORDS ?? 100_000);
 const DURATION = Number(process.env.BENCH_DURATION_S ?? 10);
 const CONNECTIONS = 4;
+const WARM_CREATE_SECONDS = Number(process.env.BENCH_WARM_CREATE_S ?? 60);
 
 /** The questions of the read figures, asked of the service and of the baseline. */
 const GRID_AGE_ABOVE = 40;
@@ -192,8 +195,63 @@ async function exportFigures(profile: SettingsProfile, dataset: Dataset, port: n
 }
 
 /**
+ * `warm-memory`: one service process on PostgreSQL serves the read figures' requests (list, grid
+ * and stats on the large data set, DURATION / 2 seconds each), then WARM_CREATE_SECONDS of creates
+ * on a form of its own; its resident memory then (target <= 220 MB). Then, in that warm process, a
+ * CSV and an XLSX export of the large data set, each with its peak over the resident memory just
+ * before it (targets: adding <= 60 MB and <= 150 MB).
+ */
+async function warmMemoryFigure(profile: SettingsProfile, dataset: Dataset, port: number): Promise<void> {
+  const service = await startService(dataset.url, port, profile.env);
+  try {
+    const token = await loginAdmin(service);
+    const headers = { authorization: `Bearer ${token}` };
+    const queries = serviceQueries(dataset.configId);
+    let non2xx = 0;
+    for (const figure of ['list', 'grid', 'stats'] as const) {
+      const url = service.url + queries[figure];
+      non2xx += (await load({ url, headers, connections: CONNECTIONS, durationSeconds: DURATION / 2 }))
+        .non2xx;
+    }
+    const formId = await createBenchForm(service.url, token);
+    const creates = await load({
+      url: `${service.url}/api/data/${formId}`,
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify(BENCH_SUBMISSION),
+      connections: 16,
+      durationSeconds: WARM_CREATE_SECONDS,
+    });
+    non2xx += creates.non2xx;
+    const warmMb = service.rssMb();
+    const rise = async (format: 'csv' | 'excel') => {
+      const before = service.rssMb();
+      const url = `${service.url}/api/data/${dataset.configId}/export?format=${format}`;
+      return (await peakRssDuring(service, () => download(url, headers))) - before;
+    };
+    const csvRiseMb = await rise('csv');
+    const xlsxRiseMb = await rise('excel');
+    report({
+      figure: 'warm-memory',
+      profile: profile.name,
+      records: dataset.records,
+      afterReadsAndCreatesMb: warmMb,
+      creates: Math.round(creates.requestsPerSecond * WARM_CREATE_SECONDS),
+      csvExportRiseMb: csvRiseMb,
+      xlsxExportRiseMb: xlsxRiseMb,
+      non2xx,
+      target: `<= 220 MB after the read figures' requests and ${WARM_CREATE_SECONDS} s of creates; then an export adding <= 60 MB (CSV), <= 150 MB (XLSX)`,
+      pass: warmMb <= 220 && csvRiseMb <= 60 && xlsxRiseMb <= 150 && non2xx === 0,
+    });
+  } finally {
+    await service.stop();
+  }
+}
+
+/**
  * list, grid, stats and export on RECORDS seeded records, each next to the baseline, for each
- * settings profile; then list, grid and stats on GROWTH_RECORDS for the growth figure.
+ * settings profile; then list, grid and stats on GROWTH_RECORDS for the growth figure; last, the
+ * memory of a warm process for each profile.
  */
 export async function runReadBenchmarks(): Promise<void> {
   const large = await seededDataset(RECORDS);
@@ -220,6 +278,8 @@ export async function runReadBenchmarks(): Promise<void> {
         });
       }
     }
+    // Last: its creates add rows to the large data set's table, which no figure after it reads.
+    for (const profile of selectedProfiles()) await warmMemoryFigure(profile, large, 3947);
   } finally {
     await large.drop();
     await small.drop();
