@@ -5,7 +5,6 @@ import type { AttemptOutcome } from '../../../src/workflow/engine/driver/step-at
 import { WorkflowEffectsRepository } from '../../../src/workflow/effects/workflow-effects.repository';
 import { RunJournalRepository } from '../../../src/workflow/engine/journal/run-journal.repository';
 import { RunQueueRepository } from '../../../src/workflow/engine/queue/run-queue.repository';
-import { RunHistoryRepository } from '../../../src/workflow/runs/run-history.repository';
 import { createConfig } from '../../factories/config.factory';
 import { adminToken, createUser, type TestUser } from '../../factories/user.factory';
 import { startHttpServer, type HttpTestServer } from '../../utils/http-test-server';
@@ -84,16 +83,19 @@ describe('run journal and outbox: a crash between any two writes repeats and los
       };
     }
     // The run's first write rides on the save step's record insert (database/carried-write): it
-    // counts as a write when the run is stored after that attempt and was not before.
+    // counts as a write when the run is stored after that attempt and was not before. Read from
+    // the journal's own state, not the database: a query here would delay the steps after the save,
+    // and the call's mark ahead of time holds only MARKED_AHEAD_FOR_MS.
     const attempt = realAttempt;
-    const stored = async (id: string) => (await t.app.get(RunHistoryRepository).findById(id)) !== null;
+    const stored = (journal: DatabaseRunJournal) =>
+      (journal as unknown as { unwritten: unknown }).unwritten === null;
     DatabaseRunJournal.prototype.attempt = async function carried<T extends AttemptOutcome>(
       this: DatabaseRunJournal,
       work: (carried: CarriedWrite | null) => Promise<T>,
     ): Promise<T> {
-      const before = await stored(this.runId);
+      const before = stored(this);
       const outcome = await attempt.call(this, work);
-      if (!before && (await stored(this.runId))) {
+      if (!before && stored(this)) {
         written.push('insertRunning with the record');
         if (written.length === crashAt) {
           crashAt = null;
