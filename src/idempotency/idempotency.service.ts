@@ -11,6 +11,15 @@ const KEY = /^[\x21-\x7e]{1,255}$/;
 /** The body hash of a key whose first request has not read its body yet (never a SHA-256 in hex). */
 const UNREAD_BODY = 'unread';
 
+/**
+ * Whether a key's body hash is a streamed body's: `unread` while its first request runs, then its
+ * fingerprint, which is always prefixed with its kind (`multipart:`). A body parsed whole has a bare
+ * SHA-256 in hex.
+ */
+function isStreamedFingerprint(bodyHash: string): boolean {
+  return bodyHash === UNREAD_BODY || bodyHash.includes(':');
+}
+
 const expiry = () => new Date(Date.now() + LIFETIME_MS);
 const pause = () => new Promise((resolve) => setTimeout(resolve, POLL_MS));
 
@@ -88,9 +97,9 @@ export class IdempotencyService {
   /**
    * `run` for a body that only the work reads (multipart: its files are stored as they arrive). The
    * first request claims the key before its body is known and keeps the body's fingerprint with its
-   * answer (`work` gives both). A repeat reads its own body to the end (`fingerprintOf`, storing
-   * nothing), then answers as `run` does: the first answer for the same body, 422
-   * IDEMPOTENCY_KEY_REUSED for another. A repeat whose first request fails while it waits cannot do
+   * answer (`work` gives both). A repeat under a key a JSON body holds is a 422 at once; any other
+   * repeat reads its own body to the end (`fingerprintOf`, storing nothing), then answers as `run`
+   * does: the first answer for the same body, 422 IDEMPOTENCY_KEY_REUSED for another. A repeat whose first request fails while it waits cannot do
    * the work itself (its body is read): 409 IDEMPOTENCY_KEY_IN_PROGRESS, for the client to send it again.
    */
   async runStreamed(
@@ -103,7 +112,12 @@ export class IdempotencyService {
       if (await this.keys.claim(scope, UNREAD_BODY, expiry())) return this.firstAnswer(scope, work);
       const existing = await this.keys.find(scope);
       if (!existing) continue; // freed since the claim: claim it again
-      if (existing.expiresAt.getTime() >= Date.now()) break;
+      if (existing.expiresAt.getTime() >= Date.now()) {
+        // A body parsed whole (JSON) holds the key: no streamed body can be the same one, so this
+        // answers without reading the files.
+        if (!isStreamedFingerprint(existing.bodyHash)) throw new AppError('IDEMPOTENCY_KEY_REUSED');
+        break;
+      }
       await this.keys.deleteIfExpired(scope);
     }
     const fingerprint = await fingerprintOf();

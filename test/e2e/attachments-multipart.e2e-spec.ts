@@ -316,7 +316,7 @@ describe('attachments: multipart uploads and a record sent with its files', () =
       expect(await counts()).toEqual(stored);
     });
 
-    it('a multipart body under a key a JSON create used is a 422 IDEMPOTENCY_KEY_REUSED', async () => {
+    it('a multipart body under a key a JSON create used is a 422 IDEMPOTENCY_KEY_REUSED, answered without reading it', async () => {
       const json = await postRecord(
         s.t,
         s.user.token,
@@ -328,6 +328,16 @@ describe('attachments: multipart uploads and a record sent with its files', () =
       const answer = await createKeyed(claim(PNG), 'claim-3');
       expect(answer.statusCode).toBe(422);
       expect(answer.json()).toMatchObject(reused);
+      // A body that reading would refuse (no part ever ends): the key's answer comes first.
+      const unreadable = await s.t.request({
+        method: 'POST',
+        url: `/api/data/${s.configId}`,
+        token: s.user.token,
+        headers: { 'content-type': 'multipart/form-data; boundary=xyz', 'idempotency-key': 'claim-3' },
+        payload: '--xyz\r\ncontent-disposition: form-data; name="photo"; filename="a.png"\r\n\r\nno end',
+      });
+      expect(unreadable.statusCode).toBe(422);
+      expect(unreadable.json()).toMatchObject(reused);
       expect(await counts()).toEqual({ attachments: 0, blobs: 0, records: 1 });
     });
 
