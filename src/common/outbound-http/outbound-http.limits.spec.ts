@@ -23,7 +23,8 @@ describe('OutboundHttpService (real servers on 127.0.0.1): limits, redirects, pi
   describe('limits', () => {
     it('fails with TIMEOUT when the server never answers', async () => {
       server.handle(() => undefined);
-      const error = await failure(send({ url: server.url('/slow'), timeoutMs: 200 }));
+      // Long enough for the request to reach the server on a loaded machine (200 ms once was not).
+      const error = await failure(send({ url: server.url('/slow'), timeoutMs: 1000 }));
       expect(error.code).toBe('TIMEOUT');
       expect(error.retryable).toBe(true);
       expect(server.requests).toHaveLength(1);
