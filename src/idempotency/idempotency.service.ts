@@ -99,8 +99,9 @@ export class IdempotencyService {
    * first request claims the key before its body is known and keeps the body's fingerprint with its
    * answer (`work` gives both). A repeat under a key a JSON body holds is a 422 at once; any other
    * repeat reads its own body to the end (`fingerprintOf`, storing nothing), then answers as `run`
-   * does: the first answer for the same body, 422 IDEMPOTENCY_KEY_REUSED for another. A repeat whose first request fails while it waits cannot do
-   * the work itself (its body is read): 409 IDEMPOTENCY_KEY_IN_PROGRESS, for the client to send it again.
+   * does: the first answer for the same body, 422 IDEMPOTENCY_KEY_REUSED for another. A repeat whose
+   * first request fails while it waits cannot do the work itself (its body is read): 409
+   * IDEMPOTENCY_KEY_IN_PROGRESS, for the client to send it again.
    */
   async runStreamed(
     scope: IdempotencyScope,
