@@ -95,19 +95,37 @@ describe('cancelling a running statement', () => {
     `stops a running statement, 20 times in a row, and the server (${process.env.TEST_PGBOUNCER_URL ? 'PgBouncer' : 'PostgreSQL'}) keeps answering`,
     async () => {
       const sleeper = new Client({ connectionString: databaseUrl });
+      const watcher = new Client({ connectionString: databaseUrl });
       await sleeper.connect();
+      await watcher.connect();
+      // Cancelled only once the server runs it: a cancel that arrives first finds nothing to stop (on
+      // CI's loaded machine a fixed 20 ms was once too short, and the sleep ran its 30 s).
+      const runningOnServer = async (marker: string): Promise<void> => {
+        const deadline = Date.now() + 10_000;
+        while (Date.now() < deadline) {
+          const { rows } = await watcher.query<{ n: string }>(
+            `select count(*) as n from pg_stat_activity where state = 'active' and query like $1`,
+            [`%${marker}%`],
+          );
+          if (rows[0].n !== '0') return;
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        throw new Error(`statement ${marker} never started`);
+      };
       try {
         for (let round = 0; round < 20; round++) {
-          const sleeping = sleeper.query('select pg_sleep(30)').then(
+          const marker = `cancel_round_${process.pid}_${round}`;
+          const sleeping = sleeper.query(`select pg_sleep(30) as ${marker}`).then(
             () => null,
             (error: { code?: string }) => error.code,
           );
-          await new Promise((resolve) => setTimeout(resolve, 20));
+          await runningOnServer(marker);
           cancelRunningStatement(sleeper as unknown as CancelTarget);
           expect(await sleeping).toBe('57014');
         }
       } finally {
         await sleeper.end();
+        await watcher.end();
       }
       const probe = new Client({ connectionString: databaseUrl });
       await probe.connect();
