@@ -29,9 +29,13 @@ function fileStream(): Readable {
 }
 
 async function measure(database: string, url: string | null): Promise<void> {
+  // ATTACHMENT_STORE's `auto`: files beside the embedded database, rows on PostgreSQL.
+  const chosen = process.env.BENCH_ATTACHMENT_STORE;
+  const store = chosen ?? (url === null ? 'filesystem' : 'database');
   const service = await startService(url, 3941, {
     ATTACHMENT_MAX_BYTES: String((FILE_MB + 1) * MB),
     ATTACHMENT_MAX_RECORD_BYTES: String((FILE_MB + 1) * MB),
+    ...(chosen && { ATTACHMENT_STORE: chosen }),
   });
   try {
     const token = await loginAdmin(service);
@@ -54,6 +58,7 @@ async function measure(database: string, url: string | null): Promise<void> {
       report({
         figure: `attachment ${FILE_MB} MB`,
         database,
+        store,
         transfer: moment,
         fileMb: FILE_MB,
         rssBeforeMb: before,

@@ -7,7 +7,8 @@ import { BLOB_CONTENT, type BlobContent } from './blob-content';
 /**
  * Hourly (and at start) on every instance: removes uploads no record has referred to for
  * ATTACHMENT_UNLINKED_HOURS, uploads that never finished, and blobs nothing refers to any more
- * (the last record referring to them was purged from the trash or erased). Safe on several
+ * (the last record referring to them was purged from the trash or erased), and stored bytes whose blob
+ * row is gone (a crash between the two deletes). Safe on several
  * instances at once: each takes different rows (SKIP LOCKED), a second run finds nothing to do.
  */
 @Injectable()
@@ -25,7 +26,8 @@ export class AttachmentCleanup extends HourlyPurge {
     return this.counted(async () => {
       const removed = await this.repository.deleteUnreferenced(cutoff);
       await this.content.remove(removed.blobIds);
-      return removed.attachments + removed.blobs;
+      const orphans = await this.content.removeOrphans((ids) => this.repository.existingBlobIds(ids));
+      return removed.attachments + removed.blobs + orphans;
     });
   }
 }

@@ -77,6 +77,7 @@ export class AttachmentUploadsService {
     if ((await this.repository.recentUploads(user.userId)) >= perMinute) throw uploadLimit(perMinute);
 
     const blobId = await this.repository.createPendingBlob(CHUNK_BYTES);
+    let kept = false;
     try {
       const written = await this.write(blobId, input.body, field, maxBytes);
       const outcome = await this.repository.finishUpload(
@@ -95,11 +96,15 @@ export class AttachmentUploadsService {
         perMinute,
       );
       if ('limited' in outcome) throw uploadLimit(perMinute);
+      kept = !outcome.deduplicated;
       return toUploadedAttachment(outcome.attachment);
-    } catch (error) {
-      // Only an unfinished blob is removed: a finished one belongs to the attachment that refers to it.
-      await this.repository.deletePendingBlob(blobId);
-      throw error;
+    } finally {
+      // A refused upload, or a duplicate of a stored blob: its pending blob goes, row then bytes.
+      // Only a finished blob stays: it belongs to the attachment that refers to it.
+      if (!kept) {
+        await this.repository.deletePendingBlob(blobId);
+        await this.content.remove([blobId]);
+      }
     }
   }
 
@@ -150,10 +155,10 @@ export class AttachmentUploadsService {
   ): Promise<{ sha256: string; size: number; mediaType: string }> {
     const hash = createHash('sha256');
     let size = 0;
-    let seq = 0;
     let mediaType: string | null = null;
     let held: Buffer[] = [];
     let heldBytes = 0;
+    const writer = this.content.writer(blobId);
     const store = async (chunk: Buffer) => {
       if (mediaType === null) {
         mediaType = await sniffMediaType(chunk.subarray(0, SNIFF_BYTES));
@@ -163,24 +168,29 @@ export class AttachmentUploadsService {
             details: { mediaType, allowed: field.mediaTypes },
           });
       }
-      await this.content.append(blobId, seq++, chunk);
+      await writer.write(chunk);
     };
-    for await (const piece of body) {
-      size += piece.length;
-      if (size > maxBytes) throw tooLarge(maxBytes);
-      hash.update(piece);
-      held.push(piece);
-      heldBytes += piece.length;
-      while (heldBytes >= CHUNK_BYTES) {
-        const all = held.length === 1 ? held[0] : Buffer.concat(held, heldBytes);
-        await store(all.subarray(0, CHUNK_BYTES));
-        const rest = all.subarray(CHUNK_BYTES);
-        held = rest.length > 0 ? [rest] : [];
-        heldBytes = rest.length;
+    try {
+      for await (const piece of body) {
+        size += piece.length;
+        if (size > maxBytes) throw tooLarge(maxBytes);
+        hash.update(piece);
+        held.push(piece);
+        heldBytes += piece.length;
+        while (heldBytes >= CHUNK_BYTES) {
+          const all = held.length === 1 ? held[0] : Buffer.concat(held, heldBytes);
+          await store(all.subarray(0, CHUNK_BYTES));
+          const rest = all.subarray(CHUNK_BYTES);
+          held = rest.length > 0 ? [rest] : [];
+          heldBytes = rest.length;
+        }
       }
+      if (size === 0) throw new AppError('ATTACHMENT_EMPTY');
+      if (heldBytes > 0) await store(Buffer.concat(held, heldBytes));
+      await writer.finish();
+    } finally {
+      await writer.close();
     }
-    if (size === 0) throw new AppError('ATTACHMENT_EMPTY');
-    if (heldBytes > 0) await store(Buffer.concat(held, heldBytes));
     return { sha256: hash.digest('hex'), size, mediaType: mediaType! };
   }
 }

@@ -34,7 +34,10 @@ export class AttachmentsRepository {
     return row.id;
   }
 
-  /** Removes an unfinished blob (and, by cascade, its chunks): an upload that failed or was refused. */
+  /**
+   * Removes an unfinished blob (and, by cascade, its chunks in the database store): an upload that
+   * failed, was refused or duplicated a stored blob.
+   */
   async deletePendingBlob(blobId: string): Promise<void> {
     await this.db
       .delete(attachmentBlobs)
@@ -77,9 +80,20 @@ export class AttachmentsRepository {
         .returning();
       return { attachment: row, deduplicated: Boolean(stored) };
     });
-    // The duplicate's bytes go after the commit: a delete of its chunks is the slow part.
-    if ('limited' in outcome || outcome.deduplicated) await this.deletePendingBlob(pendingBlobId);
+    // A duplicate's pending blob is left to the caller, which removes it with its bytes after the
+    // commit (a delete of its chunks is the slow part).
     return outcome;
+  }
+
+  /** Which of these blob ids still have a row (finished or not). */
+  async existingBlobIds(ids: string[]): Promise<Set<string>> {
+    const valid = ids.filter(isUuid);
+    if (valid.length === 0) return new Set();
+    const rows = await this.db
+      .select({ id: attachmentBlobs.id })
+      .from(attachmentBlobs)
+      .where(sql`${attachmentBlobs.id} = any(${sql.param(valid)}::uuid[])`);
+    return new Set(rows.map((row) => row.id));
   }
 
   /** How many uploads the user made in the last minute. */

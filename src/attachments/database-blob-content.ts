@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { sql } from 'drizzle-orm';
 import { DATABASE, type Database } from '../database/database.types';
 import { rowsOf } from '../database/raw-rows';
-import type { BlobContent } from './blob-content';
+import type { BlobContent, BlobWriter } from './blob-content';
 
 /**
  * Bytes read per query while streaming a download. Small pieces keep each answer's text and buffer
@@ -21,9 +21,17 @@ const READ_BYTES = 64 * 1024;
 export class DatabaseBlobContent implements BlobContent {
   constructor(@Inject(DATABASE) private readonly db: Database) {}
 
-  async append(blobId: string, seq: number, bytes: Buffer): Promise<void> {
-    await this.db.execute(sql`insert into attachment_blob_chunks (blob_id, seq, data)
-      values (${blobId}::uuid, ${seq}, decode(${bytes.toString('hex')}, 'hex'))`);
+  writer(blobId: string): BlobWriter {
+    let seq = 0;
+    return {
+      write: async (bytes) => {
+        await this.db.execute(sql`insert into attachment_blob_chunks (blob_id, seq, data)
+          values (${blobId}::uuid, ${seq++}, decode(${bytes.toString('hex')}, 'hex'))`);
+      },
+      // Each insert is committed (and durable) as it returns.
+      finish: async () => undefined,
+      close: async () => undefined,
+    };
   }
 
   async *read(blob: { id: string; chunkSize: number }, start: number, end: number): AsyncIterable<Buffer> {
@@ -47,4 +55,9 @@ export class DatabaseBlobContent implements BlobContent {
 
   /** Nothing to do: the chunks go with their blob row (on delete cascade). */
   async remove(): Promise<void> {}
+
+  /** None can exist: a chunk cannot outlive its blob row. */
+  async removeOrphans(): Promise<number> {
+    return 0;
+  }
 }

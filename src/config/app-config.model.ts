@@ -80,6 +80,14 @@ export interface AppConfig {
   attachmentUploadsPerMinute: number;
   /** Hours an upload no record refers to is kept before the cleanup removes it. */
   attachmentUnlinkedHours: number;
+  /**
+   * Where attachment bytes live (README "Attachments"): `database` (rows of attachment_blob_chunks),
+   * `filesystem` (a file per blob under attachmentDir), or `auto`: the filesystem beside an embedded
+   * database, the database on a PostgreSQL server.
+   */
+  attachmentStore: 'auto' | 'database' | 'filesystem';
+  /** The filesystem store's folder (ATTACHMENT_DIR, default DATA_DIR/attachments). */
+  attachmentDir: string;
   /** Total bytes of the files one `notify` mail may attach (NOTIFY_ATTACHMENTS_MAX_BYTES). */
   notifyAttachmentsMaxBytes: number;
   workflowMaxQueuedPerUser: number;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
+import { join } from 'node:path';
 import { workflowEnvOriginsOf } from './workflow-env-origins';
 import { APP_CONFIG, type AppConfig } from './app-config.model';
 import { trustProxyOf } from './trust-proxy';
@@ -164,6 +165,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     attachmentMaxFilesPerRecord: int('ATTACHMENT_MAX_FILES_PER_RECORD', 20, 1, 10_000),
     attachmentUploadsPerMinute: int('ATTACHMENT_UPLOADS_PER_MINUTE', 30, 1, 1_000_000),
     attachmentUnlinkedHours: int('ATTACHMENT_UNLINKED_HOURS', 24, 1, 8760),
+    attachmentStore: oneOf('ATTACHMENT_STORE', ['auto', 'database', 'filesystem'] as const, 'auto'),
+    attachmentDir: read('ATTACHMENT_DIR') ?? join(read('DATA_DIR') ?? './data', 'attachments'),
     notifyAttachmentsMaxBytes: int('NOTIFY_ATTACHMENTS_MAX_BYTES', 10_485_760, 0, 1_073_741_824),
     workflowMaxQueuedPerUser: int('WORKFLOW_MAX_QUEUED_PER_USER', 100, 1, 1_000_000),
     workflowMaxClaims: int('WORKFLOW_MAX_CLAIMS', 5, 1, 1000),

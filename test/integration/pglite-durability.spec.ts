@@ -1,4 +1,5 @@
-import { existsSync, mkdtempSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
@@ -35,7 +36,7 @@ embeddedOnly('embedded database durability', () => {
       });
       return { status: response.status, body: (await response.json()) as any };
     };
-    return { server, call };
+    return { server, call, token };
   };
 
   it('every acknowledged write survives SIGKILL; SIGTERM checkpoints and stops cleanly', async () => {
@@ -98,4 +99,40 @@ embeddedOnly('embedded database durability', () => {
       await reopened.close();
     }
   }, 180_000);
+
+  it('an acknowledged upload survives SIGKILL with every byte (the filesystem store beside the database)', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'fdws-durable-files-'));
+    const first = await run(dataDir);
+    const config = await first.call('POST', '/api/configs', {
+      title: 'Durable files',
+      type: 'form',
+      tags: [],
+      schema: { type: 'object', properties: { file: { type: 'string', format: 'attachment' } } },
+    });
+    expect(config.status).toBe(201);
+    const configId = config.body.id as string;
+    const bytes = randomBytes(700_000);
+    const uploaded = await fetch(`${first.server.url}/api/data/${configId}/attachments?filename=a.bin`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${first.token}`, 'content-type': 'application/octet-stream' },
+      body: bytes,
+    });
+    expect(uploaded.status).toBe(201);
+    const attachmentId = ((await uploaded.json()) as { attachmentId: string }).attachmentId;
+    const record = await first.call('POST', `/api/data/${configId}`, { file: attachmentId });
+    expect(record.status).toBe(201);
+    first.server.child.kill('SIGKILL');
+    expect(await first.server.exited).toBe('SIGKILL');
+
+    const second = await run(dataDir);
+    const url = `/api/data/${configId}/${record.body.dataId}/attachments/${attachmentId}`;
+    const download = await fetch(`${second.server.url}${url}`, {
+      headers: { authorization: `Bearer ${second.token}` },
+    });
+    expect(download.status).toBe(200);
+    expect(Buffer.from(await download.arrayBuffer()).equals(bytes)).toBe(true);
+    expect(readdirSync(join(dataDir, 'attachments'))).toHaveLength(1);
+    second.server.child.kill('SIGTERM');
+    expect(await second.server.exited).toBe('SIGTERM');
+  }, 120_000);
 });

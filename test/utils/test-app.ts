@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { AppModuleOptions } from '../../src/app.module';
+import { BLOB_CONTENT, type BlobContent } from '../../src/attachments/blob-content';
 import { createApp } from '../../src/bootstrap';
 import { AppCache } from '../../src/common/cache/app-cache.service';
 import { loadConfig, type AppConfig } from '../../src/config/app-config';
@@ -63,7 +64,7 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const ownsDatabase = !options.database;
   const database = options.database ?? (await createTestDatabase());
-  const config = loadConfig(testEnv(options.env));
+  const config = loadConfig(testEnv({ ATTACHMENT_DIR: database.attachmentDir, ...options.env }));
   const app = await createApp(config, database.client, { modules: options.modules });
   return {
     app,
@@ -76,6 +77,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       }),
     reset: async () => {
       await database.truncate();
+      // The rows of every blob are gone: its bytes in a filesystem store are orphans now.
+      await app.get<BlobContent>(BLOB_CONTENT).removeOrphans(async () => new Set());
       // Emptied behind the service's back: what the process kept of the old rows must go.
       app.get(AppCache).forgetEverythingKept();
       await app.get(SystemRolesSeeder).run();

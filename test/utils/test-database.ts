@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
@@ -42,6 +44,11 @@ export interface TestDatabase {
   url: string | null;
   /** The database on the PostgreSQL server itself (the LISTEN session's URL); null for PGlite. */
   directUrl: string | null;
+  /**
+   * Where apps on this database keep attachment bytes when their store is the filesystem (PGlite's
+   * default): shared like the database, as the instances of one deployment share theirs.
+   */
+  attachmentDir: string;
   /** Empties every table (seeded rows too); ~15 ms. */
   truncate(): Promise<void>;
   close(): Promise<void>;
@@ -91,6 +98,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     client,
     url,
     directUrl,
+    attachmentDir: mkdtempSync(join(tmpdir(), 'fdws-attachments-')),
     truncate: async () => {
       // The app under test keeps working in the background (queued runs, the event dispatcher,
       // imports, cleanups): a statement of theirs can hold one of these tables while the truncate
