@@ -8,6 +8,7 @@ import {
   ApiOperation,
   ApiPayloadTooLargeResponse,
   ApiQuery,
+  ApiResponse,
   ApiTags,
   ApiTooManyRequestsResponse,
   ApiUnprocessableEntityResponse,
@@ -96,6 +97,7 @@ export class AttachmentsController {
   @ApiTooManyRequestsResponse({
     description: 'ATTACHMENT_UPLOAD_LIMIT_REACHED (ATTACHMENT_UPLOADS_PER_MINUTE)',
   })
+  @ApiResponse({ status: 507, description: 'ATTACHMENT_STORAGE_FULL: the filesystem store has no room left' })
   upload(
     @Ctx() ctx: RequestContext,
     @Param('configId') configId: string,

@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, rm, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { AppError } from '../common/errors/app-error';
 import { isUuid } from '../common/validation/is-uuid';
 import type { BlobContent, BlobWriter } from './blob-content';
 
@@ -33,20 +34,22 @@ export class FilesystemBlobContent implements BlobContent {
     const path = this.pathOf(blobId);
     let handle: FileHandle | null = null;
     return {
-      write: async (bytes) => {
-        if (!handle) {
-          await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-          handle = await open(path, 'wx', 0o600);
-        }
-        for (let at = 0; at < bytes.length;) at += (await handle.write(bytes, at)).bytesWritten;
-      },
-      finish: async () => {
-        if (!handle) return;
-        await handle.sync();
-        // The file's name, and its folder's in the root, must outlive a crash too.
-        await syncDirectory(dirname(path));
-        await syncDirectory(this.root);
-      },
+      write: (bytes) =>
+        refusedWhenFull(async () => {
+          if (!handle) {
+            await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+            handle = await open(path, 'wx', 0o600);
+          }
+          for (let at = 0; at < bytes.length;) at += (await handle.write(bytes, at)).bytesWritten;
+        }),
+      finish: () =>
+        refusedWhenFull(async () => {
+          if (!handle) return;
+          await handle.sync();
+          // The file's name, and its folder's in the root, must outlive a crash too.
+          await syncDirectory(dirname(path));
+          await syncDirectory(this.root);
+        }),
       close: async () => {
         const open = handle;
         handle = null;
@@ -93,6 +96,20 @@ export class FilesystemBlobContent implements BlobContent {
     if (!isUuid(blobId)) throw new Error(`not a blob id: ${JSON.stringify(blobId)}`);
     const id = blobId.toLowerCase();
     return join(this.root, id.slice(0, 2), id);
+  }
+}
+
+/**
+ * A full disk (or quota) refuses the upload with 507 ATTACHMENT_STORAGE_FULL instead of failing it
+ * as a 500: the upload service then removes what it wrote, and the service goes on.
+ */
+async function refusedWhenFull(work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOSPC' || code === 'EDQUOT') throw new AppError('ATTACHMENT_STORAGE_FULL');
+    throw error;
   }
 }
 
