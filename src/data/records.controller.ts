@@ -24,6 +24,7 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiQuery,
+  ApiResponse,
   ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
@@ -183,6 +184,10 @@ export class RecordsController {
   @ApiTaggedCreate()
   @ApiBadRequestResponse({
     description: 'DATA_VALIDATION_FAILED with validationErrors, or DATA_SAVE_LIMIT_REACHED',
+  })
+  @ApiResponse({
+    status: 507,
+    description: 'ATTACHMENT_STORAGE_FULL (multipart): a file the filesystem store has no room for',
   })
   async create(
     @Ctx() ctx: RequestContext,
