@@ -1,16 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { AppCache, CACHE_TTL } from '../common/cache/app-cache.service';
-import { UsersRepository } from './users.repository';
+import { UsersRepository, type UserStanding } from './users.repository';
 
 /** What the access guard needs to know about a token's user on every request. */
-export interface UserSession {
-  id: string;
-  email: string;
-  role: string;
-  siteId: string | null;
-  isActive: boolean;
-  tokenVersion: number;
-}
+export type UserSession = UserStanding;
 
 /** Cached (600 s) view of a user for authentication; every change to a user must call `invalidate`. */
 @Injectable()
@@ -25,18 +18,9 @@ export class UserSessionCache {
   }
 
   get(userId: string): Promise<UserSession | null> {
-    return this.cache.getOrLoad(UserSessionCache.key(userId), CACHE_TTL.user, async () => {
-      const row = await this.users.findById(userId);
-      if (!row) return null;
-      return {
-        id: row.id,
-        email: row.email,
-        role: row.role,
-        siteId: row.siteId,
-        isActive: row.isActive,
-        tokenVersion: row.tokenVersion,
-      };
-    });
+    return this.cache.getOrLoad(UserSessionCache.key(userId), CACHE_TTL.user, () =>
+      this.users.findStanding(userId),
+    );
   }
 
   invalidate(userId: string): Promise<void> {

@@ -11,10 +11,35 @@ export type UserUpdate =
   | { outcome: 'lastAdmin' }
   | { outcome: 'emailTaken' };
 export type NewUser = Pick<typeof users.$inferInsert, 'email' | 'name' | 'passwordHash' | 'role' | 'siteId'>;
+/** What decides whether an account may act now: its state, role, site and token version. */
+export type UserStanding = Pick<UserRow, 'id' | 'email' | 'role' | 'siteId' | 'isActive' | 'tokenVersion'>;
 
 @Injectable()
 export class UsersRepository {
-  constructor(@Inject(DATABASE) private readonly db: Database) {}
+  /** Built once: a workflow run reads its caller's standing before its effects (see findStanding). */
+  private readonly standingStatement;
+
+  constructor(@Inject(DATABASE) private readonly db: Database) {
+    this.standingStatement = db
+      .select({
+        id: users.id,
+        email: users.email,
+        role: users.role,
+        siteId: users.siteId,
+        isActive: users.isActive,
+        tokenVersion: users.tokenVersion,
+      })
+      .from(users)
+      .where(eq(users.id, sql.placeholder('id')))
+      .limit(1)
+      .prepare('users_standing');
+  }
+
+  /** The account's standing as stored now (no hash, no profile): the read of every access re-check. */
+  async findStanding(id: string): Promise<UserStanding | null> {
+    const [row] = await this.standingStatement.execute({ id });
+    return row ?? null;
+  }
 
   async findById(id: string): Promise<UserRow | null> {
     const [row] = await this.db.select().from(users).where(eq(users.id, id)).limit(1);

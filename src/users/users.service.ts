@@ -135,11 +135,8 @@ export class UsersService implements OnModuleInit {
    * The account as the database holds it this moment, past every cache: for the checks a workflow
    * run makes before it acts for its caller again (a role or site changed a moment ago counts).
    */
-  async currentFromDatabase(userId: string): Promise<UserSession | null> {
-    const row = isUuid(userId) ? await this.users.findById(userId) : null;
-    if (!row) return null;
-    const { id, email, role, siteId, isActive, tokenVersion } = row;
-    return { id, email, role, siteId, isActive, tokenVersion };
+  currentFromDatabase(userId: string): Promise<UserSession | null> {
+    return isUuid(userId) ? this.users.findStanding(userId) : Promise.resolve(null);
   }
 
   findByEmail(email: string): Promise<UserRow | null> {

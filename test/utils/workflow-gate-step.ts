@@ -33,5 +33,18 @@ export class GateStep implements WorkflowStepHandler<GateConfig, { gate: string 
   }
 }
 
-@Module({ providers: [GateStep] })
+/**
+ * The same gate as a pure step (computes, no effect, as far as the runner knows): lets a test act
+ * while a run is inside a pure step that takes longer than a caller check holds.
+ */
+@WorkflowStep({
+  type: 'pure-gate',
+  config: GateConfig,
+  replayable: true,
+  pure: true,
+  description: 'Waits for the test',
+})
+export class PureGateStep extends GateStep {}
+
+@Module({ providers: [GateStep, PureGateStep] })
 export class GateStepModule {}

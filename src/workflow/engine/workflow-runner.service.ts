@@ -119,7 +119,7 @@ export class WorkflowRunner {
       nextStep: seed.nextStep,
       stepInFlight: null,
     });
-    return (await this.driver.drive({ ...session, callerChecked: true }, this.secrets()))!;
+    return (await this.driver.drive({ ...session, callerCheckedAt: performance.now() }, this.secrets()))!;
   }
 
   private async queueLaunched(launched: LaunchedRun): Promise<QueuedRunDto> {
@@ -193,7 +193,10 @@ export class WorkflowRunner {
       nextStep: 0,
       stepInFlight: null,
     });
-    return (await this.driver.drive({ ...session, callerChecked: true, dryRun: true }, this.secrets()))!;
+    return (await this.driver.drive(
+      { ...session, callerCheckedAt: performance.now(), dryRun: true },
+      this.secrets(),
+    ))!;
   }
 
   /**
@@ -284,7 +287,7 @@ export class WorkflowRunner {
       request,
       ctx,
       // A claimed or resumed run is checked again before it does anything.
-      callerChecked: false,
+      callerCheckedAt: null,
       deadline: state.checkpoint.startedAt + paused + (definition.timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS),
       resumedAt,
       state,

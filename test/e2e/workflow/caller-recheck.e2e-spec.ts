@@ -2,6 +2,7 @@ import { createRole } from '../../factories/role.factory';
 import { createSite } from '../../factories/site.factory';
 import { createUser } from '../../factories/user.factory';
 import { useAppSuite, WORKFLOW_SUITE } from '../../utils/app-suite';
+import { GateStep, GateStepModule } from '../../utils/workflow-gate-step';
 import { activeRecords, createSteps, execute, executeAsync, waitForRun } from '../../utils/workflow-api';
 
 /**
@@ -11,7 +12,7 @@ import { activeRecords, createSteps, execute, executeAsync, waitForRun } from '.
  */
 describe('workflow runs re-check their caller (active, role, site) before steps with an effect', () => {
   let calls: number;
-  const s = useAppSuite(WORKFLOW_SUITE);
+  const s = useAppSuite({ ...WORKFLOW_SUITE, modules: [GateStepModule] });
   beforeEach(() => {
     calls = 0;
     // The first call fails (retryable), every later one succeeds.
@@ -146,6 +147,30 @@ describe('workflow runs re-check their caller (active, role, site) before steps 
     });
     expect(response.json().steps).toHaveLength(1);
     expect(calls).toBe(1);
+    expect((await activeRecords(s.t, s.admin, s.configId)).total).toBe(0);
+  });
+
+  it('a pure step that outlasts the request check (100 ms): the caller is read again before the save', async () => {
+    const workflowId = await createSteps(s.t, s.admin, [
+      { name: 'think', type: 'pure-gate', config: { gate: 'recheck-pure' } },
+      { name: 'store', type: 'save' },
+    ]);
+    const pending = execute(s.t, s.user.token, workflowId, s.configId, { name: 'Ann', qty: 2 });
+    while (!GateStep.isWaiting('recheck-pure')) await new Promise((resolve) => setTimeout(resolve, 20));
+    await patchUser({ isActive: false });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(GateStep.open('recheck-pure')).toBe(true);
+    const response = await pending;
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({
+      success: false,
+      status: 'failed',
+      data: null,
+      steps: [
+        { name: 'think', status: 'success' },
+        { name: 'store', status: 'failed', error: { code: 'USER_INACTIVE' } },
+      ],
+    });
     expect((await activeRecords(s.t, s.admin, s.configId)).total).toBe(0);
   });
 

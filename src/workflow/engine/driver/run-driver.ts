@@ -6,7 +6,7 @@ import { conditionMet } from '../model/condition';
 import { redact } from '../model/redaction';
 import type { OnErrorStrategy, StepDefinition, StepLog } from '../model/run-model';
 import { runEnding, waitingResult, type FailedStep, type FinalStatus, type RunResult } from './run-outcome';
-import type { RunSession, StepResult } from './run-session';
+import { callerCheckHolds, type RunSession, type StepResult } from './run-session';
 import { StepExecutor } from './step-executor';
 import { engineFailure, type StepFailure } from './step-failure';
 import { stepInFlightAhead } from './in-flight-ahead';
@@ -71,7 +71,7 @@ export class RunDriver {
   private async driveSteps(session: RunSession, secrets: ReadonlySet<string>): Promise<RunResult | null> {
     const { definition, state, resumedAt } = session;
     const end = (status: FinalStatus, failed: FailedStep) => this.end(session, status, failed, secrets);
-    if (!session.callerChecked) {
+    if (session.callerCheckedAt === null) {
       const refused = await this.executor.callerRefused(session);
       const step = definition.steps[Math.min(resumedAt.nextStep, definition.steps.length - 1)];
       if (refused) return this.endFatally(session, step, refused, failedLog(step, refused, [], 0), secrets);
@@ -160,7 +160,7 @@ export class RunDriver {
       return { kind: 'skipped', log: skippedLog(step) };
     }
     const hasEffect = !registered.options.pure && !session.dryRun;
-    if (hasEffect && !session.callerChecked) {
+    if (hasEffect && !callerCheckHolds(session)) {
       const refused = await this.executor.callerRefused(session);
       if (refused) return { kind: 'fatal', failure: refused, log: failedLog(step, refused, [], 0) };
     }
@@ -172,7 +172,7 @@ export class RunDriver {
     }
     const result = await this.executor.execute(session, step, index, registered, pending);
     journal.stepRan();
-    session.callerChecked = false;
+    if (!registered.options.pure) session.callerCheckedAt = null;
     return result;
   }
 

@@ -17,8 +17,11 @@ export interface RunSession {
   request: RunRequest;
   /** The caller's context, replaced by a fresh one at each re-check of the caller (RunCaller). */
   ctx: RequestContext;
-  /** The caller was checked and nothing ran since (the request's own check, or a re-check). */
-  callerChecked: boolean;
+  /**
+   * When the caller was last checked (`performance.now()`: the request's own check, or a re-check)
+   * with no step with an effect run since; null when the next step with an effect checks first.
+   */
+  callerCheckedAt: number | null;
   /** When the run's `config.timeoutMs` is up (clock time); attempts and retry waits end there. */
   deadline: number;
   /** Where the stored run left off; a step in flight then may have had its effect. */
@@ -32,6 +35,21 @@ export interface RunSession {
 }
 
 export const DEFAULT_RUN_TIMEOUT_MS = 5 * 60_000;
+
+/**
+ * How long a check of the caller holds while only pure steps run after it (a validate before the
+ * first save needs no second read of the account). A pure step computes and waits for nothing, so a
+ * demotion that lands during it is the race that exists between any check and the effect it guards;
+ * past this bound (a slow step, a retry wait) the next step with an effect checks again.
+ */
+export const CALLER_CHECK_HOLDS_MS = 100;
+
+/** Whether the caller's last check still stands for the step with an effect about to start. */
+export function callerCheckHolds(session: RunSession): boolean {
+  return (
+    session.callerCheckedAt !== null && performance.now() - session.callerCheckedAt <= CALLER_CHECK_HOLDS_MS
+  );
+}
 
 /** What became of one step. */
 export type StepResult =

@@ -208,7 +208,7 @@ export class StepExecutor {
   async callerRefused(session: RunSession): Promise<StepFailure | null> {
     try {
       session.ctx = await this.caller.recheck(session.request, session.workflow.id);
-      session.callerChecked = true;
+      session.callerCheckedAt = performance.now();
       return null;
     } catch (error) {
       return this.refusalOf(error, session);

@@ -21,7 +21,7 @@ function runningInsert(run: NewRun, owner: string, progress: RunProgress, leaseM
       definition, definition_version, rerun_of, next_step, step_in_flight, checkpoint, steps, data_id, status,
       lease_owner, lease_until)
     values (${run.id}::uuid, ${run.workflowId}::uuid, ${run.userId}::uuid, ${run.siteId}::uuid, ${run.configId}::uuid,
-      ${json(run.request)}, ${run.startedAt.toISOString()}::timestamptz, ${json(run.definition)},
+      ${json(run.request)}, ${run.startedAt.toISOString()}::timestamptz, ${definitionJson(run.definition)},
       ${run.definitionVersion}::int, ${run.rerunOf}::uuid, ${progress.nextStep}::int, ${progress.stepInFlight}::int,
       ${json(progress.checkpoint)}, ${json(progress.steps)}, ${progress.dataId}::uuid, 'running',
       ${owner}, now() + ${interval(leaseMs)}::interval)`;
@@ -30,6 +30,22 @@ function runningInsert(run: NewRun, owner: string, progress: RunProgress, leaseM
 /** A value as a jsonb parameter. */
 function json(value: unknown): SQL {
   return sql`${JSON.stringify(value)}::jsonb`;
+}
+
+const definitionTexts = new WeakMap<object, string>();
+
+/**
+ * A run's definition as a jsonb parameter, its text made once per definition object: the runs of a
+ * workflow share the object its cached row holds (a definition is never changed in place; an edit
+ * is a new row, so a new object).
+ */
+function definitionJson(definition: Record<string, unknown>): SQL {
+  let text = definitionTexts.get(definition);
+  if (text === undefined) {
+    text = JSON.stringify(definition);
+    definitionTexts.set(definition, text);
+  }
+  return sql`${text}::jsonb`;
 }
 
 /**
@@ -80,7 +96,7 @@ export class RunJournalRepository {
   ): Promise<void> {
     await this.db.execute(sql`select fdws_insert_finished_run(${run.id}::uuid, ${run.workflowId}::uuid,
       ${run.userId}::uuid, ${run.siteId}::uuid, ${run.configId}::uuid, ${json(run.request)},
-      ${run.startedAt.toISOString()}::timestamptz, ${json(run.definition)}, ${run.definitionVersion}::int,
+      ${run.startedAt.toISOString()}::timestamptz, ${definitionJson(run.definition)}, ${run.definitionVersion}::int,
       ${run.rerunOf}::uuid, ${outcome.status}::text, ${outcome.message}::text, ${json(outcome.steps)},
       ${outcome.dataId}::uuid, ${outcome.durationMs}::int, ${json(outcome.checkpoint)},
       ${new Date().toISOString()}::timestamptz, ${json(logEntry)}, ${effectsJson(effects)}::jsonb)`);
