@@ -1,6 +1,7 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { ChangeOrigin } from '../common/context/request-context';
 import { sameSite } from '../common/context/site-scope';
+import type { CarriedWrite } from '../database/carried-write';
 import { type Database } from '../database/database.types';
 import { dataRecords } from '../database/schema';
 import { compileSelector } from './grid/grid-selector';
@@ -87,12 +88,13 @@ export function withHistory(
  * parsed and planned on every create). A keyed one (a workflow step's idempotency key) lets the
  * unique key decide: on a conflict nothing is inserted, no entry written, no row returned. jsonb
  * values go as JSON text, so a record without computed results stores SQL NULL. A carried write
- * rides along as a data-modifying CTE of the same statement.
+ * rides along as a data-modifying CTE of the same statement, its answer as column `carried_answer`.
  */
 export function insertStatement(record: NewRecord, author: ChangeAuthor, carried: SQL | null = null): SQL {
   const computed = record.computedResults ?? null;
   const origin = author.origin ? JSON.stringify(author.origin) : null;
   return sql`${carried ? sql`with carried as (${carried}) ` : sql``}select ${sql.raw(RAW_RECORD_COLUMNS)}
+    ${carried ? sql`, (select answer from carried) as carried_answer` : sql``}
     from fdws_insert_record(${record.configId}::uuid, ${record.configVersion}::int, ${record.userId ?? null}::uuid,
       ${record.siteId ?? null}::uuid,
       ${JSON.stringify(record.data)}::jsonb, ${sql.param(record.dataKeys ?? null)}::text[],
@@ -106,6 +108,22 @@ export async function firstRecord(
 ): Promise<ListedRecordRow | null> {
   const [row] = rowsOf(await db.execute(statement));
   return row ? fromRawRecord(row) : null;
+}
+
+/**
+ * The first record of an insert statement that carries `carried` (see insertStatement): the write
+ * gets its answer back with the record. A keyed insert that inserted nothing returns no row, so the
+ * write's answer stays unknown (undefined) then.
+ */
+export async function firstRecordCarrying(
+  db: Pick<Database, 'execute'>,
+  statement: SQL,
+  carried: CarriedWrite | null,
+): Promise<ListedRecordRow | null> {
+  const [row] = rowsOf(await db.execute(statement));
+  if (!row) return null;
+  carried?.answered(row.carried_answer);
+  return fromRawRecord(row);
 }
 
 /**

@@ -23,6 +23,7 @@ import {
   withHistory,
   insertStatement,
   firstRecord,
+  firstRecordCarrying,
   lockSaveLimit,
   activeRecordIds,
   recordByKey,
@@ -62,9 +63,10 @@ export class RecordsRepository {
     | { limitReached: true; existingId: string | null }
   > {
     if ((saveLimit === null || !record.userId) && alongside) {
-      const statement = insertStatement(record, author, carried?.take() ?? null);
+      const carriedStatement = carried?.take() ?? null;
+      const statement = insertStatement(record, author, carriedStatement);
       return this.db.transaction(async (tx) => {
-        const inserted = await firstRecord(tx, statement);
+        const inserted = await firstRecordCarrying(tx, statement, carriedStatement ? carried : null);
         if (inserted) {
           await alongside(tx, inserted);
           return { inserted };
@@ -76,7 +78,9 @@ export class RecordsRepository {
     }
     if (saveLimit === null || !record.userId) {
       // A write handed along (a workflow run's first write) commits in this statement.
-      const inserted = await firstRecord(this.db, insertStatement(record, author, carried?.take() ?? null));
+      const carriedStatement = carried?.take() ?? null;
+      const statement = insertStatement(record, author, carriedStatement);
+      const inserted = await firstRecordCarrying(this.db, statement, carriedStatement ? carried : null);
       if (inserted) return { inserted };
       // Only a keyed insert inserts nothing: the earlier record is read only then.
       const existing = record.idempotencyKey ? await this.findByIdempotencyKey(record.idempotencyKey) : null;
@@ -86,7 +90,10 @@ export class RecordsRepository {
     const owner = { configId: record.configId, userId: record.userId, siteId: record.siteId ?? null };
     const carriedStatement = carried?.take();
     return this.db.transaction(async (tx) => {
-      if (carriedStatement) await tx.execute(carriedStatement);
+      if (carriedStatement) {
+        const [written] = rowsOf(await tx.execute(carriedStatement));
+        if (written) carried!.answered(written.answer);
+      }
       await lockSaveLimit(tx, owner.configId, owner.userId);
       const replayed = record.idempotencyKey ? await recordByKey(tx, record.idempotencyKey) : null;
       if (replayed) return { existing: replayed };

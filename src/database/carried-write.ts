@@ -11,11 +11,25 @@ import type { SQL } from 'drizzle-orm';
  * operation answered means it committed. Taken and failed is unknown (the commit may have happened
  * and its answer been lost): the offering side must write it again in a way that tolerates finding
  * it stored. Not taken: nothing was written.
+ *
+ * The statement returns one row with one column, `answer` (null when the offering side asks for
+ * nothing), read in the same statement: the carrying side hands its value back (`answered`).
  */
 export class CarriedWrite {
   private state: 'offered' | 'taken' | 'closed' = 'offered';
+  private answerValue: unknown = undefined;
 
   constructor(private readonly statement: SQL) {}
+
+  /** The statement's `answer` once the carrying side handed it back; undefined before (or if it could not). */
+  get answer(): unknown {
+    return this.answerValue;
+  }
+
+  /** Called by the carrying side with the `answer` its statement returned. */
+  answered(value: unknown): void {
+    this.answerValue = value ?? null;
+  }
 
   get taken(): boolean {
     return this.state === 'taken';

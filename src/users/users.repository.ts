@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { and, asc, count, eq, sql } from 'drizzle-orm';
+import { and, asc, count, eq, sql, type SQL } from 'drizzle-orm';
 import { DATABASE, type Database } from '../database/database.types';
 import { isUniqueViolation } from '../database/unique-violation';
 import { users } from '../database/schema';
@@ -13,6 +13,16 @@ export type UserUpdate =
 export type NewUser = Pick<typeof users.$inferInsert, 'email' | 'name' | 'passwordHash' | 'role' | 'siteId'>;
 /** What decides whether an account may act now: its state, role, site and token version. */
 export type UserStanding = Pick<UserRow, 'id' | 'email' | 'role' | 'siteId' | 'isActive' | 'tokenVersion'>;
+
+/** A standing as `standingExpression` returns it; null for no account (or anything else). */
+export function standingFromJson(value: unknown): UserStanding | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const { id, email, role, siteId, isActive, tokenVersion } = value as Record<string, unknown>;
+  if (typeof id !== 'string' || typeof email !== 'string' || typeof role !== 'string') return null;
+  if (typeof isActive !== 'boolean' || typeof tokenVersion !== 'number') return null;
+  if (siteId !== null && typeof siteId !== 'string') return null;
+  return { id, email, role, siteId, isActive, tokenVersion };
+}
 
 @Injectable()
 export class UsersRepository {
@@ -33,6 +43,17 @@ export class UsersRepository {
       .where(eq(users.id, sql.placeholder('id')))
       .limit(1)
       .prepare('users_standing');
+  }
+
+  /**
+   * The same standing as an expression (a jsonb object, SQL NULL for no such account) that another
+   * module's statement returns, so a check reads it in that statement (see standingFromJson); null
+   * stands for an id that cannot be an account's.
+   */
+  standingExpression(id: string | null): SQL {
+    if (id === null) return sql`null::jsonb`;
+    return sql`(select jsonb_build_object('id', id, 'email', email, 'role', role, 'siteId', site_id,
+      'isActive', is_active, 'tokenVersion', token_version) from ${users} where id = ${id}::uuid)`;
   }
 
   /** The account's standing as stored now (no hash, no profile): the read of every access re-check. */

@@ -10,7 +10,8 @@ import { PasswordHasher } from '../common/security/password-hasher';
 import type { CreateUserDto, UpdateUserDto, UserListDto, UserResponseDto } from './dto/user.dto';
 import { toUserResponse } from './user.mapper';
 import { UserSessionCache, type UserSession } from './user-session.cache';
-import { UsersRepository, type NewUser, type UserRow } from './users.repository';
+import type { SQL } from 'drizzle-orm';
+import { standingFromJson, UsersRepository, type NewUser, type UserRow } from './users.repository';
 
 /** Users: the admin and self-service routes, and the account operations the auth module uses. */
 @Injectable()
@@ -137,6 +138,20 @@ export class UsersService implements OnModuleInit {
    */
   currentFromDatabase(userId: string): Promise<UserSession | null> {
     return isUuid(userId) ? this.users.findStanding(userId) : Promise.resolve(null);
+  }
+
+  /**
+   * The same read as an expression for another module's statement to return (a workflow run's write
+   * before a step with an effect), so the check after it needs no statement of its own; its answer
+   * goes to `accountFromRead`.
+   */
+  accountRead(userId: string): SQL {
+    return this.users.standingExpression(isUuid(userId) ? userId : null);
+  }
+
+  /** The account an `accountRead` answered: null when there is no such account. */
+  accountFromRead(answer: unknown): UserSession | null {
+    return standingFromJson(answer);
   }
 
   findByEmail(email: string): Promise<UserRow | null> {

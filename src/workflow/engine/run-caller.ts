@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { SQL } from 'drizzle-orm';
 import {
   buildRequestContext,
   type AuthUser,
@@ -39,10 +40,17 @@ export class RunCaller {
     private readonly formAccess: FormAccessService,
   ) {}
 
-  /** A fresh context with the caller as stored now; throws the AppError that refuses them. */
-  async recheck(origin: RunOrigin, workflowId: string): Promise<RequestContext> {
+  /**
+   * A fresh context with the caller as stored now; throws the AppError that refuses them. `read`:
+   * what the run's last write answered for `accountRead` (that statement's read of the account),
+   * instead of a statement of its own.
+   */
+  async recheck(origin: RunOrigin, workflowId: string, read?: unknown): Promise<RequestContext> {
     // From the database, not a cache: a demotion a moment ago must count before the next effect.
-    const account = await this.users.currentFromDatabase(origin.actor.userId);
+    const account =
+      read === undefined
+        ? await this.users.currentFromDatabase(origin.actor.userId)
+        : this.users.accountFromRead(read);
     if (!account || !account.isActive) throw new AppError('USER_INACTIVE');
     const user: AuthUser = {
       userId: account.id,
@@ -63,6 +71,11 @@ export class RunCaller {
     await this.workflows.requireRunnable(ctx, workflowId);
     await this.formAccess.require(ctx, origin.configId, 'executeWorkflows');
     return ctx;
+  }
+
+  /** The read of the caller's account a run's write can return, for the check before the next step. */
+  accountRead(origin: RunOrigin): SQL {
+    return this.users.accountRead(origin.actor.userId);
   }
 
   /**

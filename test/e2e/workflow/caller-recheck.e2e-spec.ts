@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { createRole } from '../../factories/role.factory';
 import { createSite } from '../../factories/site.factory';
 import { createUser } from '../../factories/user.factory';
@@ -172,6 +173,60 @@ describe('workflow runs re-check their caller (active, role, site) before steps 
       ],
     });
     expect((await activeRecords(s.t, s.admin, s.configId)).total).toBe(0);
+  });
+
+  it('the check before a call marked by the save reads the account in the save statement: a deactivation no cache has seen stops the call', async () => {
+    const workflowId = await createSteps(s.t, s.admin, [
+      { name: 'store', type: 'save' },
+      { name: 'call', type: 'api', config: { url: s.partner.url('/hook') } },
+    ]);
+    // The caller's account is in the request's cache as active; then deactivated behind its back.
+    const seen = await s.t.request({
+      method: 'GET',
+      url: `/api/workflow/${workflowId}`,
+      token: s.user.token,
+    });
+    expect(seen.statusCode).toBe(200);
+    await s.t.database.client.db.execute(
+      sql`update users set is_active = false where id = ${s.user.user.id}::uuid`,
+    );
+    const response = await execute(s.t, s.user.token, workflowId, s.configId, { name: 'Ann', qty: 2 });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({
+      success: false,
+      status: 'failed',
+      steps: [
+        { name: 'store', status: 'success' },
+        { name: 'call', status: 'failed', error: { code: 'USER_INACTIVE' } },
+      ],
+    });
+    expect(calls).toBe(0);
+  });
+
+  it('a read by the save statement no longer counts once a pure step outlasts it (100 ms): the caller is read again before the call', async () => {
+    const workflowId = await createSteps(s.t, s.admin, [
+      { name: 'store', type: 'save' },
+      { name: 'think', type: 'pure-gate', config: { gate: 'recheck-after-save' } },
+      { name: 'call', type: 'api', config: { url: s.partner.url('/hook') } },
+    ]);
+    const pending = execute(s.t, s.user.token, workflowId, s.configId, { name: 'Ann', qty: 2 });
+    while (!GateStep.isWaiting('recheck-after-save')) await new Promise((resolve) => setTimeout(resolve, 20));
+    await patchUser({ isActive: false });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(GateStep.open('recheck-after-save')).toBe(true);
+    const response = await pending;
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({
+      success: false,
+      status: 'failed',
+      steps: [
+        { name: 'store', status: 'success' },
+        { name: 'think', status: 'success' },
+        { name: 'call', status: 'failed', error: { code: 'USER_INACTIVE' } },
+      ],
+    });
+    expect(calls).toBe(0);
+    expect((await activeRecords(s.t, s.admin, s.configId)).total).toBe(1);
   });
 
   it('a caller who keeps the right is not disturbed: the retried run saves its record', async () => {

@@ -161,14 +161,18 @@ export class RunDriver {
     }
     const hasEffect = !registered.options.pure && !session.dryRun;
     if (hasEffect && !callerCheckHolds(session)) {
-      const refused = await this.executor.callerRefused(session);
+      // The write that marked this step in flight ahead may have read the caller already.
+      const refused = await this.executor.callerRefused(session, journal.callerReadFor(index));
       if (refused) return { kind: 'fatal', failure: refused, log: failedLog(step, refused, [], 0) };
     }
     if (hasEffect) {
       const ahead = registered.options.carriesRunWrite
         ? stepInFlightAhead(session.definition, index, this.registry)
         : null;
-      if (await journal.cancelledBeforeEffect(index, registered.options, ahead)) return { kind: 'cancelled' };
+      // That step checks its caller before it starts: the write that marks it reads the account too.
+      const callerRead = ahead !== null ? this.executor.callerRead(session) : null;
+      if (await journal.cancelledBeforeEffect(index, registered.options, ahead, callerRead))
+        return { kind: 'cancelled' };
     }
     const result = await this.executor.execute(session, step, index, registered, pending);
     journal.stepRan();

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
+import type { SQL } from 'drizzle-orm';
 import { AppError } from '../../../common/errors/app-error';
 import { causeChain } from '../../../common/errors/cause-chain';
 import { EffectRegistry } from '../../effects/effect-registry.service';
@@ -200,14 +201,20 @@ export class StepExecutor {
     });
   }
 
+  /** The read of the caller's account that the run's write before the next step returns (see callerRefused). */
+  callerRead(session: RunSession): SQL {
+    return this.caller.accountRead(session.request);
+  }
+
   /**
-   * Re-reads the caller (RunCaller) and takes the fresh context; the failure that ends the run when
+   * Re-reads the caller (RunCaller; `read`: the account as the run's last write read it, see
+   * RunJournal.callerReadFor) and takes the fresh context; the failure that ends the run when
    * they may no longer run it. An unreachable database is not a refusal: it is thrown, and the run
    * resumes once its lease expires.
    */
-  async callerRefused(session: RunSession): Promise<StepFailure | null> {
+  async callerRefused(session: RunSession, read?: unknown): Promise<StepFailure | null> {
     try {
-      session.ctx = await this.caller.recheck(session.request, session.workflow.id);
+      session.ctx = await this.caller.recheck(session.request, session.workflow.id, read);
       session.callerCheckedAt = performance.now();
       return null;
     } catch (error) {

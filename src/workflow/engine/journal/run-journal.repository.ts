@@ -77,10 +77,17 @@ export class RunJournalRepository {
 
   /**
    * The same first write as a statement another module's insert carries (database/carried-write),
-   * so the run and that insert commit together.
+   * so the run and that insert commit together; it answers `answer` (an expression another module
+   * offers: the caller's account as this statement reads it), or null.
    */
-  insertRunningWrite(run: NewRun, owner: string, progress: RunProgress, leaseMs: number): SQL {
-    return runningInsert(run, owner, progress, leaseMs);
+  insertRunningWrite(
+    run: NewRun,
+    owner: string,
+    progress: RunProgress,
+    leaseMs: number,
+    answer: SQL | null = null,
+  ): SQL {
+    return sql`${runningInsert(run, owner, progress, leaseMs)} returning ${answer ?? sql`null::jsonb`} as answer`;
   }
 
   /**

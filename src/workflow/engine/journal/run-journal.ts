@@ -1,5 +1,6 @@
 import { AppError } from '../../../common/errors/app-error';
 import { isUniqueViolation } from '../../../database/unique-violation';
+import type { SQL } from 'drizzle-orm';
 import type { CommittedEffect } from '../../effects/workflow-effects.repository';
 import type { RunQueueRepository } from '../queue/run-queue.repository';
 import type { RunJournalRepository } from './run-journal.repository';
@@ -24,9 +25,20 @@ export interface RunJournal {
    * Before a step with an effect: commits the progress where a crash needs it (or offers the run's
    * first write to a step that carries it) and answers whether cancellation was requested. `ahead`:
    * a later step that first write may mark in flight already (stepInFlightAhead), sparing that step
-   * a write of its own.
+   * a write of its own; `callerRead`: an expression that write returns for that step (the caller's
+   * account as its statement reads it: `callerReadFor`).
    */
-  cancelledBeforeEffect(index: number, step: StepKind, ahead?: number | null): Promise<boolean>;
+  cancelledBeforeEffect(
+    index: number,
+    step: StepKind,
+    ahead?: number | null,
+    callerRead?: SQL | null,
+  ): Promise<boolean>;
+  /**
+   * What the write that marked step `index` in flight ahead read with `callerRead`, while that
+   * mark still holds (MARKED_AHEAD_FOR_MS, only pure steps since); undefined otherwise. Asked once.
+   */
+  callerReadFor(index: number): unknown;
   /** One attempt of the step, handed the run's first write to carry when one is offered (else null). */
   attempt<T extends AttemptOutcome>(work: (carried: CarriedWrite | null) => Promise<T>): Promise<T>;
   /** A step ran: the cancellation flag last read is out of date. */
@@ -87,7 +99,9 @@ export class DatabaseRunJournal implements RunJournal {
   /** When (performance.now()) this drive's last write marked a later step in flight, until the next step with an effect. */
   private markedAheadAt: number | null = null;
   /** The run's first write (and the progress it stores), offered to the next attempt of the step that carries it. */
-  private offered: { write: CarriedWrite; progress: RunProgress } | null = null;
+  private offered: { write: CarriedWrite; progress: RunProgress; readFor: number | null } | null = null;
+  /** What the write that marked step `step` ahead returned of the caller (see callerReadFor). */
+  private callerRead: { step: number; answer: unknown } | null = null;
   /** The cancellation flag as the last write (or claim) read it, while no step has run since; else null. */
   private cancelFlag: boolean | null;
   private readonly heartbeat: NodeJS.Timeout;
@@ -118,10 +132,16 @@ export class DatabaseRunJournal implements RunJournal {
     this.cancelFlag = null;
   }
 
-  async cancelledBeforeEffect(index: number, step: StepKind, ahead: number | null = null): Promise<boolean> {
+  async cancelledBeforeEffect(
+    index: number,
+    step: StepKind,
+    ahead: number | null = null,
+    callerRead: SQL | null = null,
+  ): Promise<boolean> {
     const { replayable, carriesRunWrite } = step;
     const markedAheadAt = this.markedAheadAt;
     this.markedAheadAt = null;
+    this.callerRead = null;
     if (!replayable && this.marked === index && markedAheadAt !== null) {
       // Marked in flight by the last write, with only pure steps since: a cancel that came in
       // between counts as one that came once the step started.
@@ -133,8 +153,9 @@ export class DatabaseRunJournal implements RunJournal {
       // commits after the step's work, so a mark ahead covers only the pure steps after it.
       const { owner, leaseMs } = this.settings;
       const progress = this.progress(index, ahead ?? inFlight);
-      const write = new CarriedWrite(this.runs.insertRunningWrite(this.unwritten, owner, progress, leaseMs));
-      this.offered = { write, progress };
+      const read = ahead !== null ? callerRead : null;
+      const statement = this.runs.insertRunningWrite(this.unwritten, owner, progress, leaseMs, read);
+      this.offered = { write: new CarriedWrite(statement), progress, readFor: read ? ahead : null };
       return false;
     }
     if (this.unwritten || !replayable || this.marked !== null) {
@@ -161,9 +182,21 @@ export class DatabaseRunJournal implements RunJournal {
     } finally {
       offered.write.close();
     }
-    if (offered.write.taken && 'outcome' in outcome) this.written(offered.progress);
-    else await this.writeFirst(offered.progress, offered.write.taken);
+    if (offered.write.taken && 'outcome' in outcome) {
+      this.written(offered.progress);
+      const answer = offered.write.answer;
+      if (offered.readFor !== null && answer !== undefined)
+        this.callerRead = { step: offered.readFor, answer };
+    } else await this.writeFirst(offered.progress, offered.write.taken);
     return outcome;
+  }
+
+  callerReadFor(index: number): unknown {
+    const read = this.callerRead;
+    this.callerRead = null;
+    const markedAheadAt = this.markedAheadAt;
+    if (!read || read.step !== index || this.marked !== index || markedAheadAt === null) return undefined;
+    return performance.now() - markedAheadAt <= MARKED_AHEAD_FOR_MS ? read.answer : undefined;
   }
 
   readCancelRequested(): Promise<boolean> {
@@ -295,6 +328,9 @@ export class DryRunJournal implements RunJournal {
     return Promise.resolve(false);
   }
   stepRan(): void {}
+  callerReadFor(): undefined {
+    return undefined;
+  }
   attempt<T extends AttemptOutcome>(work: (carried: null) => Promise<T>): Promise<T> {
     return work(null);
   }
