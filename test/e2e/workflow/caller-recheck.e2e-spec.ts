@@ -46,6 +46,19 @@ describe('workflow runs re-check their caller (active, role, site) before steps 
     expect(response.statusCode).toBe(200);
   }
 
+  /**
+   * Executes the workflow as the user inside the request, deactivates them while the run waits at
+   * the pure step's `gate`, and opens the gate 150 ms later (past the 100 ms a check holds).
+   */
+  async function runDeactivatedAtGate(workflowId: string, gate: string) {
+    const pending = execute(s.t, s.user.token, workflowId, s.configId, { name: 'Ann', qty: 2 });
+    while (!GateStep.isWaiting(gate)) await new Promise((resolve) => setTimeout(resolve, 20));
+    await patchUser({ isActive: false });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(GateStep.open(gate)).toBe(true);
+    return pending;
+  }
+
   /** A role that may read workflows but not execute them; the change a demotion makes. */
   async function demotion(): Promise<Record<string, unknown>> {
     await createRole(s.t, s.admin, 'reader', { configs: ['read'], workflows: ['read'] });
@@ -156,12 +169,7 @@ describe('workflow runs re-check their caller (active, role, site) before steps 
       { name: 'think', type: 'pure-gate', config: { gate: 'recheck-pure' } },
       { name: 'store', type: 'save' },
     ]);
-    const pending = execute(s.t, s.user.token, workflowId, s.configId, { name: 'Ann', qty: 2 });
-    while (!GateStep.isWaiting('recheck-pure')) await new Promise((resolve) => setTimeout(resolve, 20));
-    await patchUser({ isActive: false });
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    expect(GateStep.open('recheck-pure')).toBe(true);
-    const response = await pending;
+    const response = await runDeactivatedAtGate(workflowId, 'recheck-pure');
     expect(response.statusCode).toBe(200);
     expect(response.json()).toMatchObject({
       success: false,
@@ -209,12 +217,7 @@ describe('workflow runs re-check their caller (active, role, site) before steps 
       { name: 'think', type: 'pure-gate', config: { gate: 'recheck-after-save' } },
       { name: 'call', type: 'api', config: { url: s.partner.url('/hook') } },
     ]);
-    const pending = execute(s.t, s.user.token, workflowId, s.configId, { name: 'Ann', qty: 2 });
-    while (!GateStep.isWaiting('recheck-after-save')) await new Promise((resolve) => setTimeout(resolve, 20));
-    await patchUser({ isActive: false });
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    expect(GateStep.open('recheck-after-save')).toBe(true);
-    const response = await pending;
+    const response = await runDeactivatedAtGate(workflowId, 'recheck-after-save');
     expect(response.statusCode).toBe(200);
     expect(response.json()).toMatchObject({
       success: false,
