@@ -2,12 +2,15 @@
 // (validate -> save -> transform -> api to a loopback receiver), measured as `cpu-per-create.ts`
 // measures a create: user + system time of the server process over N runs after a warm-up, which
 // contention on a shared machine barely moves, unlike req/s. Also the CPU time of the PostgreSQL
-// backends serving the service (its pool) per run. Compare commits with
+// backends serving the service (its pool) per run. Then the same for the hand-written run of the
+// write suite's baseline (bench/baseline-workflow.ts) on the same database and receiver, so the two
+// CPU costs stand side by side. Compare commits with
 // `npm run build && node -r @swc-node/register bench/cpu-per-run.ts` in each.
 import { createBenchDatabase } from './lib/bench-database';
 import { load } from './lib/load';
-import { cpuMsOf, databaseBackendsCpuMs } from './lib/process-cpu';
-import { loginAdmin, startService } from './lib/servers';
+import { cpuMsOf, sampleDatabaseCpu } from './lib/process-cpu';
+import { type RunningServer } from './lib/processes';
+import { loginAdmin, startBaseline, startService } from './lib/servers';
 import { BENCH_SUBMISSION, createBenchForm } from './suites/form-fixture';
 import { createWorkflow, startReceiver } from './suites/workflow-fixture';
 
@@ -17,7 +20,25 @@ const WARM_UP = Number(process.env.BENCH_CPU_WARM_UP ?? 1_000);
 const SERVICE_PORT = Number(process.env.BENCH_CPU_RUN_PORT ?? 3961);
 const RECEIVER_PORT = SERVICE_PORT + 1;
 
+/** CPU of the server's process and of the database's backends over REQUESTS requests of `request`. */
+async function measured(server: RunningServer, databaseUrl: string, request: Parameters<typeof load>[0]) {
+  const before = cpuMsOf(server.process.pid!);
+  // Sampled: a backend of the other server's pool that closes meanwhile must not count negative.
+  const database = await sampleDatabaseCpu(databaseUrl);
+  const result = await load({ ...request, amount: REQUESTS });
+  const cpuMs = cpuMsOf(server.process.pid!) - before;
+  const databaseCpuMs = await database.stop();
+  return {
+    requests: REQUESTS,
+    non2xx: result.non2xx,
+    reqPerSec: result.requestsPerSecond,
+    cpuMsPerRequest: Number((cpuMs / REQUESTS).toFixed(3)),
+    databaseCpuMsPerRequest: databaseCpuMs === null ? null : Number((databaseCpuMs / REQUESTS).toFixed(3)),
+  };
+}
+
 async function main(): Promise<void> {
+  let baseline: RunningServer | undefined;
   const database = await createBenchDatabase();
   const receiver = await startReceiver(RECEIVER_PORT);
   const service = await startService(database.url, SERVICE_PORT, {
@@ -37,27 +58,23 @@ async function main(): Promise<void> {
     await load({ ...request, amount: WARM_UP });
     let receiverConnections = 0;
     receiver.on('connection', () => receiverConnections++);
-    const before = cpuMsOf(service.process.pid!);
-    const databaseBefore = await databaseBackendsCpuMs(database.url);
-    const result = await load({ ...request, amount: REQUESTS });
-    const cpuMs = cpuMsOf(service.process.pid!) - before;
-    const databaseAfter = await databaseBackendsCpuMs(database.url);
+    const ours = await measured(service, database.url, request);
+    console.log(JSON.stringify({ figure: 'cpu-per-run', ...ours, receiverConnections }));
+    // The hand-written run, measured the same way once the service is idle.
+    baseline = await startBaseline(database.url, SERVICE_PORT + 2);
+    const byHand = {
+      url: `${baseline.url}/workflow/${configId}?receiver=${encodeURIComponent(`http://127.0.0.1:${RECEIVER_PORT}/orders`)}`,
+      method: 'POST' as const,
+      headers: { 'content-type': 'application/json' },
+      body: request.body,
+      connections: 16,
+    };
+    await load({ ...byHand, amount: WARM_UP });
     console.log(
-      JSON.stringify({
-        figure: 'cpu-per-run',
-        requests: REQUESTS,
-        non2xx: result.non2xx,
-        reqPerSec: result.requestsPerSecond,
-        // New TCP connections the api step opened to the receiver (keep-alive reuses them).
-        receiverConnections,
-        cpuMsPerRequest: Number((cpuMs / REQUESTS).toFixed(3)),
-        databaseCpuMsPerRequest:
-          databaseBefore === null || databaseAfter === null
-            ? null
-            : Number(((databaseAfter - databaseBefore) / REQUESTS).toFixed(3)),
-      }),
+      JSON.stringify({ figure: 'cpu-per-run-by-hand', ...(await measured(baseline, database.url, byHand)) }),
     );
   } finally {
+    await baseline?.stop();
     await service.stop();
     await database.drop();
     receiver.close();
