@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { openSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 export const ROOT = resolve(__dirname, '../..');
@@ -28,7 +28,13 @@ export async function startServer(
     {
       cwd,
       env: { ...process.env, ...env, PORT: String(port) },
-      stdio: ['ignore', 'ignore', 'inherit'],
+      // BENCH_SERVER_STDOUT: a file each server's standard output is appended to (its log lines,
+      // `--trace-gc` from BENCH_NODE_ARGS), for a diagnosis; thrown away otherwise.
+      stdio: [
+        'ignore',
+        process.env.BENCH_SERVER_STDOUT ? openSync(process.env.BENCH_SERVER_STDOUT, 'a') : 'ignore',
+        'inherit',
+      ],
     },
   );
   const url = `http://127.0.0.1:${port}`;
