@@ -102,23 +102,15 @@ export function insertStatement(record: NewRecord, author: ChangeAuthor, carried
       ${author.userId}::uuid, ${origin}::jsonb) as data_records`;
 }
 
+/**
+ * The first record a statement returns, mapped. `carried`: the write that statement carries (see
+ * insertStatement), handed its answer with the record. A keyed insert that inserted nothing returns
+ * no row, so the write's answer stays unknown (undefined) then.
+ */
 export async function firstRecord(
   db: Pick<Database, 'execute'>,
   statement: SQL,
-): Promise<ListedRecordRow | null> {
-  const [row] = rowsOf(await db.execute(statement));
-  return row ? fromRawRecord(row) : null;
-}
-
-/**
- * The first record of an insert statement that carries `carried` (see insertStatement): the write
- * gets its answer back with the record. A keyed insert that inserted nothing returns no row, so the
- * write's answer stays unknown (undefined) then.
- */
-export async function firstRecordCarrying(
-  db: Pick<Database, 'execute'>,
-  statement: SQL,
-  carried: CarriedWrite | null,
+  carried: CarriedWrite | null = null,
 ): Promise<ListedRecordRow | null> {
   const [row] = rowsOf(await db.execute(statement));
   if (!row) return null;

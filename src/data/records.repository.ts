@@ -23,7 +23,6 @@ import {
   withHistory,
   insertStatement,
   firstRecord,
-  firstRecordCarrying,
   lockSaveLimit,
   activeRecordIds,
   recordByKey,
@@ -66,7 +65,7 @@ export class RecordsRepository {
       const carriedStatement = carried?.take() ?? null;
       const statement = insertStatement(record, author, carriedStatement);
       return this.db.transaction(async (tx) => {
-        const inserted = await firstRecordCarrying(tx, statement, carriedStatement ? carried : null);
+        const inserted = await firstRecord(tx, statement, carriedStatement ? carried : null);
         if (inserted) {
           await alongside(tx, inserted);
           return { inserted };
@@ -80,7 +79,7 @@ export class RecordsRepository {
       // A write handed along (a workflow run's first write) commits in this statement.
       const carriedStatement = carried?.take() ?? null;
       const statement = insertStatement(record, author, carriedStatement);
-      const inserted = await firstRecordCarrying(this.db, statement, carriedStatement ? carried : null);
+      const inserted = await firstRecord(this.db, statement, carriedStatement ? carried : null);
       if (inserted) return { inserted };
       // Only a keyed insert inserts nothing: the earlier record is read only then.
       const existing = record.idempotencyKey ? await this.findByIdempotencyKey(record.idempotencyKey) : null;
