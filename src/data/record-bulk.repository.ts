@@ -16,6 +16,26 @@ export interface BulkTarget {
 }
 
 /**
+ * Where one bulk insert stands among a caller's others. It begins its transaction once `begins`
+ * has resolved, tells `begun()` when it holds its connection, and counts once `counts` has resolved
+ * (rejected: it rolls back and rejects). A caller chaining them (`begins` the one before's begun,
+ * `counts` its end) gets them counted and committed in order, their inserts side by side; each
+ * holds a connection only once the one before holds its own, so one connection (the embedded
+ * database, a pool of one) runs them one after the other instead of waiting on itself.
+ */
+export interface InsertOrder {
+  begins: Promise<unknown>;
+  begun: () => void;
+  counts: Promise<unknown>;
+}
+
+const UNORDERED: InsertOrder = {
+  begins: Promise.resolve(),
+  begun: () => undefined,
+  counts: Promise.resolve(),
+};
+
+/**
  * Inserts of many records by one statement each (a bulk import's batches). A statement carries
  * every record's `created` history entry and, only where somebody asked for it, a `record.imported`
  * event (not `record.created`: a webhook or a workflow trigger takes imported records only when it
@@ -28,10 +48,11 @@ export class RecordBulkRepository {
   /**
    * Inserts the rows of `source` (a data-modifying or plain SELECT giving `row_number int, data json,
    * computed_results json`, validated by the caller), in `row_number` order, with their entries
-   * and events; `progress(count)` is the caller's write told how many records the statement
-   * inserted (an SQL expression), committed with them, as are the caller's own writes `alongside`
-   * (data-modifying statements on its tables). One statement: all of it or none of it.
-   * The number inserted.
+   * and events, and the caller's own writes `alongside` (data-modifying statements on its tables);
+   * then `progress(count)`: the caller's UPDATE told how many records were inserted (an SQL
+   * expression). One transaction: all of it or none of it; `progress` must find its row, or nothing
+   * is kept and the answer is 0. `order` lets a caller run several side by side and still have them
+   * counted and committed in its order (see InsertOrder). The number inserted.
    */
   async insertSelected(
     source: SQL,
@@ -39,6 +60,7 @@ export class RecordBulkRepository {
     author: ChangeAuthor,
     progress: (inserted: SQL) => SQL,
     alongside: SQL[] = [],
+    order: InsertOrder = UNORDERED,
   ): Promise<number> {
     const origin = author.origin ? JSON.stringify(author.origin) : null;
     // json (not jsonb) in the source keeps the file's key order: data_keys is taken from it.
@@ -59,12 +81,27 @@ export class RecordBulkRepository {
             'changes', entry.changes, 'historyId', entry.id)
         from changed join entry on entry.record_id = changed.id
         -- Asked once for the statement (a one-time filter): nobody taking them skips the join.
-        where (select fdws_event_wanted('record.imported', ${target.configId}::uuid))`)}),
-      progress as (${progress(sql`(select count(*) from changed)`)})${sql.join(
+        where (select fdws_event_wanted('record.imported', ${target.configId}::uuid))`)})${sql.join(
         alongside.map((statement, index) => sql`, ${sql.raw(`alongside${index}`)} as (${statement})`),
       )}
       select count(*)::int as inserted from changed`;
-    const [row] = rowsOf(await this.db.execute(statement));
-    return Number(row?.inserted ?? 0);
+    await order.begins;
+    return this.db
+      .transaction(async (tx) => {
+        order.begun();
+        const [row] = rowsOf(await tx.execute(statement));
+        const inserted = Number(row?.inserted ?? 0);
+        await order.counts;
+        const counted = rowsOf(await tx.execute(sql`${progress(sql`${inserted}::int`)} returning 1`));
+        if (counted.length === 0) throw new NothingCounted();
+        return inserted;
+      })
+      .catch((error: unknown) => {
+        if (error instanceof NothingCounted) return 0;
+        throw error;
+      });
   }
 }
+
+/** Thrown to roll back a bulk insert whose progress write found no row. */
+class NothingCounted extends Error {}

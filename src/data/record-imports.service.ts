@@ -7,7 +7,9 @@ import { EventDispatcher } from '../events/event-dispatcher.service';
 import type { ConfigRow } from '../form-configs/form-configs.repository';
 import { FormAccessService } from '../permissions/form-access.service';
 import { FormValidator } from '../validation/form-validator.service';
-import { RecordBulkRepository, type BulkTarget } from './record-bulk.repository';
+import { RecordBulkRepository, type BulkTarget, type InsertOrder } from './record-bulk.repository';
+
+export type { InsertOrder };
 
 /** The form an import writes to and whose records it creates (owner, site). */
 export interface ImportTarget extends BulkTarget {
@@ -57,7 +59,7 @@ export class RecordImports {
   /**
    * Stores checked rows (see RecordBulkRepository.insertSelected) as the importer, whose permission
    * is asked again (an import resumed after a crash is held to it as the upload was); `alongside`
-   * are the caller's own writes committed with them.
+   * are the caller's own writes committed with them; `order` places it among the caller's others.
    */
   async store(
     ctx: RequestContext,
@@ -65,10 +67,11 @@ export class RecordImports {
     source: SQL,
     progress: (inserted: SQL) => SQL,
     alongside: SQL[] = [],
+    order?: InsertOrder,
   ): Promise<number> {
     await this.access.require(ctx, target.configId, 'importResults');
     const author = { userId: ctx.user?.userId ?? null, origin: ctx.origin ?? null };
-    const inserted = await this.bulk.insertSelected(source, target, author, progress, alongside);
+    const inserted = await this.bulk.insertSelected(source, target, author, progress, alongside, order);
     if (inserted > 0) this.events.dispatchSoon();
     return inserted;
   }

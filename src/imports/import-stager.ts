@@ -5,7 +5,7 @@ import { AppError } from '../common/errors/app-error';
 import { StreamedBody } from '../common/http/streamed-body';
 import { Translator } from '../common/i18n/translator.service';
 import { APP_CONFIG, SUPPORTED_LOCALES, type AppConfig } from '../config/app-config';
-import { RecordImports, type ImportTarget } from '../data/record-imports.service';
+import { RecordImports, type ImportTarget, type InsertOrder } from '../data/record-imports.service';
 import { planColumns, rowData, type CellRules, type ImportColumn } from './import-cells';
 import { IMPORT_INSTANCE } from './import-instance';
 import type { ColumnMapping, ImportOptions } from './import-options';
@@ -15,11 +15,11 @@ import { ImportsRepository, type StagedRow } from './imports.repository';
 /**
  * Reads an upload as it arrives: each row mapped to fields, typed by the form's schema and checked
  * as a create checks a body, then written in batches. `valid-rows` stores each batch's valid rows
- * at once (records, history, events, the batch's refusals and counts in one statement), while the
- * next batch is read and checked; `all-or-nothing` stages every row (valid rows with their
- * computed values, refused ones with their refusals) for one statement to store them once the
- * file is known to be clean; `validate` keeps the refusals only. The database holds what was read,
- * so storing survives a crash of this instance.
+ * at once (records, history, events, the batch's refusals and counts in one transaction), two
+ * batches at a time while the next is read and checked; `all-or-nothing` stages every row (valid
+ * rows with their computed values, refused ones with their refusals) for one statement to store
+ * them once the file is known to be clean; `validate` keeps the refusals only. The database holds
+ * what was read, so storing survives a crash of this instance.
  */
 @Injectable()
 export class ImportStager {
@@ -60,21 +60,19 @@ export class ImportStager {
     let columns: ImportColumn[] | null = null;
     let rowNumber = 0;
     let batch: StagedRow[] = [];
-    // One batch is written while the next is read and checked: at most two batches in memory.
-    let writing: Promise<void> = Promise.resolve();
-    const write = async (rows: StagedRow[]) => {
-      const written = await this.write(ctx, target, importId, options, rows);
-      // Cancelled meanwhile (or taken for abandoned): the rest of the file is not wanted.
-      if (!written) throw new AppError('IMPORT_FINISHED', { params: { status: 'cancelled' } });
-    };
+    // Two batches are stored at once (on two connections: the database's work on a batch is most
+    // of an import's cost) while the next is read and checked: at most three batches in memory.
+    // Each is counted, and committed, only after the one before it, so the rows counted as read
+    // are always where a resumed upload goes on.
+    let earlier: BatchWrite = WRITTEN;
+    let latest: BatchWrite = WRITTEN;
     const flush = async () => {
       if (batch.length === 0) return;
       const rows = batch;
       batch = [];
-      await writing;
-      writing = write(rows);
-      // Its failure is seen at the next flush or at the end; the loop may stop before either.
-      writing.catch(() => undefined);
+      await earlier.done;
+      earlier = latest;
+      latest = this.writeAfter(earlier, ctx, target, importId, options, rows);
     };
     try {
       for await (const item of readImport(options.format, input)) {
@@ -98,28 +96,59 @@ export class ImportStager {
         if (batch.length >= this.config.importBatchRows) await flush();
       }
     } catch (error) {
-      // The batch in flight settles first: what the import holds is known when this is thrown.
-      await writing.catch(() => undefined);
+      // The batches in flight settle first: what the import holds is known when this is thrown.
+      await Promise.allSettled([earlier.done, latest.done]);
       throw error;
     }
     await flush();
-    await writing;
+    await earlier.done;
+    await latest.done;
   }
 
-  /** One batch written as the mode wants it (see the class); false when the import is no longer held. */
+  /** A batch written once `before` (the batch before it) lets it; throws when the import is no longer held. */
+  private writeAfter(
+    before: BatchWrite,
+    ctx: RequestContext,
+    target: ImportTarget,
+    importId: string,
+    options: ImportOptions,
+    rows: StagedRow[],
+  ): BatchWrite {
+    let begun!: () => void;
+    const started = new Promise<void>((resolve) => (begun = resolve));
+    const order = { begins: before.started, begun, counts: before.done };
+    const done = this.write(ctx, target, importId, options, rows, order).then((written) => {
+      // Cancelled meanwhile (or taken for abandoned): the rest of the file is not wanted.
+      if (!written) throw new AppError('IMPORT_FINISHED', { params: { status: 'cancelled' } });
+    });
+    // Its failure is seen at a later flush or at the end; the loop may stop before either. A batch
+    // that failed before it began lets the next one begin (and fail on counting).
+    done.catch(() => undefined).finally(begun);
+    return { started, done };
+  }
+
+  /**
+   * One batch written as the mode wants it (see the class), in its `order`; false (nothing written)
+   * when the import is no longer held.
+   */
   private async write(
     ctx: RequestContext,
     target: ImportTarget,
     importId: string,
     options: ImportOptions,
     rows: StagedRow[],
+    order: InsertOrder,
   ): Promise<boolean> {
     const leaseMs = this.config.importLeaseMs;
+    const after = rows[0].rowNumber - 1;
     const refused = rows.filter((row) => row.refusals !== null);
-    if (options.mode === 'all-or-nothing' || refused.length === rows.length)
-      return this.imports.stage(importId, IMPORT_INSTANCE, leaseMs, rows, rows.length);
-    if (options.mode === 'validate')
-      return this.imports.stage(importId, IMPORT_INSTANCE, leaseMs, refused, rows.length);
+    if (options.mode !== 'valid-rows' || refused.length === rows.length) {
+      // Staging is cheap: one statement, counting first, once the batch before it is written.
+      await order.counts;
+      order.begun();
+      const kept = options.mode === 'validate' ? refused : rows;
+      return this.imports.stage(importId, IMPORT_INSTANCE, leaseMs, kept, rows.length, after);
+    }
     const valid = rows.filter((row) => row.data !== null);
     // The records' history names the import, as when a taken-over import stores them.
     const origin = { kind: 'import' as const, importId };
@@ -127,8 +156,9 @@ export class ImportStager {
       { ...ctx, origin },
       target,
       this.imports.batchRows(importId, IMPORT_INSTANCE, valid),
-      this.imports.countBatch(importId, IMPORT_INSTANCE, leaseMs, rows.length, refused.length),
+      this.imports.countBatch(importId, IMPORT_INSTANCE, leaseMs, rows.length, refused.length, after),
       refused.length > 0 ? [this.imports.batchRefusals(importId, IMPORT_INSTANCE, refused)] : [],
+      order,
     );
     // The batch's rows are all stored, or none (the import was not held by this instance).
     return inserted === valid.length;
@@ -172,6 +202,14 @@ export class ImportStager {
     return mapping ? renamed(value, mapping) : value;
   }
 }
+
+/** A batch being written: `started` once it holds its connection (or has ended), `done` when written. */
+interface BatchWrite {
+  started: Promise<void>;
+  done: Promise<void>;
+}
+
+const WRITTEN: BatchWrite = { started: Promise.resolve(), done: Promise.resolve() };
 
 /** A row refused before validation (it has no data to check). */
 class RowRefusal {

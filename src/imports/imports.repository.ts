@@ -33,6 +33,9 @@ const resumable = (maxAgeMs: number) =>
   sql`${dataImports.status} = 'failed' and ${dataImports.rowsStored} > 0
     and ${dataImports.createdAt} >= now() - ${`${maxAgeMs} milliseconds`}::interval`;
 const held = (id: string, owner: string) => and(eq(dataImports.id, id), eq(dataImports.leaseOwner, owner));
+/** The import receiving an upload held by `owner`, with `after` rows counted as read: a batch's turn. */
+const batchHeld = (id: string, owner: string, after: number) =>
+  sql`id = ${id}::uuid and lease_owner = ${owner} and status = 'receiving' and rows_read = ${after}`;
 
 /**
  * Imports and their staged rows. The instance receiving an upload, then the one storing its rows,
@@ -101,14 +104,22 @@ export class ImportsRepository {
   /**
    * Stages a batch of rows and counts `read` rows as read (`rows` are those kept: every row, or the
    * refused ones only), renewing the lease, in one statement; false (nothing staged) when the
-   * lease is lost (the upload was taken for abandoned, or cancelled).
+   * lease is lost (the upload was taken for abandoned, or cancelled), or when the import has not
+   * counted exactly `after` rows as read (see countBatch).
    */
-  async stage(id: string, owner: string, leaseMs: number, rows: StagedRow[], read: number): Promise<boolean> {
+  async stage(
+    id: string,
+    owner: string,
+    leaseMs: number,
+    rows: StagedRow[],
+    read: number,
+    after: number,
+  ): Promise<boolean> {
     const refused = rows.filter((row) => row.refusals !== null).length;
     const result = await this.db.execute(sql`with counted as (
         update ${dataImports} set rows_read = rows_read + ${read}, rows_refused = rows_refused + ${refused},
           lease_until = ${leaseUntil(leaseMs)}, updated_at = now()
-        where id = ${id}::uuid and lease_owner = ${owner} and status = 'receiving' returning id),
+        where ${batchHeld(id, owner, after)} returning id),
       staged as (insert into ${dataImportRows} (import_id, row_number, data, computed_results, refusals)
         select counted.id, u.n, u.d::json, u.c::json, u.r::jsonb from counted,
           unnest(${sql.param(rows.map((row) => row.rowNumber))}::int[],
@@ -123,7 +134,8 @@ export class ImportsRepository {
   /**
    * The valid rows of a batch read by `owner`, as the bulk insert takes them (`row_number, data,
    * computed_results`): none once the import is no longer held by it as `receiving` (cancelled, or
-   * taken for abandoned). The import's row is locked, so a cancel waits for the batch's commit.
+   * taken for abandoned). The import's row is not locked here, so the batch before can still be
+   * stored meanwhile: the batch's count (countBatch), written last, is what checks it again.
    */
   batchRows(id: string, owner: string, rows: StagedRow[]): SQL {
     // One JSON text for the batch (`[[n, data, computed], ...]`): one native stringify, where text
@@ -133,21 +145,27 @@ export class ImportsRepository {
         case when json_typeof(u.e -> 2) = 'null' then null else u.e -> 2 end as computed_results
       from json_array_elements(${batch}::json) as u(e)
       where exists (select 1 from ${dataImports}
-        where id = ${id}::uuid and lease_owner = ${owner} and status = 'receiving' for update)`;
+        where id = ${id}::uuid and lease_owner = ${owner} and status = 'receiving')`;
   }
 
-  /** A stored batch's count: `read` rows read, `refused` of them refused, `inserted` stored; the lease renewed. */
+  /**
+   * A stored batch's count: `read` rows read, `refused` of them refused, `inserted` stored; the lease
+   * renewed. It finds the import only while `owner` holds it and exactly `after` rows are counted
+   * as read: the batches before it are counted (the stager counts them in order), so the rows read
+   * are always a prefix of the file, which is where a resumed upload goes on.
+   */
   countBatch(
     id: string,
     owner: string,
     leaseMs: number,
     read: number,
     refused: number,
+    after: number,
   ): (inserted: SQL) => SQL {
     return (inserted) => sql`update ${dataImports} set rows_read = rows_read + ${read},
         rows_refused = rows_refused + ${refused}, rows_stored = rows_stored + ${inserted},
         lease_until = ${leaseUntil(leaseMs)}, updated_at = now()
-      where id = ${id}::uuid and lease_owner = ${owner} and status = 'receiving'`;
+      where ${batchHeld(id, owner, after)}`;
   }
 
   /** The refused rows of a stored batch, kept for the report (only while `owner` holds the import). */
