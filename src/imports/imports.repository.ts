@@ -33,9 +33,12 @@ const resumable = (maxAgeMs: number) =>
   sql`${dataImports.status} = 'failed' and ${dataImports.rowsStored} > 0
     and ${dataImports.createdAt} >= now() - ${`${maxAgeMs} milliseconds`}::interval`;
 const held = (id: string, owner: string) => and(eq(dataImports.id, id), eq(dataImports.leaseOwner, owner));
-/** The import receiving an upload held by `owner`, with `after` rows counted as read: a batch's turn. */
+/** The import receiving an upload, held by `owner` (not cancelled, not taken for abandoned). */
+const receiving = (id: string, owner: string) =>
+  sql`id = ${id}::uuid and lease_owner = ${owner} and status = 'receiving'`;
+/** The same, with `after` rows counted as read: a batch's turn. */
 const batchHeld = (id: string, owner: string, after: number) =>
-  sql`id = ${id}::uuid and lease_owner = ${owner} and status = 'receiving' and rows_read = ${after}`;
+  sql`${receiving(id, owner)} and rows_read = ${after}`;
 
 /**
  * Imports and their staged rows. The instance receiving an upload, then the one storing its rows,
@@ -145,7 +148,7 @@ export class ImportsRepository {
         case when json_typeof(u.e -> 2) = 'null' then null else u.e -> 2 end as computed_results
       from json_array_elements(${batch}::json) as u(e)
       where exists (select 1 from ${dataImports}
-        where id = ${id}::uuid and lease_owner = ${owner} and status = 'receiving')`;
+        where ${receiving(id, owner)})`;
   }
 
   /**
@@ -175,7 +178,7 @@ export class ImportsRepository {
       from unnest(${sql.param(rows.map((row) => row.rowNumber))}::int[],
         ${sql.param(rows.map((row) => json(row.refusals)))}::text[]) as u(n, r)
       where exists (select 1 from ${dataImports}
-        where id = ${id}::uuid and lease_owner = ${owner} and status = 'receiving')
+        where ${receiving(id, owner)})
       on conflict do nothing`;
   }
 
