@@ -8,6 +8,7 @@ import { compileSelector } from './grid/grid-selector';
 import { comparatorKeys, orderByList } from './grid/grid-sql';
 import type { PagingQuery } from './list-query.parser';
 import { rowsOf } from '../database/raw-rows';
+import { buildOnce } from '../database/built-statement';
 import { fromRawRecord, RAW_RECORD_COLUMNS, type ListedRecordRow, type RecordRow } from './record.mapper';
 import { appendRecordEvents } from './record-events';
 import { appendHistory, fieldDiff, type HistoryEntry } from './history/record-history.repository';
@@ -82,24 +83,60 @@ export function withHistory(
     select ${sql.raw(RAW_RECORD_COLUMNS)} from changed as data_records`;
 }
 
+/** fdws_insert_record's values for a record and its author: jsonb as JSON text, absent ones SQL NULL. */
+export function insertValues(record: NewRecord, author: ChangeAuthor) {
+  const computed = record.computedResults ?? null;
+  return {
+    configId: record.configId,
+    configVersion: record.configVersion,
+    userId: record.userId ?? null,
+    siteId: record.siteId ?? null,
+    data: JSON.stringify(record.data),
+    dataKeys: record.dataKeys ?? null,
+    computed: computed === null ? null : JSON.stringify(computed),
+    idempotencyKey: record.idempotencyKey ?? null,
+    authorId: author.userId,
+    origin: author.origin ? JSON.stringify(author.origin) : null,
+  };
+}
+type InsertValues = ReturnType<typeof insertValues>;
+
 /**
  * The insert of a submission with its `created` entry and event: one call of `fdws_insert_record`
  * (migration 0014; PostgreSQL keeps its plans per connection, where the same writes as CTEs were
  * parsed and planned on every create). A keyed one (a workflow step's idempotency key) lets the
- * unique key decide: on a conflict nothing is inserted, no entry written, no row returned. jsonb
- * values go as JSON text, so a record without computed results stores SQL NULL. A carried write
- * rides along as a data-modifying CTE of the same statement, its answer as column `carried_answer`.
+ * unique key decide: on a conflict nothing is inserted, no entry written, no row returned. A record
+ * without computed results stores SQL NULL. A carried write rides along as a data-modifying CTE of
+ * the same statement, its answer as column `carried_answer`. `value` gives each argument: a
+ * parameter, or a placeholder for the statement built once (`insertBuiltOnce`).
  */
-export function insertStatement(record: NewRecord, author: ChangeAuthor, carried: SQL | null = null): SQL {
-  const computed = record.computedResults ?? null;
-  const origin = author.origin ? JSON.stringify(author.origin) : null;
+function insertCall(value: (name: keyof InsertValues) => unknown, carried: SQL | null): SQL {
   return sql`${carried ? sql`with carried as (${carried}) ` : sql``}select ${sql.raw(RAW_RECORD_COLUMNS)}
     ${carried ? sql`, (select answer from carried) as carried_answer` : sql``}
-    from fdws_insert_record(${record.configId}::uuid, ${record.configVersion}::int, ${record.userId ?? null}::uuid,
-      ${record.siteId ?? null}::uuid,
-      ${JSON.stringify(record.data)}::jsonb, ${sql.param(record.dataKeys ?? null)}::text[],
-      ${computed === null ? null : JSON.stringify(computed)}::jsonb, ${record.idempotencyKey ?? null}::text,
-      ${author.userId}::uuid, ${origin}::jsonb) as data_records`;
+    from fdws_insert_record(${value('configId')}::uuid, ${value('configVersion')}::int, ${value('userId')}::uuid,
+      ${value('siteId')}::uuid, ${value('data')}::jsonb, ${value('dataKeys')}::text[], ${value('computed')}::jsonb,
+      ${value('idempotencyKey')}::text, ${value('authorId')}::uuid, ${value('origin')}::jsonb) as data_records`;
+}
+
+export function insertStatement(record: NewRecord, author: ChangeAuthor, carried: SQL | null = null): SQL {
+  const values = insertValues(record, author);
+  // sql.param: a value as one parameter (an array, dataKeys, would otherwise become a list).
+  return insertCall((name) => sql.param(values[name]), carried);
+}
+
+/** The insert without a carried write, built into its text once (see buildOnce): the create's statement. */
+export function insertBuiltOnce(
+  db: Database,
+): (record: NewRecord, author: ChangeAuthor) => Promise<ListedRecordRow | null> {
+  const insert = buildOnce(
+    db,
+    'record_insert',
+    insertCall((name) => sql.placeholder(name), null),
+  );
+  return async (record, author) => {
+    const [row] = await insert(insertValues(record, author));
+    return row ? fromRawRecord(row) : null;
+  };
 }
 
 /**

@@ -22,6 +22,7 @@ import {
   entryOf,
   withHistory,
   insertStatement,
+  insertBuiltOnce,
   firstRecord,
   lockSaveLimit,
   activeRecordIds,
@@ -38,7 +39,12 @@ export type { NewRecord, ChangeAuthor, AlongsideWrite, RecordWrite };
 
 @Injectable()
 export class RecordsRepository {
-  constructor(@Inject(DATABASE) private readonly db: Database) {}
+  /** The create's statement, built once (see insertBuiltOnce). */
+  private readonly insertPlain;
+
+  constructor(@Inject(DATABASE) private readonly db: Database) {
+    this.insertPlain = insertBuiltOnce(db);
+  }
 
   /**
    * Inserts, with its `created` history entry, unless the user already holds `saveLimit` active
@@ -78,8 +84,9 @@ export class RecordsRepository {
     if (saveLimit === null || !record.userId) {
       // A write handed along (a workflow run's first write) commits in this statement.
       const carriedStatement = carried?.take() ?? null;
-      const statement = insertStatement(record, author, carriedStatement);
-      const inserted = await firstRecord(this.db, statement, carriedStatement ? carried : null);
+      const inserted = carriedStatement
+        ? await firstRecord(this.db, insertStatement(record, author, carriedStatement), carried)
+        : await this.insertPlain(record, author);
       if (inserted) return { inserted };
       // Only a keyed insert inserts nothing: the earlier record is read only then.
       const existing = record.idempotencyKey ? await this.findByIdempotencyKey(record.idempotencyKey) : null;
