@@ -107,14 +107,10 @@ export async function createApp(
       reply.statusCode,
       reply.elapsedTime / 1000,
     );
-    request.log.info(
-      {
-        req: { method: request.method, url: request.url, remoteAddress: request.ip },
-        res: { statusCode: reply.statusCode },
-        responseTime: reply.elapsedTime,
-      },
-      'request completed',
-    );
+    // The request and reply themselves: Fastify's serializers make `req` (method, url, host,
+    // remoteAddress, remotePort) and `res` (statusCode) of them; a plain object of our own lost
+    // its fields in the `req` serializer.
+    request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
     done();
   });
   registerBodyGuard(fastify, config.bodyMaxDepth);

@@ -7,6 +7,9 @@ import { loadConfig } from '../../src/config/app-config';
 import { testEnv } from '../utils/test-app';
 import { embeddedOnly } from '../utils/configurations';
 import { runServiceToExit, startServiceProcess } from '../utils/service-process';
+import { untilTrue } from '../utils/until';
+
+const until = (done: () => boolean, what: string) => untilTrue(done, what, { timeoutMs: 10_000 });
 
 /** Only what a test names: none of the test defaults (admin, secret, limits) a started service gets. */
 const ONLY = {
@@ -89,6 +92,38 @@ embeddedOnly('boot', () => {
         .split('\n')
         .filter((line) => /"level":(50|60)\b|\bERROR\b/.test(line));
       expect(errorLines).toEqual([]);
+    } finally {
+      await service.stop();
+    }
+  }, 120_000);
+
+  it('logs each request as one "request completed" line with its id, method, URL, client and status', async () => {
+    const service = await startServiceProcess({ DATA_DIR: mkdtempSync(join(tmpdir(), 'fdws-request-log-')) });
+    try {
+      const response = await fetch(`${service.url}/health?probe=1`, {
+        headers: { 'x-request-id': 'log-line-1' },
+      });
+      expect(response.status).toBe(200);
+      await until(() => service.stdout().includes('"reqId":"log-line-1"'), 'the request line');
+      const line = service
+        .stdout()
+        .split('\n')
+        .filter((text) => text.includes('"reqId":"log-line-1"'))
+        .map((text) => JSON.parse(text) as Record<string, unknown>);
+      expect(line).toEqual([
+        expect.objectContaining({
+          level: 30,
+          msg: 'request completed',
+          req: expect.objectContaining({
+            method: 'GET',
+            url: '/health?probe=1',
+            remoteAddress: '127.0.0.1',
+            remotePort: expect.any(Number),
+          }),
+          res: { statusCode: 200 },
+          responseTime: expect.any(Number),
+        }),
+      ]);
     } finally {
       await service.stop();
     }
