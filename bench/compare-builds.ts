@@ -41,8 +41,10 @@ async function main(): Promise<void> {
     ...PROFILE.env,
   };
   // The production profile's metrics listener has a port of its own: B's is the next one.
-  const metricsPortOf = (base: Record<string, string>, offset: number): Record<string, string> =>
-    base.METRICS_PORT ? { METRICS_PORT: String(Number(base.METRICS_PORT) + offset) } : {};
+  const metricsPort = PROFILE.env.METRICS_PORT;
+  const metricsPortB: Record<string, string> = metricsPort
+    ? { METRICS_PORT: String(Number(metricsPort) + 1) }
+    : {};
   const envOf = (name: string): Record<string, string> => JSON.parse(process.env[name] ?? '{}');
   const pooled: Record<string, string> = process.env.BENCH_POOLER_URL
     ? {
@@ -53,7 +55,7 @@ async function main(): Promise<void> {
   const a = await startServer([`${BUILD_A}/main.js`], { ...env, ...pooled, ...envOf('BENCH_ENV_A') }, 3971);
   const b = await startServer(
     [`${BUILD_B}/main.js`],
-    { ...env, ...metricsPortOf(env, 1), DATABASE_URL: databaseB.url, ...envOf('BENCH_ENV_B') },
+    { ...env, ...metricsPortB, DATABASE_URL: databaseB.url, ...envOf('BENCH_ENV_B') },
     3972,
     '/health',
     separate ? resolve(BUILD_B, '..') : undefined,

@@ -84,7 +84,7 @@ export function withHistory(
 }
 
 /** fdws_insert_record's values for a record and its author: jsonb as JSON text, absent ones SQL NULL. */
-export function insertValues(record: NewRecord, author: ChangeAuthor) {
+function insertValues(record: NewRecord, author: ChangeAuthor) {
   const computed = record.computedResults ?? null;
   return {
     configId: record.configId,

@@ -8,7 +8,7 @@ export type BuiltStatement = (values: Record<string, unknown>) => Promise<Record
 /**
  * Builds `statement` (raw SQL whose varying parts are `sql.placeholder`s) into its text and parameter
  * list once, for a statement on a hot path: drizzle otherwise walks the whole template on every call
- * (a tenth of a create's CPU in the service was spent there). `db.execute(...).getQuery()` only builds;
+ * (about a twentieth of the service's busy time on a create was spent there). `db.execute(...).getQuery()` only builds;
  * nothing runs until the returned function is called. The name makes it a named prepared statement
  * where the pool keeps names (DATABASE_PREPARED_STATEMENTS); otherwise it is sent unnamed like every
  * other statement (postgres-pool). Runs outside any transaction.
