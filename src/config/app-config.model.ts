@@ -40,10 +40,10 @@ export interface AppConfig {
   requireIfMatch: boolean;
   corsOrigins: string[];
   /**
-   * Which proxies' `X-Forwarded-For` entries are believed (Fastify's `trustProxy`): none (false), the
-   * nearest N hops, or the listed proxy addresses and CIDR ranges. Never "every hop".
+   * Which proxies' `X-Forwarded-For` entries are believed (Fastify's `trustProxy`): none (false), or
+   * the listed proxy addresses and CIDR ranges. Never "every hop", never a bare hop count.
    */
-  trustProxy: false | number | string[];
+  trustProxy: false | string[];
   /** argon2id cost of new password hashes (KiB of memory, passes). */
   passwordHashMemoryKib: number;
   passwordHashIterations: number;

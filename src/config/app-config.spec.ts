@@ -188,24 +188,23 @@ describe('loadConfig', () => {
   it('parses lists, booleans and numbers', () => {
     const config = loadConfig({
       CORS_ORIGINS: 'https://a.example.com, *',
-      TRUST_PROXY: '2',
+      TRUST_PROXY: '10.0.0.0/8',
       BODY_LIMIT: '2048',
       BODY_MAX_DEPTH: '16',
       WORKFLOW_API_ALLOWED_HOSTS: 'LocalHost, 127.0.0.1:8080',
       JWT_SECRET: 'a-long-enough-secret',
     });
     expect(config.corsOrigins).toEqual(['https://a.example.com', '*']);
-    expect(config.trustProxy).toBe(2);
+    expect(config.trustProxy).toEqual(['10.0.0.0/8']);
     expect(config.bodyLimit).toBe(2048);
     expect(config.bodyMaxDepth).toBe(16);
     expect(config.workflowApiAllowedHosts).toEqual(['localhost', '127.0.0.1:8080']);
     expect(config.jwtSecretGenerated).toBe(false);
   });
 
-  it('reads TRUST_PROXY as a hop count or a list of proxies, and refuses "true" naming the alternatives', () => {
+  it('reads TRUST_PROXY as a list of proxies, and refuses "true" and hop counts naming the alternative', () => {
     expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
     expect(loadConfig({ TRUST_PROXY: '0' }).trustProxy).toBe(false);
-    expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toBe(1);
     expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,::1,fd00::/8,loopback' }).trustProxy).toEqual([
       '10.0.0.0/8',
       '127.0.0.1',
@@ -221,14 +220,19 @@ describe('loadConfig', () => {
       }
       return [];
     };
+    const alternatives =
+      'name the proxies in front by address or CIDR (e.g. TRUST_PROXY=10.0.0.0/8,127.0.0.1, or uniquelocal)';
     expect(problems({ TRUST_PROXY: 'true' })).toEqual([
       'TRUST_PROXY=true would trust every X-Forwarded-For hop, so any client could pick its own address ' +
-        'and escape the rate limits; set the number of proxies in front of the service (e.g. TRUST_PROXY=1) ' +
-        'or their addresses/CIDRs (e.g. TRUST_PROXY=10.0.0.0/8,127.0.0.1)',
+        `and escape the rate limits; ${alternatives}`,
     ]);
     expect(problems({ TRUST_PROXY: 'yes' })).toHaveLength(1);
+    expect(problems({ TRUST_PROXY: '1' })).toEqual([
+      'TRUST_PROXY=1 (a hop count) would believe the nearest X-Forwarded-For entries from any peer, ' +
+        `so a client reaching the service directly could pick its own address; ${alternatives}`,
+    ]);
     expect(problems({ TRUST_PROXY: '10.0.0.0/33,proxy.example' })).toEqual([
-      'TRUST_PROXY must be false, a hop count or a comma-separated list of proxy addresses/CIDRs ' +
+      'TRUST_PROXY must be false or a comma-separated list of proxy addresses/CIDRs ' +
         '(got "10.0.0.0/33, proxy.example")',
     ]);
   });

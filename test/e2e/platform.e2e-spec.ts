@@ -241,7 +241,7 @@ describe('platform: development mode and limits', () => {
 
   // Behind a proxy the client picks the leftmost X-Forwarded-For entries; only what the trusted
   // proxies appended (the rightmost ones) names the real peer.
-  for (const trustProxy of ['1', '10.0.0.0/8']) {
+  for (const trustProxy of ['10.0.0.0/8', 'uniquelocal']) {
     it(`TRUST_PROXY=${trustProxy}: rotating X-Forwarded-For does not escape the authentication limit`, async () => {
       await withApp(
         { THROTTLE_LIMIT: '1000', THROTTLE_AUTH_LIMIT: '10', TRUST_PROXY: trustProxy },
@@ -265,6 +265,28 @@ describe('platform: development mode and limits', () => {
       );
     });
   }
+
+  // What a hop count (refused at boot) could not tell apart: a client that reaches the service
+  // directly, not through a listed proxy, and writes X-Forwarded-For itself.
+  it('TRUST_PROXY=10.0.0.0/8: a client connecting directly is counted by its own address, whatever it forwards', async () => {
+    await withApp(
+      { THROTTLE_LIMIT: '1000', THROTTLE_AUTH_LIMIT: '10', TRUST_PROXY: '10.0.0.0/8' },
+      async (t) => {
+        const login = (i: number) =>
+          t.request({
+            method: 'POST',
+            url: '/auth/login',
+            remoteAddress: '203.0.113.50',
+            headers: { 'x-forwarded-for': `198.51.100.${i}, 10.0.0.${i}` },
+            payload: { email: 'x@example.com', password: 'wrong-pass' },
+          });
+        for (let i = 0; i < 10; i++) expect((await login(i)).statusCode).toBe(401);
+        const limited = await login(10);
+        expect(limited.statusCode).toBe(429);
+        expect(limited.json().code).toBe('RATE_LIMITED');
+      },
+    );
+  });
 
   it('refuses the 101st request on an API route from one IP, but not from another IP', async () => {
     await withApp({ THROTTLE_LIMIT: '100', THROTTLE_AUTH_LIMIT: '1000' }, async (t) => {
