@@ -283,7 +283,9 @@ describe('platform: development mode and limits', () => {
         for (let i = 0; i < 10; i++) expect((await login(i)).statusCode).toBe(401);
         const limited = await login(10);
         expect(limited.statusCode).toBe(429);
-        expect(limited.json().code).toBe('RATE_LIMITED');
+        expect(limited.json()).toEqual(
+          errorBody(429, { code: 'RATE_LIMITED', error: 'Too many requests; try again later.' }),
+        );
       },
     );
   });
