@@ -1,12 +1,16 @@
 // Server CPU time per `POST /api/data/:id` (user + system time of the server process divided by the
 // requests), a figure that contention on a shared machine barely moves, unlike req/s. Used to compare
 // two commits: `node -r @swc-node/register bench/cpu-per-create.ts` after `npm run build` in each.
+// Then the same for the bare insert (bench/baseline-server.ts) on the same database, so the two
+// costs stand side by side, the database's part included.
 import { createBenchDatabase } from './lib/bench-database';
 import { Client } from 'pg';
 import { load } from './lib/load';
 import { PROFILES } from './lib/profiles';
 import { cpuMsOf, databaseBackendsCpuMs } from './lib/process-cpu';
-import { loginAdmin, startService } from './lib/servers';
+import { cpuPerRequest } from './lib/cpu-per-request';
+import { type RunningServer } from './lib/processes';
+import { loginAdmin, startBaseline, startService } from './lib/servers';
 import { BENCH_SUBMISSION, createBenchForm } from './suites/form-fixture';
 
 const REQUESTS = Number(process.env.BENCH_CPU_REQUESTS ?? 10_000);
@@ -29,6 +33,7 @@ async function commitsOf(url: string): Promise<number> {
 const SERVICE_PORT = Number(process.env.BENCH_CPU_CREATE_PORT ?? 3941);
 
 async function main(): Promise<void> {
+  let baseline: RunningServer | undefined;
   const database = await createBenchDatabase();
   const service = await startService(database.url, SERVICE_PORT, PROFILE.env);
   try {
@@ -66,7 +71,22 @@ async function main(): Promise<void> {
             : Number(((databaseAfter - databaseBefore) / REQUESTS).toFixed(3)),
       }),
     );
+    // The bare insert, measured the same way once the service is idle.
+    baseline = await startBaseline(database.url, SERVICE_PORT + 1);
+    const byHand = {
+      ...request,
+      url: `${baseline.url}/create/${configId}`,
+      headers: { 'content-type': 'application/json' },
+    };
+    await load({ ...byHand, amount: 2000 });
+    console.log(
+      JSON.stringify({
+        figure: 'cpu-per-create-by-hand',
+        ...(await cpuPerRequest(baseline, database.url, byHand, REQUESTS)),
+      }),
+    );
   } finally {
+    await baseline?.stop();
     await service.stop();
     await database.drop();
   }

@@ -8,7 +8,7 @@
 // `npm run build && node -r @swc-node/register bench/cpu-per-run.ts` in each.
 import { createBenchDatabase } from './lib/bench-database';
 import { load } from './lib/load';
-import { cpuMsOf, sampleDatabaseCpu } from './lib/process-cpu';
+import { cpuPerRequest } from './lib/cpu-per-request';
 import { type RunningServer } from './lib/processes';
 import { loginAdmin, startBaseline, startService } from './lib/servers';
 import { BENCH_SUBMISSION, createBenchForm } from './suites/form-fixture';
@@ -20,22 +20,8 @@ const WARM_UP = Number(process.env.BENCH_CPU_WARM_UP ?? 1_000);
 const SERVICE_PORT = Number(process.env.BENCH_CPU_RUN_PORT ?? 3961);
 const RECEIVER_PORT = SERVICE_PORT + 1;
 
-/** CPU of the server's process and of the database's backends over REQUESTS requests of `request`. */
-async function measured(server: RunningServer, databaseUrl: string, request: Parameters<typeof load>[0]) {
-  const before = cpuMsOf(server.process.pid!);
-  // Sampled: a backend of the other server's pool that closes meanwhile must not count negative.
-  const database = await sampleDatabaseCpu(databaseUrl);
-  const result = await load({ ...request, amount: REQUESTS });
-  const cpuMs = cpuMsOf(server.process.pid!) - before;
-  const databaseCpuMs = await database.stop();
-  return {
-    requests: REQUESTS,
-    non2xx: result.non2xx,
-    reqPerSec: result.requestsPerSecond,
-    cpuMsPerRequest: Number((cpuMs / REQUESTS).toFixed(3)),
-    databaseCpuMsPerRequest: databaseCpuMs === null ? null : Number((databaseCpuMs / REQUESTS).toFixed(3)),
-  };
-}
+const measured = (server: RunningServer, databaseUrl: string, request: Parameters<typeof load>[0]) =>
+  cpuPerRequest(server, databaseUrl, request, REQUESTS);
 
 async function main(): Promise<void> {
   let baseline: RunningServer | undefined;

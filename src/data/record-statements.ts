@@ -11,7 +11,12 @@ import { rowsOf } from '../database/raw-rows';
 import { buildOnce } from '../database/built-statement';
 import { fromRawRecord, RAW_RECORD_COLUMNS, type ListedRecordRow, type RecordRow } from './record.mapper';
 import { appendRecordEvents } from './record-events';
-import { appendHistory, fieldDiff, type HistoryEntry } from './history/record-history.repository';
+import {
+  addedFieldsJson,
+  appendHistory,
+  fieldDiff,
+  type HistoryEntry,
+} from './history/record-history.repository';
 
 /*
  * The statements of record writes and reads that RecordsRepository sends: each a function of its
@@ -83,7 +88,10 @@ export function withHistory(
     select ${sql.raw(RAW_RECORD_COLUMNS)} from changed as data_records`;
 }
 
-/** fdws_insert_record's values for a record and its author: jsonb as JSON text, absent ones SQL NULL. */
+/**
+ * fdws_insert_record's values for a record and its author: jsonb as JSON text, absent ones SQL NULL;
+ * `changes` is the `created` entry's document, built here (migration 0028).
+ */
 function insertValues(record: NewRecord, author: ChangeAuthor) {
   const computed = record.computedResults ?? null;
   return {
@@ -97,6 +105,7 @@ function insertValues(record: NewRecord, author: ChangeAuthor) {
     idempotencyKey: record.idempotencyKey ?? null,
     authorId: author.userId,
     origin: author.origin ? JSON.stringify(author.origin) : null,
+    changes: addedFieldsJson(record.data),
   };
 }
 type InsertValues = ReturnType<typeof insertValues>;
@@ -115,7 +124,8 @@ function insertCall(value: (name: keyof InsertValues) => unknown, carried: SQL |
     ${carried ? sql`, (select answer from carried) as carried_answer` : sql``}
     from fdws_insert_record(${value('configId')}::uuid, ${value('configVersion')}::int, ${value('userId')}::uuid,
       ${value('siteId')}::uuid, ${value('data')}::jsonb, ${value('dataKeys')}::text[], ${value('computed')}::jsonb,
-      ${value('idempotencyKey')}::text, ${value('authorId')}::uuid, ${value('origin')}::jsonb) as data_records`;
+      ${value('idempotencyKey')}::text, ${value('authorId')}::uuid, ${value('origin')}::jsonb,
+      ${value('changes')}::jsonb) as data_records`;
 }
 
 export function insertStatement(record: NewRecord, author: ChangeAuthor, carried: SQL | null = null): SQL {

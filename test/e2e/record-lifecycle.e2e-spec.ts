@@ -390,6 +390,53 @@ describe('record lifecycle: trash, restore, purge and history', () => {
       ]);
     });
 
+    it('a created entry holds each submitted field as `after`, exactly what the database builds from the stored data', async () => {
+      const [alice] = s.users;
+      const payload = {
+        ...ORDER,
+        city: 'Szeged "Tisza" \\ \u00e9 \u2028',
+        extra: { nested: [1, 2.5, null, { deep: true }], empty: {} },
+        nothing: null,
+        list: [],
+        '': 'empty key',
+        '0': 'numeric key',
+        'a.b': -0.000001,
+        big: 123456789012345680000,
+      };
+      const dataId = await submit(alice, payload);
+
+      const entries = (await history(alice.token, dataId)).json().data;
+      expect(entries).toHaveLength(1);
+      expect(entries[0].changes).toEqual(
+        Object.fromEntries(Object.entries(payload).map(([field, value]) => [field, { after: value }])),
+      );
+      // The service builds the document (migration 0028); the database's own builder, which it
+      // replaces on this path, gives the very same jsonb.
+      const [row] = rowsOf(
+        await s.t.database.client.db.execute(sql`select h.changes = fdws_added_fields(r.data) as same
+          from record_history h join data_records r on r.id = h.record_id
+          where h.record_id = ${dataId}::uuid and h.action = 'created'`),
+      );
+      expect(row).toEqual({ same: true });
+    });
+
+    it("the previous version's create (ten arguments, no changes) still writes its entry: a rolling upgrade", async () => {
+      const [alice] = s.users;
+      const [record] = rowsOf(
+        await s.t.database.client.db.execute(sql`select id from fdws_insert_record(${s.configId}::uuid, 1,
+          ${alice.user.id}::uuid, null::uuid, ${JSON.stringify(ORDER)}::jsonb, array['name', 'qty', 'price'],
+          null::jsonb, null::text, ${alice.user.id}::uuid, null::jsonb)`),
+      );
+      const entries = (await history(alice.token, String(record.id))).json().data;
+      expect(entries).toEqual([
+        expect.objectContaining({
+          action: 'created',
+          userId: alice.user.id,
+          changes: { name: { after: 'Ann' }, qty: { after: 2 }, price: { after: 3 } },
+        }),
+      ]);
+    });
+
     it("is visible to whoever may read the record: not to another user, nor to another site's manager", async () => {
       const [alice, bob, manager] = s.users;
       const dataId = await submit(alice);

@@ -35,6 +35,18 @@ export function appendHistory(entry: HistoryEntry, changes: SQL, join: SQL = sql
 }
 
 /**
+ * A new record's `created` changes, `{field: {after: value}}` for each field of `data`, as JSON text:
+ * the document `fdws_added_fields` (migration 0014) builds from the stored data, built where the data
+ * is at hand because that costs the service less than it costs the database (migration 0028). The
+ * object has no prototype, so a field named `__proto__` stays a field.
+ */
+export function addedFieldsJson(data: Record<string, unknown>): string {
+  const changes: Record<string, { after: unknown }> = Object.create(null);
+  for (const field of Object.keys(data)) changes[field] = { after: data[field] };
+  return JSON.stringify(changes);
+}
+
+/**
  * The per-field diff of two `data` documents (jsonb expressions): `{field: {before, after}}` for
  * every top-level field whose value differs (compared as JSON, so key order inside objects does not
  * count); `before` is absent for an added field, `after` for a removed one. `{}` when equal.
