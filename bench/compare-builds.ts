@@ -17,6 +17,7 @@ import { createBenchDatabase } from './lib/bench-database';
 import { load } from './lib/load';
 import { PROFILES } from './lib/profiles';
 import { startServer } from './lib/processes';
+import { cpuMsOf } from './lib/process-cpu';
 import { BENCH_ADMIN, loginAdmin, startBaseline } from './lib/servers';
 import { BENCH_SUBMISSION, createBenchForm } from './suites/form-fixture';
 
@@ -90,19 +91,30 @@ async function main(): Promise<void> {
     };
     await post(targetA.url, targetA.headers, 3);
     await post(targetB.url, targetB.headers, 3);
-    const sums = { base: 0, a: 0, b: 0 };
+    const sums = { base: 0, a: 0, b: 0, cpuA: 0, cpuB: 0 };
+    // A side's process CPU over its turn: which of the two spends less per create, and how near it
+    // runs to one core (its JavaScript runs on one thread).
+    const timed = async (server: typeof a, target: typeof targetA) => {
+      const before = cpuMsOf(server.process.pid!);
+      const result = await post(target.url, target.headers, SECONDS);
+      return { result, cpuMs: cpuMsOf(server.process.pid!) - before };
+    };
     for (let turn = 0; turn < TURNS; turn++) {
       const base = await post(
         `${baseline.url}/create/${targetA.configId}`,
         { 'content-type': 'application/json' },
         SECONDS,
       );
-      const resultA = await post(targetA.url, targetA.headers, SECONDS);
-      const resultB = await post(targetB.url, targetB.headers, SECONDS);
+      const turnA = await timed(a, targetA);
+      const turnB = await timed(b, targetB);
       sums.base += base.requestsPerSecond;
-      sums.a += resultA.requestsPerSecond;
-      sums.b += resultB.requestsPerSecond;
+      sums.a += turnA.result.requestsPerSecond;
+      sums.b += turnB.result.requestsPerSecond;
+      sums.cpuA += turnA.cpuMs;
+      sums.cpuB += turnB.cpuMs;
     }
+    const cpuPerCreate = (cpuMs: number, reqPerSec: number) =>
+      Number((cpuMs / (reqPerSec * SECONDS)).toFixed(3));
     console.log(
       JSON.stringify({
         figure: 'compare-builds',
@@ -117,6 +129,10 @@ async function main(): Promise<void> {
         reqPerSecA: Math.round(sums.a / TURNS),
         reqPerSecB: Math.round(sums.b / TURNS),
         baselineReqPerSec: Math.round(sums.base / TURNS),
+        cpuMsPerCreateA: cpuPerCreate(sums.cpuA, sums.a),
+        cpuMsPerCreateB: cpuPerCreate(sums.cpuB, sums.b),
+        coresA: Number((sums.cpuA / (TURNS * SECONDS * 1000)).toFixed(2)),
+        coresB: Number((sums.cpuB / (TURNS * SECONDS * 1000)).toFixed(2)),
       }),
     );
   } finally {

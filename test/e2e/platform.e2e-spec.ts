@@ -116,16 +116,39 @@ describe('platform: health, docs, error body, localization, headers', () => {
     expect(made.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('sets helmet headers, on errors too', async () => {
-    for (const url of ['/health', '/api/no-such-route']) {
-      const response = await get(url);
-      expect(response.headers['x-content-type-options']).toBe('nosniff');
-      expect(response.headers['x-frame-options']).toBe('SAMEORIGIN');
-      expect(response.headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
-      expect(response.headers['content-security-policy']).toContain(
+  it('sets every helmet header, on errors and early refusals too', async () => {
+    const helmetHeaders = {
+      'content-security-policy':
         "default-src 'self';base-uri 'self';font-src 'self' https: data:;form-action 'self';" +
-          "frame-ancestors 'self';img-src 'self' data:;object-src 'none';script-src 'self' 'unsafe-inline';",
-      );
+        "frame-ancestors 'self';img-src 'self' data:;object-src 'none';script-src 'self' 'unsafe-inline';" +
+        "script-src-attr 'none';style-src 'self' 'unsafe-inline';upgrade-insecure-requests",
+      'cross-origin-opener-policy': 'same-origin',
+      'cross-origin-resource-policy': 'same-origin',
+      'origin-agent-cluster': '?1',
+      'referrer-policy': 'no-referrer',
+      'strict-transport-security': 'max-age=31536000; includeSubDomains',
+      'x-content-type-options': 'nosniff',
+      'x-dns-prefetch-control': 'off',
+      'x-download-options': 'noopen',
+      'x-frame-options': 'SAMEORIGIN',
+      'x-permitted-cross-domain-policies': 'none',
+      'x-xss-protection': '0',
+    };
+    const malformed = await s.t.request({
+      method: 'POST',
+      url: '/auth/login',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"email":',
+    });
+    const responses = [
+      [await get('/health'), 200],
+      [await get('/api/no-such-route'), 404],
+      [await get('/api/configs'), 401],
+      [malformed, 400],
+    ] as const;
+    for (const [response, status] of responses) {
+      expect(response.statusCode).toBe(status);
+      expect(response.headers).toEqual(expect.objectContaining(helmetHeaders));
     }
   });
 
