@@ -20,7 +20,7 @@ const applyHelmet = helmet({
  * directive), so every response can carry the same ones: helmet itself would rebuild the policy's
  * text and call setHeader a dozen times per request.
  */
-export function helmetHeaders(): Record<string, string> {
+function helmetHeaders(): Record<string, string> {
   const headers: Record<string, string> = {};
   const recorder = {
     setHeader: (name: string, value: string | number) => {

@@ -37,12 +37,16 @@ export function appendHistory(entry: HistoryEntry, changes: SQL, join: SQL = sql
 /**
  * A new record's `created` changes, `{field: {after: value}}` for each field of `data`, as JSON text:
  * the document `fdws_added_fields` (migration 0014) builds from the stored data, built where the data
- * is at hand because that costs the service less than it costs the database (migration 0028). The
- * object has no prototype, so a field named `__proto__` stays a field.
+ * is at hand because that costs the service less than it costs the database (migration 0028). A
+ * field whose value is undefined is left out, as JSON.stringify leaves it out of the stored data
+ * (a workflow's save gets its data from steps, not only from a parsed body). The object has no
+ * prototype, so a field named `__proto__` stays a field.
  */
 export function addedFieldsJson(data: Record<string, unknown>): string {
   const changes: Record<string, { after: unknown }> = Object.create(null);
-  for (const field of Object.keys(data)) changes[field] = { after: data[field] };
+  for (const field of Object.keys(data)) {
+    if (data[field] !== undefined) changes[field] = { after: data[field] };
+  }
   return JSON.stringify(changes);
 }
 
