@@ -91,7 +91,7 @@ async function main(): Promise<void> {
     };
     await post(targetA.url, targetA.headers, 3);
     await post(targetB.url, targetB.headers, 3);
-    const sums = { base: 0, a: 0, b: 0, cpuA: 0, cpuB: 0 };
+    const sums = { base: 0, a: 0, b: 0, cpuA: 0, cpuB: 0, requestsA: 0, requestsB: 0 };
     // A side's process CPU over its turn: which of the two spends less per create, and how near it
     // runs to one core (its JavaScript runs on one thread).
     const timed = async (server: typeof a, target: typeof targetA) => {
@@ -112,9 +112,10 @@ async function main(): Promise<void> {
       sums.b += turnB.result.requestsPerSecond;
       sums.cpuA += turnA.cpuMs;
       sums.cpuB += turnB.cpuMs;
+      sums.requestsA += turnA.result.requests;
+      sums.requestsB += turnB.result.requests;
     }
-    const cpuPerCreate = (cpuMs: number, reqPerSec: number) =>
-      Number((cpuMs / (reqPerSec * SECONDS)).toFixed(3));
+    const cpuPerCreate = (cpuMs: number, requests: number) => Number((cpuMs / requests).toFixed(3));
     console.log(
       JSON.stringify({
         figure: 'compare-builds',
@@ -129,8 +130,8 @@ async function main(): Promise<void> {
         reqPerSecA: Math.round(sums.a / TURNS),
         reqPerSecB: Math.round(sums.b / TURNS),
         baselineReqPerSec: Math.round(sums.base / TURNS),
-        cpuMsPerCreateA: cpuPerCreate(sums.cpuA, sums.a),
-        cpuMsPerCreateB: cpuPerCreate(sums.cpuB, sums.b),
+        cpuMsPerCreateA: cpuPerCreate(sums.cpuA, sums.requestsA),
+        cpuMsPerCreateB: cpuPerCreate(sums.cpuB, sums.requestsB),
         coresA: Number((sums.cpuA / (TURNS * SECONDS * 1000)).toFixed(2)),
         coresB: Number((sums.cpuB / (TURNS * SECONDS * 1000)).toFixed(2)),
       }),

@@ -7,7 +7,6 @@ import { createBenchDatabase } from './lib/bench-database';
 import { Client } from 'pg';
 import { load } from './lib/load';
 import { PROFILES } from './lib/profiles';
-import { cpuMsOf, databaseBackendsCpuMs } from './lib/process-cpu';
 import { cpuPerRequest } from './lib/cpu-per-request';
 import { type RunningServer } from './lib/processes';
 import { loginAdmin, startBaseline, startService } from './lib/servers';
@@ -50,25 +49,15 @@ async function main(): Promise<void> {
     // pg_stat_database is updated when a backend reports; give the warm-up's reports time to land.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const commitsBefore = await commitsOf(database.url);
-    const before = cpuMsOf(service.process.pid!);
-    const databaseBefore = await databaseBackendsCpuMs(database.url);
-    const result = await load({ ...request, amount: REQUESTS });
-    const cpuMs = cpuMsOf(service.process.pid!) - before;
-    const databaseAfter = await databaseBackendsCpuMs(database.url);
+    const ours = await cpuPerRequest(service, database.url, request, REQUESTS);
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const commits = (await commitsOf(database.url)) - commitsBefore;
     console.log(
       JSON.stringify({
         figure: 'cpu-per-create',
         profile: PROFILE.name,
-        requests: REQUESTS,
         transactionsPerRequest: Number((commits / REQUESTS).toFixed(2)),
-        non2xx: result.non2xx,
-        cpuMsPerRequest: Number((cpuMs / REQUESTS).toFixed(3)),
-        databaseCpuMsPerRequest:
-          databaseBefore === null || databaseAfter === null
-            ? null
-            : Number(((databaseAfter - databaseBefore) / REQUESTS).toFixed(3)),
+        ...ours,
       }),
     );
     // The bare insert, measured the same way once the service is idle.

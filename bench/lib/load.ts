@@ -2,6 +2,8 @@ import autocannon from 'autocannon';
 
 export interface LoadResult {
   requestsPerSecond: number;
+  /** Requests answered in all. */
+  requests: number;
   p50: number;
   p99: number;
   errors: number;
@@ -44,6 +46,7 @@ export async function load(options: {
   return {
     elapsedMs: lastResponseAt - startedAt,
     requestsPerSecond: Math.round(result.requests.average),
+    requests: result.requests.total,
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.errors,
