@@ -1,3 +1,9 @@
+/**
+ * Whether named (server-side) prepared statements are kept: `true`, `false`, or `'auto'`, each
+ * connection deciding for itself by whether it reaches the server directly (database/postgres-pool).
+ */
+export type PreparedStatementsMode = boolean | 'auto';
+
 /** The typed, validated configuration of the whole service (docs/design.md section 2). */
 export interface AppConfig {
   port: number;
@@ -7,8 +13,11 @@ export interface AppConfig {
   databasePoolSize: number;
   /** A direct PostgreSQL URL for the LISTEN session (not through a pooler in transaction mode). */
   databaseListenUrl: string | null;
-  /** Named (server-side) prepared statements: off by default, so a transaction pooler works. */
-  databasePreparedStatements: boolean;
+  /**
+   * Named (server-side) prepared statements: `auto` (the default) keeps them on connections that reach
+   * the server directly and sends them unnamed through a pooler, so a transaction pooler works.
+   */
+  databasePreparedStatements: PreparedStatementsMode;
   /**
    * PostgreSQL streaming replicas (each direct or through its own pooler) that take the routed reads
    * (README "Read replicas"); empty = every read on the primary.

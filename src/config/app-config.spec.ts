@@ -202,6 +202,16 @@ describe('loadConfig', () => {
     expect(config.jwtSecretGenerated).toBe(false);
   });
 
+  it('DATABASE_PREPARED_STATEMENTS: auto by default; true, false (and their spellings) or auto; anything else is refused', () => {
+    expect(loadConfig({}).databasePreparedStatements).toBe('auto');
+    expect(loadConfig({ DATABASE_PREPARED_STATEMENTS: 'AUTO' }).databasePreparedStatements).toBe('auto');
+    expect(loadConfig({ DATABASE_PREPARED_STATEMENTS: 'true' }).databasePreparedStatements).toBe(true);
+    expect(loadConfig({ DATABASE_PREPARED_STATEMENTS: 'no' }).databasePreparedStatements).toBe(false);
+    expect(() => loadConfig({ DATABASE_PREPARED_STATEMENTS: 'sometimes' })).toThrow(
+      'DATABASE_PREPARED_STATEMENTS must be auto, true or false (got "sometimes")',
+    );
+  });
+
   it('reads TRUST_PROXY as a list of proxies, and refuses "true" and hop counts naming the alternative', () => {
     expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
     expect(loadConfig({ TRUST_PROXY: '0' }).trustProxy).toBe(false);

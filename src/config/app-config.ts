@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { workflowEnvOriginsOf } from './workflow-env-origins';
-import { APP_CONFIG, type AppConfig } from './app-config.model';
+import { APP_CONFIG, type AppConfig, type PreparedStatementsMode } from './app-config.model';
 import { trustProxyOf } from './trust-proxy';
 
 // The configuration's shape lives in app-config.model.ts; importers keep one path for both.
@@ -46,6 +46,15 @@ export function loadConfig(env: Env = process.env): AppConfig {
     if (['false', '0', 'no'].includes(raw)) return false;
     problems.push(`${name} must be true or false (got "${raw}")`);
     return fallback;
+  };
+  // `auto`: named statements on the connections that reach the server directly (database/postgres-pool).
+  const preparedStatementsMode = (): PreparedStatementsMode => {
+    const name = 'DATABASE_PREPARED_STATEMENTS';
+    const raw = read(name)?.toLowerCase();
+    if (raw === undefined || raw === 'auto') return 'auto';
+    if (['true', '1', 'yes', 'false', '0', 'no'].includes(raw)) return bool(name, false);
+    problems.push(`${name} must be auto, true or false (got "${raw}")`);
+    return 'auto';
   };
   const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
     const raw = read(name);
@@ -120,7 +129,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     databaseUrl: url('DATABASE_URL', ['postgres:', 'postgresql:']),
     databasePoolSize: int('DATABASE_POOL_SIZE', 10, 1, 1000),
     databaseListenUrl: url('DATABASE_LISTEN_URL', ['postgres:', 'postgresql:']),
-    databasePreparedStatements: bool('DATABASE_PREPARED_STATEMENTS', false),
+    databasePreparedStatements: preparedStatementsMode(),
     databaseReplicaUrls: replicaUrlsOf(list('DATABASE_REPLICA_URLS'), problems),
     replicaMaxLagMs: int('REPLICA_MAX_LAG_MS', 5000, 100, 3_600_000),
     replicaPollMs: int('REPLICA_POLL_MS', 250, 50, 1000),

@@ -8,7 +8,7 @@ import { compileSelector } from './grid/grid-selector';
 import { comparatorKeys, orderByList } from './grid/grid-sql';
 import type { PagingQuery } from './list-query.parser';
 import { rowsOf } from '../database/raw-rows';
-import { buildOnce } from '../database/built-statement';
+import { buildOnce, executeNamedByText } from '../database/built-statement';
 import { fromRawRecord, RAW_RECORD_COLUMNS, type ListedRecordRow, type RecordRow } from './record.mapper';
 import { appendRecordEvents } from './record-events';
 import {
@@ -159,7 +159,23 @@ export async function firstRecord(
   statement: SQL,
   carried: CarriedWrite | null = null,
 ): Promise<ListedRecordRow | null> {
-  const [row] = rowsOf(await db.execute(statement));
+  return recordOf(rowsOf(await db.execute(statement)), carried);
+}
+
+/**
+ * firstRecord of an insert carrying a write, outside a transaction: one of a few texts (one per
+ * carried shape), so it runs as a statement named after its text (executeNamedByText).
+ */
+export async function firstRecordCarrying(
+  db: Database,
+  statement: SQL,
+  carried: CarriedWrite,
+): Promise<ListedRecordRow | null> {
+  return recordOf(await executeNamedByText(db, statement), carried);
+}
+
+function recordOf(rows: Record<string, unknown>[], carried: CarriedWrite | null): ListedRecordRow | null {
+  const [row] = rows;
   if (!row) return null;
   carried?.answered(row.carried_answer);
   return fromRawRecord(row);

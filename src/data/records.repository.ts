@@ -24,6 +24,7 @@ import {
   insertStatement,
   insertBuiltOnce,
   firstRecord,
+  firstRecordCarrying,
   lockSaveLimit,
   activeRecordIds,
   recordByKey,
@@ -84,9 +85,10 @@ export class RecordsRepository {
     if (saveLimit === null || !record.userId) {
       // A write handed along (a workflow run's first write) commits in this statement.
       const carriedStatement = carried?.take() ?? null;
-      const inserted = carriedStatement
-        ? await firstRecord(this.db, insertStatement(record, author, carriedStatement), carried)
-        : await this.insertPlain(record, author);
+      const inserted =
+        carriedStatement && carried
+          ? await firstRecordCarrying(this.db, insertStatement(record, author, carriedStatement), carried)
+          : await this.insertPlain(record, author);
       if (inserted) return { inserted };
       // Only a keyed insert inserts nothing: the earlier record is read only then.
       const existing = record.idempotencyKey ? await this.findByIdempotencyKey(record.idempotencyKey) : null;

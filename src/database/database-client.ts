@@ -9,6 +9,7 @@ import { createPgliteCluster, hasPgliteCluster, PGLITE_SHARED_BUFFERS } from './
 import { chooseWasmCompiler } from './pglite-compiler';
 import { applyMigrations, pendingMigrations } from './migrator';
 import { createPostgresPool } from './postgres-pool';
+import type { PreparedStatementsMode } from '../config/app-config.model';
 import * as schema from './schema';
 import type { Database, DatabaseDriver } from './database.types';
 import { rowsOf } from './raw-rows';
@@ -85,7 +86,7 @@ export class DatabaseClient {
     /** PostgreSQL: a direct URL for LISTEN, when DATABASE_URL goes through a transaction pooler. */
     listenUrl?: string | null;
     /** PostgreSQL: keep drizzle's named prepared statements (not behind a transaction pooler). */
-    preparedStatements?: boolean;
+    preparedStatements?: PreparedStatementsMode;
   }): Promise<DatabaseClient> {
     if (options.databaseUrl) {
       const pool = createPostgresPool({

@@ -1,8 +1,14 @@
 import { sql } from 'drizzle-orm';
-import { buildOnce } from '../../src/database/built-statement';
+import { Client } from 'pg';
+import type { PreparedStatementsMode } from '../../src/config/app-config.model';
+import { buildOnce, executeNamedByText } from '../../src/database/built-statement';
 import { DatabaseClient } from '../../src/database/database-client';
-import { createPostgresPool } from '../../src/database/postgres-pool';
+import type { Database } from '../../src/database/database.types';
+import { createPostgresPool, reachesServer } from '../../src/database/postgres-pool';
 import { onPostgres } from '../utils/configurations';
+
+const behindPooler =
+  process.env.TEST_PGBOUNCER_URL && process.env.TEST_DATABASE_URL ? describe : describe.skip;
 import { createTestDatabase, type TestDatabase } from '../utils/test-database';
 
 const statement = sql`select ${sql.placeholder('n')}::int + 1 as next,
@@ -26,13 +32,15 @@ describe('a statement built once (buildOnce)', () => {
   });
 
   onPostgres('on a PostgreSQL server', () => {
-    /** The names of the statements the pool's one connection holds prepared. */
-    async function preparedOn(preparedStatements: boolean): Promise<string[]> {
-      const pool = createPostgresPool({ url: database.directUrl!, max: 1, preparedStatements });
+    /** The names of the statements the pool's one connection holds prepared after `work`. */
+    async function preparedAfter(
+      url: string,
+      preparedStatements: PreparedStatementsMode,
+      work: (db: Database) => Promise<void>,
+    ): Promise<string[]> {
+      const pool = createPostgresPool({ url, max: 1, preparedStatements });
       try {
-        const run = buildOnce(DatabaseClient.forPool(pool, false).db, 'built_statement_test', statement);
-        expect(await run({ n: 1, words: ['a'], note: 'one' })).toEqual([{ next: 2, words: 1, note: 'one' }]);
-        expect(await run({ n: 2, words: [], note: 'two' })).toEqual([{ next: 3, words: null, note: 'two' }]);
+        await work(DatabaseClient.forPool(pool, false).db);
         const { rows } = await pool.query('select name from pg_prepared_statements order by name');
         return rows.map((row: { name: string }) => row.name);
       } finally {
@@ -40,12 +48,73 @@ describe('a statement built once (buildOnce)', () => {
       }
     }
 
-    it('is a named prepared statement where the pool keeps names (DATABASE_PREPARED_STATEMENTS)', async () => {
-      expect(await preparedOn(true)).toEqual(['built_statement_test']);
+    async function runTwice(db: Database): Promise<void> {
+      const run = buildOnce(db, 'built_statement_test', statement);
+      expect(await run({ n: 1, words: ['a'], note: 'one' })).toEqual([{ next: 2, words: 1, note: 'one' }]);
+      expect(await run({ n: 2, words: [], note: 'two' })).toEqual([{ next: 3, words: null, note: 'two' }]);
+    }
+
+    it('is a named prepared statement where the pool keeps names (DATABASE_PREPARED_STATEMENTS=true)', async () => {
+      expect(await preparedAfter(database.directUrl!, true, runTwice)).toEqual(['built_statement_test']);
     });
 
-    it('is sent unnamed otherwise, as a pooler in transaction mode needs', async () => {
-      expect(await preparedOn(false)).toEqual([]);
+    it('is sent unnamed with false, as a pooler in transaction mode needs', async () => {
+      expect(await preparedAfter(database.directUrl!, false, runTwice)).toEqual([]);
+    });
+
+    it('is named with auto (the default) on a connection that reaches the server directly', async () => {
+      expect(await preparedAfter(database.directUrl!, 'auto', runTwice)).toEqual(['built_statement_test']);
+    });
+
+    it('a statement built per call is named after its text: one name per text, each call its own values', async () => {
+      const names = await preparedAfter(database.directUrl!, 'auto', async (db) => {
+        const sum = (a: number, b: number) => sql`select ${a}::int + ${b}::int as sum`;
+        expect(await executeNamedByText(db, sum(1, 2))).toEqual([{ sum: 3 }]);
+        expect(await executeNamedByText(db, sum(40, 2))).toEqual([{ sum: 42 }]);
+        expect(await executeNamedByText(db, sql`select ${'a'}::text || ${'b'}::text as joined`)).toEqual([
+          { joined: 'ab' },
+        ]);
+      });
+      expect(names).toHaveLength(2);
+      for (const name of names) expect(name).toMatch(/^by_text_\d+$/);
+    });
+
+    it('a connection knows whether it reaches the server itself (not through a pooler)', async () => {
+      const client = new Client({ connectionString: database.directUrl! });
+      await client.connect();
+      try {
+        expect(await reachesServer(client)).toBe(true);
+      } finally {
+        await client.end();
+      }
+    });
+  });
+
+  behindPooler('behind PgBouncer in transaction mode', () => {
+    it('a connection through the pooler is told apart, so auto sends every statement unnamed', async () => {
+      const client = new Client({ connectionString: database.url! });
+      await client.connect();
+      try {
+        expect(await reachesServer(client)).toBe(false);
+      } finally {
+        await client.end();
+      }
+      // Each run may land on another server connection: named, the second would fail there.
+      const pool = createPostgresPool({ url: database.url!, max: 2, preparedStatements: 'auto' });
+      try {
+        const db = DatabaseClient.forPool(pool, false).db;
+        const run = buildOnce(db, 'built_statement_pooled', statement);
+        const runs = await Promise.all(
+          Array.from({ length: 20 }, (_, n) => run({ n, words: ['w'], note: null })),
+        );
+        expect(runs).toEqual(Array.from({ length: 20 }, (_, n) => [{ next: n + 1, words: 1, note: null }]));
+        const sums = await Promise.all(
+          Array.from({ length: 20 }, (_, n) => executeNamedByText(db, sql`select ${n}::int * 2 as twice`)),
+        );
+        expect(sums).toEqual(Array.from({ length: 20 }, (_, n) => [{ twice: n * 2 }]));
+      } finally {
+        await pool.end();
+      }
     });
   });
 });

@@ -77,7 +77,8 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     directUrl = withDatabase(serverUrl, name);
     const poolerUrl = process.env.TEST_PGBOUNCER_URL;
     url = poolerUrl ? withDatabase(poolerUrl, name) : directUrl;
-    const pool = createPostgresPool({ url, max: 10 });
+    // The service's default: named statements on direct connections, unnamed through the pooler.
+    const pool = createPostgresPool({ url, max: 10, preparedStatements: 'auto' });
     client = DatabaseClient.forPool(pool, false, poolerUrl ? directUrl : null);
     dispose = async () => {
       await pool.end();

@@ -3,6 +3,7 @@ import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { isUuid } from '../../../common/validation/is-uuid';
 import { DATABASE, type Database } from '../../../database/database.types';
 import { rowsOf } from '../../../database/raw-rows';
+import { executeNamedByText } from '../../../database/built-statement';
 import { workflowRuns } from '../../../database/schema';
 import { effectsJson, insertEffects, type CommittedEffect } from '../../effects/workflow-effects.repository';
 import type { NewRun, RunFinish, RunProgress, WorkflowRunRow } from '../model/run-records';
@@ -52,8 +53,9 @@ function definitionJson(definition: Record<string, unknown>): SQL {
  * The journal's writes of a run (engine/ARCHITECTURE.md): its first write, its checkpoints, its
  * pause, its end, and the cancel flag its drive reads. The cancellation read is a prepared
  * statement, built once here; the checkpoint and the end are calls of functions whose plans
- * PostgreSQL keeps (migrations 0017 and 0024); the first write is built per run, as it usually rides
- * in another statement (see `insertRunningWrite`).
+ * PostgreSQL keeps (migrations 0017 and 0024), sent named after their texts where the pool keeps
+ * names (executeNamedByText); the first write is built per run, as it usually rides in another
+ * statement (see `insertRunningWrite`).
  */
 @Injectable()
 export class RunJournalRepository {
@@ -119,11 +121,14 @@ export class RunJournalRepository {
     progress: RunProgress,
     leaseMs: number,
   ): Promise<{ cancelRequested: boolean } | null> {
-    // One call of a function whose plan PostgreSQL keeps (migration 0017).
-    const result = await this.db.execute(sql`select fdws_checkpoint_run(${id}::uuid, ${owner}::text,
+    // One call of a function whose plan PostgreSQL keeps (migration 0017), named where names are kept.
+    const rows = await executeNamedByText(
+      this.db,
+      sql`select fdws_checkpoint_run(${id}::uuid, ${owner}::text,
       ${progress.nextStep}::int, ${progress.stepInFlight}::int, ${JSON.stringify(progress.checkpoint)}::jsonb,
-      ${JSON.stringify(progress.steps)}::jsonb, ${progress.dataId}::uuid, ${interval(leaseMs)}::interval) as cancel_requested`);
-    const cancelRequested = rowsOf(result)[0]?.cancel_requested;
+      ${JSON.stringify(progress.steps)}::jsonb, ${progress.dataId}::uuid, ${interval(leaseMs)}::interval) as cancel_requested`,
+    );
+    const cancelRequested = rows[0]?.cancel_requested;
     return typeof cancelRequested === 'boolean' ? { cancelRequested } : null;
   }
 
@@ -171,11 +176,14 @@ export class RunJournalRepository {
     logEntry: Record<string, unknown>,
     effects: CommittedEffect[] = [],
   ): Promise<boolean> {
-    const result = await this.db.execute(sql`select fdws_finish_run(${id}::uuid, ${owner}::text,
+    const rows = await executeNamedByText(
+      this.db,
+      sql`select fdws_finish_run(${id}::uuid, ${owner}::text,
         ${outcome.status}::text, ${outcome.message}::text, ${json(outcome.steps)}, ${outcome.dataId}::uuid,
         ${outcome.durationMs}::int, ${json(outcome.checkpoint)}, ${json(logEntry)},
-        ${effectsJson(effects)}::jsonb) as finished`);
-    return rowsOf(result)[0]?.finished === true;
+        ${effectsJson(effects)}::jsonb) as finished`,
+    );
+    return rows[0]?.finished === true;
   }
 
   /**
