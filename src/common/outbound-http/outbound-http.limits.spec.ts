@@ -39,12 +39,14 @@ describe('OutboundHttpService (real servers on 127.0.0.1): limits, redirects, pi
     });
 
     it('the caller signal ends the exchange', async () => {
-      server.handle(() => undefined);
       const controller = new AbortController();
-      setTimeout(() => controller.abort(), 50);
+      // Aborted once the server holds the request (never answered), so the request is recorded within
+      // this test: one aborted after a fixed delay could reach a busy server later, in the next test.
+      server.handle(() => controller.abort());
       const error = await failure(send({ url: server.url(), timeoutMs: 5000, signal: controller.signal }));
       expect(error.code).toBe('TIMEOUT');
       expect(error.details).toMatchObject({ aborted: true });
+      expect(server.requests).toHaveLength(1);
     });
 
     it('fails with RESPONSE_TOO_LARGE over the cap', async () => {

@@ -233,13 +233,15 @@ describe('ApiStep (real server on 127.0.0.1)', () => {
     });
 
     it('stops when the step signal is aborted', async () => {
-      server.handle(() => undefined);
       const controller = new AbortController();
-      setTimeout(() => controller.abort(), 50);
+      // Aborted once the server holds the request (never answered), so the request is recorded within
+      // this test: one aborted after a fixed delay could reach a busy server later, in the next test.
+      server.handle(() => controller.abort());
       const error = await stepFailure(
         step.execute(stepContext(controller.signal), apiConfig({ url: server.url() })),
       );
       expect(error.code).toBe('TIMEOUT');
+      expect(server.requests).toHaveLength(1);
     });
   });
 
