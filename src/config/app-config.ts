@@ -39,22 +39,23 @@ export function loadConfig(env: Env = process.env): AppConfig {
     }
     return Number(raw);
   };
+  const truthOf = (raw: string): boolean | undefined =>
+    ['true', '1', 'yes'].includes(raw) ? true : ['false', '0', 'no'].includes(raw) ? false : undefined;
   const bool = (name: string, fallback: boolean): boolean => {
     const raw = read(name)?.toLowerCase();
     if (raw === undefined) return fallback;
-    if (['true', '1', 'yes'].includes(raw)) return true;
-    if (['false', '0', 'no'].includes(raw)) return false;
-    problems.push(`${name} must be true or false (got "${raw}")`);
-    return fallback;
+    const truth = truthOf(raw);
+    if (truth === undefined) problems.push(`${name} must be true or false (got "${raw}")`);
+    return truth ?? fallback;
   };
   // `auto`: named statements on the connections that reach the server directly (database/postgres-pool).
   const preparedStatementsMode = (): PreparedStatementsMode => {
     const name = 'DATABASE_PREPARED_STATEMENTS';
     const raw = read(name)?.toLowerCase();
     if (raw === undefined || raw === 'auto') return 'auto';
-    if (['true', '1', 'yes', 'false', '0', 'no'].includes(raw)) return bool(name, false);
-    problems.push(`${name} must be auto, true or false (got "${raw}")`);
-    return 'auto';
+    const truth = truthOf(raw);
+    if (truth === undefined) problems.push(`${name} must be auto, true or false (got "${raw}")`);
+    return truth ?? 'auto';
   };
   const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
     const raw = read(name);

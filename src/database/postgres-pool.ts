@@ -31,9 +31,9 @@ class StatementNamingClient extends Client {
 }
 
 /**
- * Whether a connected client talks to the PostgreSQL server itself. A pooler or proxy (PgBouncer,
- * pgcat, Odyssey, RDS Proxy) answers the startup with a cancel key of its own, so the process id it
- * announces is not the one of the server process that runs the statements.
+ * Whether a connected client talks to the PostgreSQL server itself. A pooler answers the startup
+ * with a cancel key of its own (it routes cancel requests itself; PgBouncer does, tested), so the
+ * process id it announces is not the one of the server process that runs the statements.
  */
 export async function reachesServer(client: ClientBase): Promise<boolean> {
   const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');

@@ -5,10 +5,7 @@ import { buildOnce, executeNamedByText } from '../../src/database/built-statemen
 import { DatabaseClient } from '../../src/database/database-client';
 import type { Database } from '../../src/database/database.types';
 import { createPostgresPool, reachesServer } from '../../src/database/postgres-pool';
-import { onPostgres } from '../utils/configurations';
-
-const behindPooler =
-  process.env.TEST_PGBOUNCER_URL && process.env.TEST_DATABASE_URL ? describe : describe.skip;
+import { behindPooler, onPostgres } from '../utils/configurations';
 import { createTestDatabase, type TestDatabase } from '../utils/test-database';
 
 const statement = sql`select ${sql.placeholder('n')}::int + 1 as next,
@@ -80,25 +77,13 @@ describe('a statement built once (buildOnce)', () => {
     });
 
     it('a connection knows whether it reaches the server itself (not through a pooler)', async () => {
-      const client = new Client({ connectionString: database.directUrl! });
-      await client.connect();
-      try {
-        expect(await reachesServer(client)).toBe(true);
-      } finally {
-        await client.end();
-      }
+      expect(await reachesServerAt(database.directUrl!)).toBe(true);
     });
   });
 
   behindPooler('behind PgBouncer in transaction mode', () => {
     it('a connection through the pooler is told apart, so auto sends every statement unnamed', async () => {
-      const client = new Client({ connectionString: database.url! });
-      await client.connect();
-      try {
-        expect(await reachesServer(client)).toBe(false);
-      } finally {
-        await client.end();
-      }
+      expect(await reachesServerAt(database.url!)).toBe(false);
       // Each run may land on another server connection: named, the second would fail there.
       const pool = createPostgresPool({ url: database.url!, max: 2, preparedStatements: 'auto' });
       try {
@@ -118,3 +103,14 @@ describe('a statement built once (buildOnce)', () => {
     });
   });
 });
+
+/** reachesServer of one connection to `url`. */
+async function reachesServerAt(url: string): Promise<boolean> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await reachesServer(client);
+  } finally {
+    await client.end();
+  }
+}

@@ -10,14 +10,13 @@ import { createTestApp } from '../utils/test-app';
 import { useTwoInstances } from '../utils/two-instances';
 import { createSteps, execute } from '../utils/workflow-api';
 import { untilTrue } from '../utils/until';
+import { behindPooler } from '../utils/configurations';
 
 /**
  * The service behind PgBouncer in transaction mode (TEST_PGBOUNCER_URL, in front of the server of
  * TEST_DATABASE_URL; `.ci/pgbouncer-start` starts one): each transaction may get another server
  * connection, so named prepared statements and a LISTEN on a pooled connection break.
  */
-const behindPooler =
-  process.env.TEST_PGBOUNCER_URL && process.env.TEST_DATABASE_URL ? describe : describe.skip;
 
 behindPooler('behind PgBouncer in transaction mode', () => {
   const apps = useTwoInstances({ CACHE_ENABLED: 'false', WORKFLOW_WORKERS: '0' });

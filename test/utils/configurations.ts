@@ -20,3 +20,10 @@ export const embeddedOnly = process.env.TEST_DATABASE_URL ? describe.skip : desc
  */
 export const ownPostgresServer =
   process.env.TEST_DATABASE_URL && !process.env.TEST_PGBOUNCER_URL ? describe : describe.skip;
+
+/**
+ * Suites that run behind PgBouncer in transaction mode (TEST_PGBOUNCER_URL, in front of the server
+ * of TEST_DATABASE_URL; `.ci/pgbouncer-start` starts one): the PgBouncer run only.
+ */
+export const behindPooler =
+  process.env.TEST_PGBOUNCER_URL && process.env.TEST_DATABASE_URL ? describe : describe.skip;
