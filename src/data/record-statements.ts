@@ -8,7 +8,13 @@ import { compileSelector } from './grid/grid-selector';
 import { comparatorKeys, orderByList } from './grid/grid-sql';
 import type { PagingQuery } from './list-query.parser';
 import { rowsOf } from '../database/raw-rows';
-import { buildOnce, executeNamedByText } from '../database/built-statement';
+import {
+  buildOnce,
+  composedOnce,
+  executeParametrized,
+  valuesOfBoth,
+  type Parametrized,
+} from '../database/built-statement';
 import { fromRawRecord, RAW_RECORD_COLUMNS, type ListedRecordRow, type RecordRow } from './record.mapper';
 import { appendRecordEvents } from './record-events';
 import {
@@ -117,7 +123,7 @@ type InsertValues = ReturnType<typeof insertValues>;
  * unique key decide: on a conflict nothing is inserted, no entry written, no row returned. A record
  * without computed results stores SQL NULL. A carried write rides along as a data-modifying CTE of
  * the same statement, its answer as column `carried_answer`. `value` gives each argument: a
- * parameter, or a placeholder for the statement built once (`insertBuiltOnce`).
+ * parameter, or a placeholder of a template (`insertBuiltOnce`, `insertCarrying`).
  */
 function insertCall(value: (name: keyof InsertValues) => unknown, carried: SQL | null): SQL {
   return sql`${carried ? sql`with carried as (${carried}) ` : sql``}select ${sql.raw(RAW_RECORD_COLUMNS)}
@@ -128,10 +134,23 @@ function insertCall(value: (name: keyof InsertValues) => unknown, carried: SQL |
       ${value('changes')}::jsonb) as data_records`;
 }
 
-export function insertStatement(record: NewRecord, author: ChangeAuthor, carried: SQL | null = null): SQL {
+export function insertStatement(record: NewRecord, author: ChangeAuthor): SQL {
   const values = insertValues(record, author);
   // sql.param: a value as one parameter (an array, dataKeys, would otherwise become a list).
-  return insertCall((name) => sql.param(values[name]), carried);
+  return insertCall((name) => sql.param(values[name]), null);
+}
+
+/** The insert's template carrying a write's template, made once per carried template. */
+const insertCarryingTemplate = composedOnce((carried: SQL) =>
+  insertCall((name) => sql.placeholder(name), carried),
+);
+
+/** The insert carrying `carried` (see insertCall), as a template and its values. */
+export function insertCarrying(record: NewRecord, author: ChangeAuthor, carried: Parametrized): Parametrized {
+  return {
+    template: insertCarryingTemplate(carried.template),
+    values: valuesOfBoth(insertValues(record, author), carried.values),
+  };
 }
 
 /** The insert without a carried write, built into its text once (see buildOnce): the create's statement. */
@@ -162,16 +181,13 @@ export async function firstRecord(
   return recordOf(rowsOf(await db.execute(statement)), carried);
 }
 
-/**
- * firstRecord of an insert carrying a write, outside a transaction: one of a few texts (one per
- * carried shape), so it runs as a statement named after its text (executeNamedByText).
- */
+/** firstRecord of an insert carrying a write (insertCarrying), on the pool or in a transaction. */
 export async function firstRecordCarrying(
-  db: Database,
-  statement: SQL,
+  db: Pick<Database, '_' | 'execute'>,
+  statement: Parametrized,
   carried: CarriedWrite,
 ): Promise<ListedRecordRow | null> {
-  return recordOf(await executeNamedByText(db, statement), carried);
+  return recordOf(await executeParametrized(db, statement), carried);
 }
 
 function recordOf(rows: Record<string, unknown>[], carried: CarriedWrite | null): ListedRecordRow | null {

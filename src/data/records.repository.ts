@@ -3,6 +3,7 @@ import { and, count, eq, sql } from 'drizzle-orm';
 import { isUuid } from '../common/validation/is-uuid';
 import type { CarriedWrite } from '../database/carried-write';
 import { DATABASE, type Database } from '../database/database.types';
+import { executeParametrized } from '../database/built-statement';
 import { dataRecords } from '../database/schema';
 import type { PagingQuery } from './list-query.parser';
 import { rowsOf } from '../database/raw-rows';
@@ -25,6 +26,7 @@ import {
   insertBuiltOnce,
   firstRecord,
   firstRecordCarrying,
+  insertCarrying,
   lockSaveLimit,
   activeRecordIds,
   recordByKey,
@@ -70,9 +72,11 @@ export class RecordsRepository {
   > {
     if ((saveLimit === null || !record.userId) && alongside) {
       const carriedStatement = carried?.take() ?? null;
-      const statement = insertStatement(record, author, carriedStatement);
       return this.db.transaction(async (tx) => {
-        const inserted = await firstRecord(tx, statement, carriedStatement ? carried : null);
+        const inserted =
+          carriedStatement && carried
+            ? await firstRecordCarrying(tx, insertCarrying(record, author, carriedStatement), carried)
+            : await firstRecord(tx, insertStatement(record, author));
         if (inserted) {
           await alongside(tx, inserted);
           return { inserted };
@@ -87,7 +91,7 @@ export class RecordsRepository {
       const carriedStatement = carried?.take() ?? null;
       const inserted =
         carriedStatement && carried
-          ? await firstRecordCarrying(this.db, insertStatement(record, author, carriedStatement), carried)
+          ? await firstRecordCarrying(this.db, insertCarrying(record, author, carriedStatement), carried)
           : await this.insertPlain(record, author);
       if (inserted) return { inserted };
       // Only a keyed insert inserts nothing: the earlier record is read only then.
@@ -99,7 +103,7 @@ export class RecordsRepository {
     const carriedStatement = carried?.take();
     return this.db.transaction(async (tx) => {
       if (carriedStatement) {
-        const [written] = rowsOf(await tx.execute(carriedStatement));
+        const [written] = await executeParametrized(tx, carriedStatement);
         if (written) carried!.answered(written.answer);
       }
       await lockSaveLimit(tx, owner.configId, owner.userId);

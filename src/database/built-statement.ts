@@ -1,4 +1,4 @@
-import type { SQL } from 'drizzle-orm';
+import type { Query, SQL } from 'drizzle-orm';
 import type { Database } from './database.types';
 import { rowsOf } from './raw-rows';
 
@@ -18,27 +18,77 @@ export function buildOnce(db: Database, name: string, statement: SQL): BuiltStat
   return async (values) => rowsOf(await prepared.execute(values));
 }
 
-/** Statement names given to texts by `executeNamedByText`, at most MAX_TEXT_NAMES of them. */
-const textNames = new Map<string, string>();
-const MAX_TEXT_NAMES = 64;
+/**
+ * A statement, or a part of one, as a template whose varying values are `sql.placeholder`s, and
+ * those values. The template is a long-lived object (a module constant, or one `composedOnce`
+ * made): it is turned into text once, and PostgreSQL parses and plans it once per connection where
+ * the pool keeps names (`executeParametrized`). Building a statement from its values on every call
+ * instead made drizzle walk the whole template each time: about a tenth of the service's CPU in a
+ * workflow run (bench/README.md).
+ */
+export interface Parametrized {
+  template: SQL;
+  values: Record<string, unknown>;
+}
 
-function nameOfText(text: string): string | undefined {
-  let name = textNames.get(text);
-  if (name === undefined && textNames.size < MAX_TEXT_NAMES) {
-    name = `by_text_${textNames.size + 1}`;
-    textNames.set(text, name);
+/** The values of two parts of one statement; a name in both would give one part the other's value. */
+export function valuesOfBoth(
+  first: Record<string, unknown>,
+  second: Record<string, unknown>,
+): Record<string, unknown> {
+  for (const name in second) {
+    if (name in first) throw new Error(`placeholder ${name} is in two parts of one statement`);
   }
-  return name;
+  return { ...first, ...second };
 }
 
 /**
- * Runs a statement built per call whose text takes one of a few shapes (a hot write composed of two
- * modules' parts, database/carried-write) as a named prepared statement named after its text, where
- * the pool keeps names: PostgreSQL then parses and plans each shape once per connection instead of on
- * every call (bench/README.md). Past MAX_TEXT_NAMES distinct texts, the rest go unnamed.
+ * `compose` memoized on its part: the same part object gives the same template object, so a
+ * statement made of another module's part is built and named once per part, not once per call.
  */
-export async function executeNamedByText(db: Database, statement: SQL): Promise<Record<string, unknown>[]> {
-  const query = db.execute(statement).getQuery();
-  const prepared = db._.session.prepareQuery(query, undefined, nameOfText(query.sql), false);
-  return rowsOf(await prepared.execute());
+export function composedOnce<Part extends object>(compose: (part: Part) => SQL): (part: Part) => SQL {
+  const composed = new WeakMap<Part, SQL>();
+  return (part) => {
+    let template = composed.get(part);
+    if (template === undefined) {
+      template = compose(part);
+      composed.set(part, template);
+    }
+    return template;
+  };
+}
+
+interface BuiltTemplate {
+  query: Query;
+  name: string | undefined;
+}
+
+/** Each template's text and statement name, made on its first run. */
+const builtTemplates = new WeakMap<SQL, BuiltTemplate>();
+let templatesNamed = 0;
+/** Names given at most (each a prepared statement on every connection that ran it); the rest run unnamed. */
+const MAX_TEMPLATE_NAMES = 64;
+
+function builtOf(db: Pick<Database, 'execute'>, template: SQL): BuiltTemplate {
+  let built = builtTemplates.get(template);
+  if (built === undefined) {
+    const name = templatesNamed < MAX_TEMPLATE_NAMES ? `template_${++templatesNamed}` : undefined;
+    built = { query: db.execute(template).getQuery(), name };
+    builtTemplates.set(template, built);
+  }
+  return built;
+}
+
+/**
+ * Runs `statement` on `db`, the pool or a transaction: its template's text is made once, and sent as
+ * a named prepared statement where the pool keeps names (DATABASE_PREPARED_STATEMENTS), otherwise
+ * unnamed like every other statement.
+ */
+export async function executeParametrized(
+  db: Pick<Database, '_' | 'execute'>,
+  statement: Parametrized,
+): Promise<Record<string, unknown>[]> {
+  const { query, name } = builtOf(db, statement.template);
+  const prepared = db._.session.prepareQuery(query, undefined, name, false);
+  return rowsOf(await prepared.execute(statement.values));
 }

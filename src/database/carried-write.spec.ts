@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { CarriedWrite } from './carried-write';
 
 describe('CarriedWrite', () => {
-  const statement = sql`insert into t values (1)`;
+  const statement = { template: sql`insert into t values (${sql.placeholder('v')})`, values: { v: 1 } };
 
   it('is taken once', () => {
     const write = new CarriedWrite(statement);

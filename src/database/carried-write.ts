@@ -1,4 +1,4 @@
-import type { SQL } from 'drizzle-orm';
+import type { Parametrized } from './built-statement';
 
 /**
  * A write one module hands to an insert of another module, so the two commit in one statement (a
@@ -19,7 +19,7 @@ export class CarriedWrite {
   private state: 'offered' | 'taken' | 'closed' = 'offered';
   private answerValue: unknown = undefined;
 
-  constructor(private readonly statement: SQL) {}
+  constructor(private readonly statement: Parametrized) {}
 
   /** The statement's `answer` once the carrying side handed it back; undefined before (or if it could not). */
   get answer(): unknown {
@@ -36,7 +36,7 @@ export class CarriedWrite {
   }
 
   /** The statement to include in the statement (or transaction) sent next, once; null after that or once closed. */
-  take(): SQL | null {
+  take(): Parametrized | null {
     if (this.state !== 'offered') return null;
     this.state = 'taken';
     return this.statement;

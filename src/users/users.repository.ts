@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { and, asc, count, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, sql } from 'drizzle-orm';
 import { DATABASE, type Database } from '../database/database.types';
+import type { Parametrized } from '../database/built-statement';
 import { isUniqueViolation } from '../database/unique-violation';
 import { users } from '../database/schema';
 
@@ -23,6 +24,11 @@ export function standingFromJson(value: unknown): UserStanding | null {
   if (siteId !== null && typeof siteId !== 'string') return null;
   return { id, email, role, siteId, isActive, tokenVersion };
 }
+
+/** The standing expression's template (see standingExpression). */
+const STANDING = sql`(select jsonb_build_object('id', id, 'email', email, 'role', role, 'siteId', site_id,
+  'isActive', is_active, 'tokenVersion', token_version) from ${users} where id = ${sql.placeholder('standing_id')}::uuid)`;
+const NO_STANDING: Parametrized = { template: sql`null::jsonb`, values: {} };
 
 @Injectable()
 export class UsersRepository {
@@ -50,10 +56,8 @@ export class UsersRepository {
    * module's statement returns, so a check reads it in that statement (see standingFromJson); null
    * stands for an id that cannot be an account's.
    */
-  standingExpression(id: string | null): SQL {
-    if (id === null) return sql`null::jsonb`;
-    return sql`(select jsonb_build_object('id', id, 'email', email, 'role', role, 'siteId', site_id,
-      'isActive', is_active, 'tokenVersion', token_version) from ${users} where id = ${id}::uuid)`;
+  standingExpression(id: string | null): Parametrized {
+    return id === null ? NO_STANDING : { template: STANDING, values: { standing_id: id } };
   }
 
   /** The account's standing as stored now (no hash, no profile): the read of every access re-check. */

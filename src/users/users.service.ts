@@ -10,7 +10,7 @@ import { PasswordHasher } from '../common/security/password-hasher';
 import type { CreateUserDto, UpdateUserDto, UserListDto, UserResponseDto } from './dto/user.dto';
 import { toUserResponse } from './user.mapper';
 import { UserSessionCache, type UserSession } from './user-session.cache';
-import type { SQL } from 'drizzle-orm';
+import type { Parametrized } from '../database/built-statement';
 import { standingFromJson, UsersRepository, type NewUser, type UserRow } from './users.repository';
 
 /** Users: the admin and self-service routes, and the account operations the auth module uses. */
@@ -145,7 +145,7 @@ export class UsersService implements OnModuleInit {
    * before a step with an effect), so the check after it needs no statement of its own; its answer
    * goes to `accountFromRead`.
    */
-  accountRead(userId: string): SQL {
+  accountRead(userId: string): Parametrized {
     return this.users.standingExpression(isUuid(userId) ? userId : null);
   }
 

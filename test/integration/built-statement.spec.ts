@@ -1,7 +1,13 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { Client } from 'pg';
 import type { PreparedStatementsMode } from '../../src/config/app-config.model';
-import { buildOnce, executeNamedByText } from '../../src/database/built-statement';
+import {
+  buildOnce,
+  composedOnce,
+  executeParametrized,
+  valuesOfBoth,
+  type Parametrized,
+} from '../../src/database/built-statement';
 import { DatabaseClient } from '../../src/database/database-client';
 import type { Database } from '../../src/database/database.types';
 import { createPostgresPool, reachesServer } from '../../src/database/postgres-pool';
@@ -26,6 +32,41 @@ describe('a statement built once (buildOnce)', () => {
     expect(await run({ n: 41, words: ['x'], note: 'it’s; drop table users' })).toEqual([
       { next: 42, words: 1, note: 'it’s; drop table users' },
     ]);
+  });
+
+  describe('a template and its values (executeParametrized)', () => {
+    const sum = sql`select ${sql.placeholder('a')}::int + ${sql.placeholder('b')}::int as sum`;
+    const withLabel = composedOnce(
+      (part: SQL) => sql`select ${part} as value, ${sql.placeholder('label')}::text as label`,
+    );
+    const word: Parametrized = { template: sql`${sql.placeholder('word')}::text`, values: { word: 'x' } };
+
+    it('runs each call with its own values, on the pool and in a transaction', async () => {
+      const db = database.client.db;
+      expect(await executeParametrized(db, { template: sum, values: { a: 1, b: 2 } })).toEqual([{ sum: 3 }]);
+      expect(await executeParametrized(db, { template: sum, values: { a: 40, b: 2 } })).toEqual([
+        { sum: 42 },
+      ]);
+      const inTransaction = await db.transaction(async (tx) => {
+        await tx.execute(sql`create temporary table built_statement_tx (n int) on commit drop`);
+        await executeParametrized(tx, {
+          template: sql`insert into built_statement_tx values (${sql.placeholder('n')}::int)`,
+          values: { n: 7 },
+        });
+        return executeParametrized(tx, { template: sql`select n from built_statement_tx`, values: {} });
+      });
+      expect(inTransaction).toEqual([{ n: 7 }]);
+    });
+
+    it('composes a part once per part object, and refuses a placeholder two parts share', async () => {
+      expect(withLabel(word.template)).toBe(withLabel(word.template));
+      const statement = {
+        template: withLabel(word.template),
+        values: valuesOfBoth({ label: 'l' }, word.values),
+      };
+      expect(await executeParametrized(database.client.db, statement)).toEqual([{ value: 'x', label: 'l' }]);
+      expect(() => valuesOfBoth({ word: 'y' }, word.values)).toThrow('placeholder word is in two parts');
+    });
   });
 
   onPostgres('on a PostgreSQL server', () => {
@@ -63,17 +104,22 @@ describe('a statement built once (buildOnce)', () => {
       expect(await preparedAfter(database.directUrl!, 'auto', runTwice)).toEqual(['built_statement_test']);
     });
 
-    it('a statement built per call is named after its text: one name per text, each call its own values', async () => {
+    it('a template is named once: one prepared statement per template, whatever its values', async () => {
+      const sum = sql`select ${sql.placeholder('a')}::int + ${sql.placeholder('b')}::int as sum`;
+      const joined = sql`select ${sql.placeholder('a')}::text || ${sql.placeholder('b')}::text as joined`;
       const names = await preparedAfter(database.directUrl!, 'auto', async (db) => {
-        const sum = (a: number, b: number) => sql`select ${a}::int + ${b}::int as sum`;
-        expect(await executeNamedByText(db, sum(1, 2))).toEqual([{ sum: 3 }]);
-        expect(await executeNamedByText(db, sum(40, 2))).toEqual([{ sum: 42 }]);
-        expect(await executeNamedByText(db, sql`select ${'a'}::text || ${'b'}::text as joined`)).toEqual([
+        expect(await executeParametrized(db, { template: sum, values: { a: 1, b: 2 } })).toEqual([
+          { sum: 3 },
+        ]);
+        expect(await executeParametrized(db, { template: sum, values: { a: 40, b: 2 } })).toEqual([
+          { sum: 42 },
+        ]);
+        expect(await executeParametrized(db, { template: joined, values: { a: 'a', b: 'b' } })).toEqual([
           { joined: 'ab' },
         ]);
       });
       expect(names).toHaveLength(2);
-      for (const name of names) expect(name).toMatch(/^by_text_\d+$/);
+      for (const name of names) expect(name).toMatch(/^template_\d+$/);
     });
 
     it('a connection knows whether it reaches the server itself (not through a pooler)', async () => {
@@ -93,8 +139,9 @@ describe('a statement built once (buildOnce)', () => {
           Array.from({ length: 20 }, (_, n) => run({ n, words: ['w'], note: null })),
         );
         expect(runs).toEqual(Array.from({ length: 20 }, (_, n) => [{ next: n + 1, words: 1, note: null }]));
+        const twice = sql`select ${sql.placeholder('n')}::int * 2 as twice`;
         const sums = await Promise.all(
-          Array.from({ length: 20 }, (_, n) => executeNamedByText(db, sql`select ${n}::int * 2 as twice`)),
+          Array.from({ length: 20 }, (_, n) => executeParametrized(db, { template: twice, values: { n } })),
         );
         expect(sums).toEqual(Array.from({ length: 20 }, (_, n) => [{ twice: n * 2 }]));
       } finally {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { SQL } from 'drizzle-orm';
+import type { Parametrized } from '../../database/built-statement';
 import {
   buildRequestContext,
   type AuthUser,
@@ -74,7 +74,7 @@ export class RunCaller {
   }
 
   /** The read of the caller's account a run's write can return, for the check before the next step. */
-  accountRead(origin: RunOrigin): SQL {
+  accountRead(origin: RunOrigin): Parametrized {
     return this.users.accountRead(origin.actor.userId);
   }
 

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
-import type { SQL } from 'drizzle-orm';
+import type { Parametrized } from '../../../database/built-statement';
 import { AppError } from '../../../common/errors/app-error';
 import { causeChain } from '../../../common/errors/cause-chain';
 import { EffectRegistry } from '../../effects/effect-registry.service';
@@ -202,7 +202,7 @@ export class StepExecutor {
   }
 
   /** The read of the caller's account that the run's write before the next step returns (see callerRefused). */
-  callerRead(session: RunSession): SQL {
+  callerRead(session: RunSession): Parametrized {
     return this.caller.accountRead(session.request);
   }
 

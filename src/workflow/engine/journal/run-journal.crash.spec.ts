@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import { createTestDatabase, type TestDatabase } from '../../../../test/utils/test-database';
 import type { AuthUser } from '../../../common/context/request-context';
 import { rowsOf } from '../../../database/raw-rows';
+import { executeParametrized } from '../../../database/built-statement';
 import type { AttemptOutcome } from '../driver/step-attempt';
 import { RunState } from '../model/run-state';
 import { RunQueueRepository } from '../queue/run-queue.repository';
@@ -132,7 +133,7 @@ describe('run journal: a crash right after any write or outside effect', () => {
             done.started.add(index);
             const write = carried?.take();
             await database.client.db.transaction(async (tx) => {
-              if (write) await tx.execute(write);
+              if (write) await executeParametrized(tx, write);
               await tx.execute(sql`select 1`);
             });
             done.committed.add(index);

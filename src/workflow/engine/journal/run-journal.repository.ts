@@ -3,7 +3,12 @@ import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { isUuid } from '../../../common/validation/is-uuid';
 import { DATABASE, type Database } from '../../../database/database.types';
 import { rowsOf } from '../../../database/raw-rows';
-import { executeNamedByText } from '../../../database/built-statement';
+import {
+  composedOnce,
+  executeParametrized,
+  valuesOfBoth,
+  type Parametrized,
+} from '../../../database/built-statement';
 import { workflowRuns } from '../../../database/schema';
 import { effectsJson, insertEffects, type CommittedEffect } from '../../effects/workflow-effects.repository';
 import type { NewRun, RunFinish, RunProgress, WorkflowRunRow } from '../model/run-records';
@@ -13,20 +18,59 @@ const interval = (ms: number) => `${ms} milliseconds`;
 const placeholder = sql.placeholder;
 
 /**
- * A run's first write: `running` under this instance's lease, with its progress so far. One text
- * for both uses: run alone, or carried by another module's insert (database/carried-write), which
- * cannot take a prepared statement.
+ * A run's first write: `running` under this instance's lease, with its progress so far; its values
+ * are `runningValues`. One template for both uses: run alone, or carried by another module's insert
+ * (database/carried-write), which then answers what `answer` reads (see `insertRunningWrite`).
  */
-function runningInsert(run: NewRun, owner: string, progress: RunProgress, leaseMs: number): SQL {
-  return sql`insert into ${workflowRuns} (id, workflow_id, user_id, site_id, config_id, request, started_at,
-      definition, definition_version, rerun_of, next_step, step_in_flight, checkpoint, steps, data_id, status,
-      lease_owner, lease_until)
-    values (${run.id}::uuid, ${run.workflowId}::uuid, ${run.userId}::uuid, ${run.siteId}::uuid, ${run.configId}::uuid,
-      ${json(run.request)}, ${run.startedAt.toISOString()}::timestamptz, ${definitionJson(run.definition)},
-      ${run.definitionVersion}::int, ${run.rerunOf}::uuid, ${progress.nextStep}::int, ${progress.stepInFlight}::int,
-      ${json(progress.checkpoint)}, ${json(progress.steps)}, ${progress.dataId}::uuid, 'running',
-      ${owner}, now() + ${interval(leaseMs)}::interval)`;
+const RUNNING_INSERT = sql`insert into ${workflowRuns} (id, workflow_id, user_id, site_id, config_id, request,
+      started_at, definition, definition_version, rerun_of, next_step, step_in_flight, checkpoint, steps, data_id,
+      status, lease_owner, lease_until)
+    values (${placeholder('run_id')}::uuid, ${placeholder('run_workflow_id')}::uuid, ${placeholder('run_user_id')}::uuid,
+      ${placeholder('run_site_id')}::uuid, ${placeholder('run_config_id')}::uuid, ${placeholder('run_request')}::jsonb,
+      ${placeholder('run_started_at')}::timestamptz, ${placeholder('run_definition')}::jsonb,
+      ${placeholder('run_definition_version')}::int, ${placeholder('run_rerun_of')}::uuid,
+      ${placeholder('run_next_step')}::int, ${placeholder('run_step_in_flight')}::int,
+      ${placeholder('run_checkpoint')}::jsonb, ${placeholder('run_steps')}::jsonb, ${placeholder('run_data_id')}::uuid,
+      'running', ${placeholder('run_lease_owner')}::text, now() + ${placeholder('run_lease')}::interval)`;
+
+function runningValues(run: NewRun, owner: string, progress: RunProgress, leaseMs: number) {
+  return {
+    run_id: run.id,
+    run_workflow_id: run.workflowId,
+    run_user_id: run.userId,
+    run_site_id: run.siteId,
+    run_config_id: run.configId,
+    run_request: JSON.stringify(run.request),
+    run_started_at: run.startedAt.toISOString(),
+    run_definition: definitionText(run.definition),
+    run_definition_version: run.definitionVersion,
+    run_rerun_of: run.rerunOf,
+    run_next_step: progress.nextStep,
+    run_step_in_flight: progress.stepInFlight,
+    run_checkpoint: JSON.stringify(progress.checkpoint),
+    run_steps: JSON.stringify(progress.steps),
+    run_data_id: progress.dataId,
+    run_lease_owner: owner,
+    run_lease: interval(leaseMs),
+  };
 }
+
+/** The first write returning what `answer` (another module's part) reads, as column `answer`. */
+const runningInsertAnswering = composedOnce(
+  (answer: SQL) => sql`${RUNNING_INSERT} returning ${answer} as answer`,
+);
+const NO_ANSWER: Parametrized = { template: sql`null::jsonb`, values: {} };
+
+/** The checkpoint: one call of a function whose plan PostgreSQL keeps (migration 0017). */
+const CHECKPOINT = sql`select fdws_checkpoint_run(${placeholder('id')}::uuid, ${placeholder('owner')}::text,
+  ${placeholder('nextStep')}::int, ${placeholder('stepInFlight')}::int, ${placeholder('checkpoint')}::jsonb,
+  ${placeholder('steps')}::jsonb, ${placeholder('dataId')}::uuid, ${placeholder('lease')}::interval) as cancel_requested`;
+
+/** The end of a run this instance holds: one call of the end's one home (migration 0024). */
+const FINISH = sql`select fdws_finish_run(${placeholder('id')}::uuid, ${placeholder('owner')}::text,
+  ${placeholder('status')}::text, ${placeholder('message')}::text, ${placeholder('steps')}::jsonb,
+  ${placeholder('dataId')}::uuid, ${placeholder('durationMs')}::int, ${placeholder('checkpoint')}::jsonb,
+  ${placeholder('logEntry')}::jsonb, ${placeholder('effects')}::jsonb) as finished`;
 
 /** A value as a jsonb parameter. */
 function json(value: unknown): SQL {
@@ -36,26 +80,25 @@ function json(value: unknown): SQL {
 const definitionTexts = new WeakMap<object, string>();
 
 /**
- * A run's definition as a jsonb parameter, its text made once per definition object: the runs of a
- * workflow share the object its cached row holds (a definition is never changed in place; an edit
- * is a new row, so a new object).
+ * A run's definition as JSON text, made once per definition object: the runs of a workflow share
+ * the object its cached row holds (a definition is never changed in place; an edit is a new row, so
+ * a new object).
  */
-function definitionJson(definition: Record<string, unknown>): SQL {
+function definitionText(definition: Record<string, unknown>): string {
   let text = definitionTexts.get(definition);
   if (text === undefined) {
     text = JSON.stringify(definition);
     definitionTexts.set(definition, text);
   }
-  return sql`${text}::jsonb`;
+  return text;
 }
 
 /**
  * The journal's writes of a run (engine/ARCHITECTURE.md): its first write, its checkpoints, its
- * pause, its end, and the cancel flag its drive reads. The cancellation read is a prepared
- * statement, built once here; the checkpoint and the end are calls of functions whose plans
- * PostgreSQL keeps (migrations 0017 and 0024), sent named after their texts where the pool keeps
- * names (executeNamedByText); the first write is built per run, as it usually rides in another
- * statement (see `insertRunningWrite`).
+ * pause, its end, and the cancel flag its drive reads. Each is a template with its values
+ * (database/built-statement), made into text once and named where the pool keeps names; the
+ * checkpoint and the end are calls of functions whose plans PostgreSQL keeps (migrations 0017 and
+ * 0024). The first write usually rides in another statement (see `insertRunningWrite`).
  */
 @Injectable()
 export class RunJournalRepository {
@@ -74,7 +117,10 @@ export class RunJournalRepository {
    * about to start: the run, its progress so far and its lease in one statement.
    */
   async insertRunning(run: NewRun, owner: string, progress: RunProgress, leaseMs: number): Promise<void> {
-    await this.db.execute(runningInsert(run, owner, progress, leaseMs));
+    await executeParametrized(this.db, {
+      template: RUNNING_INSERT,
+      values: runningValues(run, owner, progress, leaseMs),
+    });
   }
 
   /**
@@ -87,9 +133,13 @@ export class RunJournalRepository {
     owner: string,
     progress: RunProgress,
     leaseMs: number,
-    answer: SQL | null = null,
-  ): SQL {
-    return sql`${runningInsert(run, owner, progress, leaseMs)} returning ${answer ?? sql`null::jsonb`} as answer`;
+    answer: Parametrized | null = null,
+  ): Parametrized {
+    const { template, values } = answer ?? NO_ANSWER;
+    return {
+      template: runningInsertAnswering(template),
+      values: valuesOfBoth(runningValues(run, owner, progress, leaseMs), values),
+    };
   }
 
   /**
@@ -105,7 +155,7 @@ export class RunJournalRepository {
   ): Promise<void> {
     await this.db.execute(sql`select fdws_insert_finished_run(${run.id}::uuid, ${run.workflowId}::uuid,
       ${run.userId}::uuid, ${run.siteId}::uuid, ${run.configId}::uuid, ${json(run.request)},
-      ${run.startedAt.toISOString()}::timestamptz, ${definitionJson(run.definition)}, ${run.definitionVersion}::int,
+      ${run.startedAt.toISOString()}::timestamptz, ${definitionText(run.definition)}::jsonb, ${run.definitionVersion}::int,
       ${run.rerunOf}::uuid, ${outcome.status}::text, ${outcome.message}::text, ${json(outcome.steps)},
       ${outcome.dataId}::uuid, ${outcome.durationMs}::int, ${json(outcome.checkpoint)},
       ${new Date().toISOString()}::timestamptz, ${json(logEntry)}, ${effectsJson(effects)}::jsonb)`);
@@ -121,13 +171,19 @@ export class RunJournalRepository {
     progress: RunProgress,
     leaseMs: number,
   ): Promise<{ cancelRequested: boolean } | null> {
-    // One call of a function whose plan PostgreSQL keeps (migration 0017), named where names are kept.
-    const rows = await executeNamedByText(
-      this.db,
-      sql`select fdws_checkpoint_run(${id}::uuid, ${owner}::text,
-      ${progress.nextStep}::int, ${progress.stepInFlight}::int, ${JSON.stringify(progress.checkpoint)}::jsonb,
-      ${JSON.stringify(progress.steps)}::jsonb, ${progress.dataId}::uuid, ${interval(leaseMs)}::interval) as cancel_requested`,
-    );
+    const rows = await executeParametrized(this.db, {
+      template: CHECKPOINT,
+      values: {
+        id,
+        owner,
+        nextStep: progress.nextStep,
+        stepInFlight: progress.stepInFlight,
+        checkpoint: JSON.stringify(progress.checkpoint),
+        steps: JSON.stringify(progress.steps),
+        dataId: progress.dataId,
+        lease: interval(leaseMs),
+      },
+    });
     const cancelRequested = rows[0]?.cancel_requested;
     return typeof cancelRequested === 'boolean' ? { cancelRequested } : null;
   }
@@ -176,13 +232,21 @@ export class RunJournalRepository {
     logEntry: Record<string, unknown>,
     effects: CommittedEffect[] = [],
   ): Promise<boolean> {
-    const rows = await executeNamedByText(
-      this.db,
-      sql`select fdws_finish_run(${id}::uuid, ${owner}::text,
-        ${outcome.status}::text, ${outcome.message}::text, ${json(outcome.steps)}, ${outcome.dataId}::uuid,
-        ${outcome.durationMs}::int, ${json(outcome.checkpoint)}, ${json(logEntry)},
-        ${effectsJson(effects)}::jsonb) as finished`,
-    );
+    const rows = await executeParametrized(this.db, {
+      template: FINISH,
+      values: {
+        id,
+        owner,
+        status: outcome.status,
+        message: outcome.message,
+        steps: JSON.stringify(outcome.steps),
+        dataId: outcome.dataId,
+        durationMs: outcome.durationMs,
+        checkpoint: JSON.stringify(outcome.checkpoint),
+        logEntry: JSON.stringify(logEntry),
+        effects: effectsJson(effects),
+      },
+    });
     return rows[0]?.finished === true;
   }
 

@@ -1,6 +1,6 @@
 import { AppError } from '../../../common/errors/app-error';
 import { isUniqueViolation } from '../../../database/unique-violation';
-import type { SQL } from 'drizzle-orm';
+import type { Parametrized } from '../../../database/built-statement';
 import type { CommittedEffect } from '../../effects/workflow-effects.repository';
 import type { RunQueueRepository } from '../queue/run-queue.repository';
 import type { RunJournalRepository } from './run-journal.repository';
@@ -32,7 +32,7 @@ export interface RunJournal {
     index: number,
     step: StepKind,
     ahead?: number | null,
-    callerRead?: SQL | null,
+    callerRead?: Parametrized | null,
   ): Promise<boolean>;
   /**
    * What the write that marked step `index` in flight ahead read with `callerRead`, while that
@@ -136,7 +136,7 @@ export class DatabaseRunJournal implements RunJournal {
     index: number,
     step: StepKind,
     ahead: number | null = null,
-    callerRead: SQL | null = null,
+    callerRead: Parametrized | null = null,
   ): Promise<boolean> {
     const { replayable, carriesRunWrite } = step;
     const markedAheadAt = this.markedAheadAt;
