@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { plainToInstance } from 'class-transformer';
 import type { FieldError } from '../../common/errors/app-error';
+import { deepFreeze } from '../../common/cache/deep-freeze';
 import { StepRegistry } from './step-registry.service';
 import { parseDefinition } from './model/stored-state';
 import { stringsOf } from './model/template';
@@ -17,6 +19,12 @@ export interface CompiledStep {
    * for any other config with templates, which is checked after each rendering.
    */
   fixedConfigProblems: FieldError[] | null;
+  /**
+   * A config that renders to itself and has no problems, as an instance of its type's config class:
+   * made once, deep-frozen, since every run of the version gets this one object. Null otherwise (made
+   * at each run from the rendered config).
+   */
+  fixedConfig: object | null;
 }
 
 const CACHE_SIZE = 500;
@@ -66,12 +74,15 @@ export class CompiledDefinitions {
         .filter(([at, text]) => text.includes('{{') && ![...rawFields].some((raw) => atOrInside(at, raw)))
         .map(([at]) => at);
       const validityMayChange = rendered.some((at) => !freeFields.some((free) => inside(at, free)));
+      const fixedConfigProblems = validityMayChange
+        ? null
+        : this.registry.configProblems(step.type, step.config ?? {}, 'config');
+      const fixed = options && rendered.length === 0 && fixedConfigProblems?.length === 0;
       return {
         rawFields,
         rendered: rendered.length > 0,
-        fixedConfigProblems: validityMayChange
-          ? null
-          : this.registry.configProblems(step.type, step.config ?? {}, 'config'),
+        fixedConfigProblems,
+        fixedConfig: fixed ? deepFreeze(plainToInstance(options.config, step.config ?? {})) : null,
       };
     });
     this.compiled.set(key, steps);

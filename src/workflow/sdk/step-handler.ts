@@ -148,7 +148,10 @@ export interface FormAccessNeed {
  * Throw a `StepError` (with `retryable` for transient failures) to fail the step.
  */
 export interface WorkflowStepHandler<C extends object = object, R = unknown> {
-  /** Runs the step with its config already validated (against the config class) and rendered. */
+  /**
+   * Runs the step with its config already validated (against the config class) and rendered. The
+   * config is read-only: one without templates is one frozen instance that every run shares.
+   */
   execute(context: StepContext, config: C): Promise<StepOutcome<R>>;
   /**
    * The form permissions the step needs, with its rendered config; `run.configId` is the execute

@@ -50,7 +50,7 @@ export class StepExecutor {
     const attemptLog: AttemptLog[] = pending?.attemptLog ?? [];
     const stepStarted = pending?.stepStartedAt ?? this.clock.now();
     const elapsed = () => this.clock.now() - stepStarted;
-    const { rawFields, rendered: templated, fixedConfigProblems } = session.compiled[index];
+    const { rawFields, rendered: templated, fixedConfigProblems, fixedConfig } = session.compiled[index];
     const rendered = templated
       ? renderDeep(step.config ?? {}, state.templateScope(), env, rawFields)
       : (step.config ?? {});
@@ -65,7 +65,7 @@ export class StepExecutor {
       const result = { dryRun: true, wouldRun: { type: step.type, config: rendered } };
       return { kind: 'success', result, log: succeededLog(step, result, [], 0), effects: [] };
     }
-    const config = plainToInstance(registered.options.config, rendered);
+    const config = fixedConfig ?? plainToInstance(registered.options.config, rendered);
     const policy = session.dryRun
       ? { ...retryPolicyOf(undefined, undefined), maxAttempts: 1 }
       : retryPolicyOf(session.definition.retry, step.retry);
