@@ -72,10 +72,14 @@ const FINISH = sql`select fdws_finish_run(${placeholder('id')}::uuid, ${placehol
   ${placeholder('dataId')}::uuid, ${placeholder('durationMs')}::int, ${placeholder('checkpoint')}::jsonb,
   ${placeholder('logEntry')}::jsonb, ${placeholder('effects')}::jsonb) as finished`;
 
-/** A value as a jsonb parameter. */
-function json(value: unknown): SQL {
-  return sql`${JSON.stringify(value)}::jsonb`;
-}
+/** A run that ended before any step with an effect, written once, finished (migration 0024). */
+const INSERT_FINISHED = sql`select fdws_insert_finished_run(${placeholder('id')}::uuid,
+  ${placeholder('workflowId')}::uuid, ${placeholder('userId')}::uuid, ${placeholder('siteId')}::uuid,
+  ${placeholder('configId')}::uuid, ${placeholder('request')}::jsonb, ${placeholder('startedAt')}::timestamptz,
+  ${placeholder('definition')}::jsonb, ${placeholder('definitionVersion')}::int, ${placeholder('rerunOf')}::uuid,
+  ${placeholder('status')}::text, ${placeholder('message')}::text, ${placeholder('steps')}::jsonb,
+  ${placeholder('dataId')}::uuid, ${placeholder('durationMs')}::int, ${placeholder('checkpoint')}::jsonb,
+  ${placeholder('finishedAt')}::timestamptz, ${placeholder('logEntry')}::jsonb, ${placeholder('effects')}::jsonb)`;
 
 const definitionTexts = new WeakMap<object, string>();
 
@@ -153,12 +157,30 @@ export class RunJournalRepository {
     logEntry: Record<string, unknown>,
     effects: CommittedEffect[] = [],
   ): Promise<void> {
-    await this.db.execute(sql`select fdws_insert_finished_run(${run.id}::uuid, ${run.workflowId}::uuid,
-      ${run.userId}::uuid, ${run.siteId}::uuid, ${run.configId}::uuid, ${json(run.request)},
-      ${run.startedAt.toISOString()}::timestamptz, ${definitionText(run.definition)}::jsonb, ${run.definitionVersion}::int,
-      ${run.rerunOf}::uuid, ${outcome.status}::text, ${outcome.message}::text, ${json(outcome.steps)},
-      ${outcome.dataId}::uuid, ${outcome.durationMs}::int, ${json(outcome.checkpoint)},
-      ${new Date().toISOString()}::timestamptz, ${json(logEntry)}, ${effectsJson(effects)}::jsonb)`);
+    await executeParametrized(this.db, {
+      template: INSERT_FINISHED,
+      values: {
+        id: run.id,
+        workflowId: run.workflowId,
+        userId: run.userId,
+        siteId: run.siteId,
+        configId: run.configId,
+        request: JSON.stringify(run.request),
+        startedAt: run.startedAt.toISOString(),
+        definition: definitionText(run.definition),
+        definitionVersion: run.definitionVersion,
+        rerunOf: run.rerunOf,
+        status: outcome.status,
+        message: outcome.message,
+        steps: JSON.stringify(outcome.steps),
+        dataId: outcome.dataId,
+        durationMs: outcome.durationMs,
+        checkpoint: JSON.stringify(outcome.checkpoint),
+        finishedAt: new Date().toISOString(),
+        logEntry: JSON.stringify(logEntry),
+        effects: effectsJson(effects),
+      },
+    });
   }
 
   /**
