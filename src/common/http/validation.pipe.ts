@@ -1,4 +1,5 @@
-import { ValidationPipe, type Type, type ValidationError } from '@nestjs/common';
+import { ValidationPipe, type ArgumentMetadata, type Type, type ValidationError } from '@nestjs/common';
+import { getMetadataStorage, ValidationTypes } from 'class-validator';
 import type { TransformerPackage } from '@nestjs/common/interfaces/external/transformer-package.interface';
 import { instanceToPlain, plainToInstance, type ClassTransformOptions } from 'class-transformer';
 import { AppError, type FieldError } from '../errors/app-error';
@@ -55,9 +56,47 @@ export function flattenValidationErrors(errors: ValidationError[], prefix = ''):
   });
 }
 
+const allOptionalClasses = new WeakMap<Type, boolean>();
+
+/**
+ * Whether every validated property of `cls` is `@IsOptional()`: then an empty object passes as it
+ * is (an absent optional property skips all its checks, and there is nothing to refuse).
+ */
+function allOptional(cls: Type): boolean {
+  let known = allOptionalClasses.get(cls);
+  if (known === undefined) {
+    const metadatas = getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false);
+    const optional = new Set(
+      metadatas
+        .filter((metadata) => metadata.type === ValidationTypes.CONDITIONAL_VALIDATION)
+        .map((metadata) => metadata.propertyName),
+    );
+    // A class without any rule is refused by class-validator (forbidUnknownValues): left to it.
+    known = metadatas.length > 0 && metadatas.every((metadata) => optional.has(metadata.propertyName));
+    allOptionalClasses.set(cls, known);
+  }
+  return known;
+}
+
+const isEmptyObject = (value: unknown): boolean =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
+
+/**
+ * Nest's pipe, except that an empty object for a class whose properties are all optional (most
+ * query DTOs, sent without a query) becomes an instance without running class-validator, whose
+ * metadata lookup walks every validated class of the application at each call.
+ */
+class AppValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const cls = metadata.metatype as Type | undefined;
+    if (cls && this.toValidate(metadata) && isEmptyObject(value) && allOptional(cls)) return new cls();
+    return super.transform(value, metadata);
+  }
+}
+
 /** DTO validation for bodies and queries: unknown properties are refused, failures are a 422. */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new AppValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,

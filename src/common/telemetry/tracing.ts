@@ -46,6 +46,11 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env): boolean {
   return true;
 }
 
+/** Whether this process exports traces (startTracing started the SDK). */
+export function tracingOn(): boolean {
+  return sdk !== null;
+}
+
 /** Sends the spans still buffered and stops (at shutdown); nothing when tracing is off. */
 export async function stopTracing(): Promise<void> {
   const running = sdk;

@@ -1,5 +1,6 @@
 import {
   context,
+  INVALID_SPAN_CONTEXT,
   propagation,
   ROOT_CONTEXT,
   SpanStatusCode,
@@ -8,12 +9,12 @@ import {
   type Link,
   type Span,
 } from '@opentelemetry/api';
-import { REQUEST_ID_ATTRIBUTE } from '../../../common/telemetry/tracing';
+import { REQUEST_ID_ATTRIBUTE, tracingOn } from '../../../common/telemetry/tracing';
 
 /**
  * The spans of a run: one per drive of the run, one per step, one per attempt, through the
- * OpenTelemetry API only. With tracing off (no SDK registered) every call here is the API's no-op,
- * so the engine pays nothing for them.
+ * OpenTelemetry API only. With tracing off (no SDK started) `inSpan` runs its work with a span that
+ * records nothing, without the API's context switch (nine spans per run of four steps).
  */
 
 export const RUN_ATTRIBUTES = {
@@ -29,6 +30,7 @@ export const RUN_ATTRIBUTES = {
 } as const;
 
 const tracer = trace.getTracer('fdws-workflow');
+const NO_SPAN = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
 
 /**
  * The W3C `traceparent` of the active span (the request that queues a run), stored with the run so
@@ -58,6 +60,7 @@ export function inSpan<T>(
   work: (span: Span) => Promise<T>,
   options: { root?: boolean; linkTo?: string } = {},
 ): Promise<T> {
+  if (!tracingOn()) return work(NO_SPAN);
   return tracer.startActiveSpan(
     name,
     { attributes, root: options.root, links: linksTo(options.linkTo) },
