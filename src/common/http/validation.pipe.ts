@@ -88,7 +88,7 @@ const isEmptyObject = (value: unknown): boolean =>
  */
 class AppValidationPipe extends ValidationPipe {
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    const cls = metadata.metatype as Type | undefined;
+    const cls = metadata.metatype;
     if (cls && this.toValidate(metadata) && isEmptyObject(value) && allOptional(cls)) return new cls();
     return super.transform(value, metadata);
   }
