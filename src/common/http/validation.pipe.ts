@@ -87,9 +87,11 @@ const isEmptyObject = (value: unknown): boolean =>
  * metadata lookup walks every validated class of the application at each call.
  */
 class AppValidationPipe extends ValidationPipe {
-  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+  // Not async: the pipe runs for every parameter of every route, and a wrapper would cost a promise.
+  override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const cls = metadata.metatype;
-    if (cls && this.toValidate(metadata) && isEmptyObject(value) && allOptional(cls)) return new cls();
+    if (cls && this.toValidate(metadata) && isEmptyObject(value) && allOptional(cls))
+      return Promise.resolve(new cls());
     return super.transform(value, metadata);
   }
 }
