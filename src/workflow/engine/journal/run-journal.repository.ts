@@ -18,22 +18,16 @@ const interval = (ms: number) => `${ms} milliseconds`;
 const placeholder = sql.placeholder;
 
 /**
- * A run's first write: `running` under this instance's lease, with its progress so far; its values
- * are `runningValues`. One template for both uses: run alone, or carried by another module's insert
- * (database/carried-write), which then answers what `answer` reads (see `insertRunningWrite`).
+ * What a new run is (id, workflow, caller, request, definition...), in the column order of both of
+ * a run's first writes (`RUNNING_INSERT`, `INSERT_FINISHED`); its values are `newRunValues`.
  */
-const RUNNING_INSERT = sql`insert into ${workflowRuns} (id, workflow_id, user_id, site_id, config_id, request,
-      started_at, definition, definition_version, rerun_of, next_step, step_in_flight, checkpoint, steps, data_id,
-      status, lease_owner, lease_until)
-    values (${placeholder('run_id')}::uuid, ${placeholder('run_workflow_id')}::uuid, ${placeholder('run_user_id')}::uuid,
-      ${placeholder('run_site_id')}::uuid, ${placeholder('run_config_id')}::uuid, ${placeholder('run_request')}::jsonb,
-      ${placeholder('run_started_at')}::timestamptz, ${placeholder('run_definition')}::jsonb,
-      ${placeholder('run_definition_version')}::int, ${placeholder('run_rerun_of')}::uuid,
-      ${placeholder('run_next_step')}::int, ${placeholder('run_step_in_flight')}::int,
-      ${placeholder('run_checkpoint')}::jsonb, ${placeholder('run_steps')}::jsonb, ${placeholder('run_data_id')}::uuid,
-      'running', ${placeholder('run_lease_owner')}::text, now() + ${placeholder('run_lease')}::interval)`;
+const NEW_RUN = sql`${placeholder('run_id')}::uuid, ${placeholder('run_workflow_id')}::uuid,
+  ${placeholder('run_user_id')}::uuid, ${placeholder('run_site_id')}::uuid, ${placeholder('run_config_id')}::uuid,
+  ${placeholder('run_request')}::jsonb, ${placeholder('run_started_at')}::timestamptz,
+  ${placeholder('run_definition')}::jsonb, ${placeholder('run_definition_version')}::int,
+  ${placeholder('run_rerun_of')}::uuid`;
 
-function runningValues(run: NewRun, owner: string, progress: RunProgress, leaseMs: number) {
+function newRunValues(run: NewRun): Record<string, unknown> {
   return {
     run_id: run.id,
     run_workflow_id: run.workflowId,
@@ -45,6 +39,23 @@ function runningValues(run: NewRun, owner: string, progress: RunProgress, leaseM
     run_definition: definitionText(run.definition),
     run_definition_version: run.definitionVersion,
     run_rerun_of: run.rerunOf,
+  };
+}
+
+/**
+ * A run's first write: `running` under this instance's lease, with its progress so far; its values
+ * are `runningValues`. One template for both uses: run alone, or carried by another module's insert
+ * (database/carried-write), which then answers what `answer` reads (see `insertRunningWrite`).
+ */
+const RUNNING_INSERT = sql`insert into ${workflowRuns} (id, workflow_id, user_id, site_id, config_id, request,
+      started_at, definition, definition_version, rerun_of, next_step, step_in_flight, checkpoint, steps, data_id,
+      status, lease_owner, lease_until)
+    values (${NEW_RUN}, ${placeholder('run_next_step')}::int, ${placeholder('run_step_in_flight')}::int,
+      ${placeholder('run_checkpoint')}::jsonb, ${placeholder('run_steps')}::jsonb, ${placeholder('run_data_id')}::uuid,
+      'running', ${placeholder('run_lease_owner')}::text, now() + ${placeholder('run_lease')}::interval)`;
+
+function runningValues(run: NewRun, owner: string, progress: RunProgress, leaseMs: number) {
+  return Object.assign(newRunValues(run), {
     run_next_step: progress.nextStep,
     run_step_in_flight: progress.stepInFlight,
     run_checkpoint: JSON.stringify(progress.checkpoint),
@@ -52,7 +63,7 @@ function runningValues(run: NewRun, owner: string, progress: RunProgress, leaseM
     run_data_id: progress.dataId,
     run_lease_owner: owner,
     run_lease: interval(leaseMs),
-  };
+  });
 }
 
 /** The first write returning what `answer` (another module's part) reads, as column `answer`. */
@@ -66,19 +77,34 @@ const CHECKPOINT = sql`select fdws_checkpoint_run(${placeholder('id')}::uuid, ${
   ${placeholder('nextStep')}::int, ${placeholder('stepInFlight')}::int, ${placeholder('checkpoint')}::jsonb,
   ${placeholder('steps')}::jsonb, ${placeholder('dataId')}::uuid, ${placeholder('lease')}::interval) as cancel_requested`;
 
+/** How a run ended, in the argument order of both ends (`FINISH`, `INSERT_FINISHED`). */
+const END = sql`${placeholder('status')}::text, ${placeholder('message')}::text, ${placeholder('steps')}::jsonb,
+  ${placeholder('dataId')}::uuid, ${placeholder('durationMs')}::int, ${placeholder('checkpoint')}::jsonb`;
+
+/** The values of `END`, and of what an end writes besides the run: the record's log entry, the effects. */
+function endValues(
+  outcome: RunFinish,
+  logEntry: Record<string, unknown>,
+  effects: CommittedEffect[],
+): Record<string, unknown> {
+  return {
+    status: outcome.status,
+    message: outcome.message,
+    steps: JSON.stringify(outcome.steps),
+    dataId: outcome.dataId,
+    durationMs: outcome.durationMs,
+    checkpoint: JSON.stringify(outcome.checkpoint),
+    logEntry: JSON.stringify(logEntry),
+    effects: effectsJson(effects),
+  };
+}
+
 /** The end of a run this instance holds: one call of the end's one home (migration 0024). */
-const FINISH = sql`select fdws_finish_run(${placeholder('id')}::uuid, ${placeholder('owner')}::text,
-  ${placeholder('status')}::text, ${placeholder('message')}::text, ${placeholder('steps')}::jsonb,
-  ${placeholder('dataId')}::uuid, ${placeholder('durationMs')}::int, ${placeholder('checkpoint')}::jsonb,
+const FINISH = sql`select fdws_finish_run(${placeholder('id')}::uuid, ${placeholder('owner')}::text, ${END},
   ${placeholder('logEntry')}::jsonb, ${placeholder('effects')}::jsonb) as finished`;
 
 /** A run that ended before any step with an effect, written once, finished (migration 0024). */
-const INSERT_FINISHED = sql`select fdws_insert_finished_run(${placeholder('id')}::uuid,
-  ${placeholder('workflowId')}::uuid, ${placeholder('userId')}::uuid, ${placeholder('siteId')}::uuid,
-  ${placeholder('configId')}::uuid, ${placeholder('request')}::jsonb, ${placeholder('startedAt')}::timestamptz,
-  ${placeholder('definition')}::jsonb, ${placeholder('definitionVersion')}::int, ${placeholder('rerunOf')}::uuid,
-  ${placeholder('status')}::text, ${placeholder('message')}::text, ${placeholder('steps')}::jsonb,
-  ${placeholder('dataId')}::uuid, ${placeholder('durationMs')}::int, ${placeholder('checkpoint')}::jsonb,
+const INSERT_FINISHED = sql`select fdws_insert_finished_run(${NEW_RUN}, ${END},
   ${placeholder('finishedAt')}::timestamptz, ${placeholder('logEntry')}::jsonb, ${placeholder('effects')}::jsonb)`;
 
 const definitionTexts = new WeakMap<object, string>();
@@ -159,27 +185,9 @@ export class RunJournalRepository {
   ): Promise<void> {
     await executeParametrized(this.db, {
       template: INSERT_FINISHED,
-      values: {
-        id: run.id,
-        workflowId: run.workflowId,
-        userId: run.userId,
-        siteId: run.siteId,
-        configId: run.configId,
-        request: JSON.stringify(run.request),
-        startedAt: run.startedAt.toISOString(),
-        definition: definitionText(run.definition),
-        definitionVersion: run.definitionVersion,
-        rerunOf: run.rerunOf,
-        status: outcome.status,
-        message: outcome.message,
-        steps: JSON.stringify(outcome.steps),
-        dataId: outcome.dataId,
-        durationMs: outcome.durationMs,
-        checkpoint: JSON.stringify(outcome.checkpoint),
+      values: Object.assign(newRunValues(run), endValues(outcome, logEntry, effects), {
         finishedAt: new Date().toISOString(),
-        logEntry: JSON.stringify(logEntry),
-        effects: effectsJson(effects),
-      },
+      }),
     });
   }
 
@@ -256,18 +264,7 @@ export class RunJournalRepository {
   ): Promise<boolean> {
     const rows = await executeParametrized(this.db, {
       template: FINISH,
-      values: {
-        id,
-        owner,
-        status: outcome.status,
-        message: outcome.message,
-        steps: JSON.stringify(outcome.steps),
-        dataId: outcome.dataId,
-        durationMs: outcome.durationMs,
-        checkpoint: JSON.stringify(outcome.checkpoint),
-        logEntry: JSON.stringify(logEntry),
-        effects: effectsJson(effects),
-      },
+      values: Object.assign({ id, owner }, endValues(outcome, logEntry, effects)),
     });
     return rows[0]?.finished === true;
   }
