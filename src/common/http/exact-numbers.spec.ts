@@ -32,4 +32,13 @@ describe('exact JSON numbers', () => {
     expect(inexactNumberPath('1e400')).toBe('');
     expect(inexactNumberPath('[1,2,3]')).toBeNull();
   });
+
+  it('finds an exponent after every character a JSON number may follow, and not inside a UUID', () => {
+    expect(inexactNumberPath('[1e400]')).toBe('0');
+    expect(inexactNumberPath('{"a":-1.5e400}')).toBe('a');
+    expect(inexactNumberPath('{"a":\n\t 2E+999}')).toBe('a');
+    expect(inexactNumberPath('{"a":[1,1e-400]}')).toBe('a.1');
+    expect(inexactNumberPath('-1e400')).toBe('');
+    expect(inexactNumberPath('{"id":"5b3e4f10-13e5-4d2e-9e1a-77e3e8b0c1d2","n":1.5e3}')).toBeNull();
+  });
 });

@@ -2,11 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import { AppError, type FieldError } from '../errors/app-error';
 
 /**
- * Text that may hold a number a double cannot keep: an exponent (`1e400`, `5e-324`) or a run of 16 or
- * more digits and dots (`123456789012345678`, `0.30000000000000001`). A decimal of at most 15
- * significant digits always survives the round trip through a double, so any other body skips the scan.
+ * Text that may hold a number a double cannot keep: a number with an exponent (`1e400`, `-5e-324`:
+ * not preceded by a letter, digit, dot or dash, so the `3e4` inside a UUID is not one) or a run of
+ * 16 or more digits and dots (`123456789012345678`, `0.30000000000000001`). A decimal of at most 15
+ * significant digits always survives the round trip through a double, so any other body skips the
+ * scan. In valid JSON a number follows the start, a space, `[`, `:` or `,`.
  */
-const MAY_BE_INEXACT = /\d[eE]|[\d.]{16}/;
+const MAY_BE_INEXACT = /(?<![\w.-])-?\d[\d.]*[eE][-+]?\d|[\d.]{16}/;
 const NUMBER_TOKEN = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?/y;
 
 /** The significant digits of a decimal's mantissa: no sign, point, leading or trailing zeros. */

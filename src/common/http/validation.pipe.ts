@@ -3,6 +3,7 @@ import { getMetadataStorage, ValidationTypes } from 'class-validator';
 import type { TransformerPackage } from '@nestjs/common/interfaces/external/transformer-package.interface';
 import { instanceToPlain, plainToInstance, type ClassTransformOptions } from 'class-transformer';
 import { AppError, type FieldError } from '../errors/app-error';
+import { memoizeValidationMetadata } from '../validation/validation-metadata-memo';
 
 const checkedAsSent = new WeakSet<object>();
 
@@ -98,6 +99,7 @@ class AppValidationPipe extends ValidationPipe {
 
 /** DTO validation for bodies and queries: unknown properties are refused, failures are a 422. */
 export function createValidationPipe(): ValidationPipe {
+  memoizeValidationMetadata();
   return new AppValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
