@@ -52,6 +52,8 @@ describe('url templates of the api step', () => {
       );
       expect(render('{{env.BASE}}/c/{{input.at}}')).toBe('https://crm.example/api/c/%40evil.example%2Fx');
       expect(render('https://{{env.HOST}}/{{input.empty}}')).toBe('https://crm.example/');
+      expect(render('https://crm.example/orders')).toBe('https://crm.example/orders');
+      expect(render('{{env.BASE}}/orders')).toBe('https://crm.example/api/orders');
     });
 
     it.each([

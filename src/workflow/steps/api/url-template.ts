@@ -93,7 +93,8 @@ export function renderUrl(template: string, valueOf: (path: string) => string): 
     }
   }
   // A template that does not parse even without its values is refused as such when it is sent.
-  if (originOf(url) !== originOf(fixed)) {
+  // Nothing but literal text and env values (the common case): there is no value to move the origin.
+  if (url !== fixed && originOf(url) !== originOf(fixed)) {
     throw new StepError('A value rendered into the URL changes or breaks its origin (scheme, host or port)', {
       code: OutboundErrorCode.INVALID_URL,
       details: { reason: 'origin' },
