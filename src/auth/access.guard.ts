@@ -1,5 +1,5 @@
+import { MemoizedReflector } from '../common/http/memoized-reflector';
 import { ExecutionContext, Injectable, Logger } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
 import {
@@ -24,9 +24,10 @@ import { bearerToken } from './bearer-token';
 @Injectable()
 export class AccessGuard extends AuthGuard('jwt') {
   private readonly logger = new Logger(AccessGuard.name);
+  /** Route metadata, read on every request: kept per handler and class (see MemoizedReflector). */
+  private readonly reflector = new MemoizedReflector();
 
   constructor(
-    private readonly reflector: Reflector,
     private readonly rolePermissions: RolePermissions,
     private readonly sites: SiteResolver,
   ) {

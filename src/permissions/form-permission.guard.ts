@@ -1,5 +1,5 @@
+import { MemoizedReflector } from '../common/http/memoized-reflector';
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { REQUIRED_FORM_PERMISSION } from './form-permission.decorator';
 import { requestContextOf } from '../common/context/ctx.decorator';
@@ -13,8 +13,10 @@ import { FormAccessService } from './form-access.service';
  */
 @Injectable()
 export class FormPermissionGuard implements CanActivate {
+  /** Route metadata, read on every request: kept per handler and class (see MemoizedReflector). */
+  private readonly reflector = new MemoizedReflector();
+
   constructor(
-    private readonly reflector: Reflector,
     private readonly access: FormAccessService,
     private readonly sites: SiteResolver,
   ) {}

@@ -1,5 +1,5 @@
+import { MemoizedReflector } from '../common/http/memoized-reflector';
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { SKIP_SITE_RESOLUTION } from '../common/context/skip-site.decorator';
 import { SiteResolver } from './site-resolver.service';
@@ -12,10 +12,10 @@ import { SiteResolver } from './site-resolver.service';
  */
 @Injectable()
 export class TenantGuard implements CanActivate {
-  constructor(
-    private readonly resolver: SiteResolver,
-    private readonly reflector: Reflector,
-  ) {}
+  /** Route metadata, read on every request: kept per handler and class (see MemoizedReflector). */
+  private readonly reflector = new MemoizedReflector();
+
+  constructor(private readonly resolver: SiteResolver) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const skip = this.reflector.getAllAndOverride<boolean | undefined>(SKIP_SITE_RESOLUTION, [

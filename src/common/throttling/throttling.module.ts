@@ -1,11 +1,22 @@
 import { Module } from '@nestjs/common';
-import { APP_GUARD, Reflector } from '@nestjs/core';
-import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
+import { APP_GUARD } from '@nestjs/core';
+import {
+  getOptionsToken,
+  getStorageToken,
+  ThrottlerGuard,
+  ThrottlerModule,
+  type ThrottlerModuleOptions,
+  type ThrottlerStorage,
+} from '@nestjs/throttler';
+import { MemoizedReflector } from '../http/memoized-reflector';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { REDIS, type RedisClient } from '../redis/redis.module';
 import { AUTH_RATE_LIMITED } from './auth-rate-limit.decorator';
 import { MemoryThrottlerStorage } from './memory-throttler.storage';
 import { FallbackThrottlerStorage } from './fallback-throttler.storage';
+
+/** Route metadata, read on every request (see MemoizedReflector). */
+const routes = new MemoizedReflector();
 
 /**
  * Two throttlers per client IP: `default` on every route, `auth` only on routes marked
@@ -14,8 +25,8 @@ import { FallbackThrottlerStorage } from './fallback-throttler.storage';
 @Module({
   imports: [
     ThrottlerModule.forRootAsync({
-      inject: [APP_CONFIG, REDIS, Reflector],
-      useFactory: (config: AppConfig, redis: RedisClient, reflector: Reflector) => ({
+      inject: [APP_CONFIG, REDIS],
+      useFactory: (config: AppConfig, redis: RedisClient) => ({
         throttlers: [
           { name: 'default', ttl: config.throttleTtlMs, limit: config.throttleLimit },
           {
@@ -23,7 +34,7 @@ import { FallbackThrottlerStorage } from './fallback-throttler.storage';
             ttl: config.throttleTtlMs,
             limit: config.throttleAuthLimit,
             skipIf: (context) =>
-              !reflector.getAllAndOverride<boolean>(AUTH_RATE_LIMITED, [
+              !routes.getAllAndOverride<boolean>(AUTH_RATE_LIMITED, [
                 context.getHandler(),
                 context.getClass(),
               ]),
@@ -37,6 +48,14 @@ import { FallbackThrottlerStorage } from './fallback-throttler.storage';
       }),
     }),
   ],
-  providers: [{ provide: APP_GUARD, useClass: ThrottlerGuard }],
+  providers: [
+    {
+      provide: APP_GUARD,
+      // The library's guard reads seven metadata keys per request: read through a memoized Reflector.
+      inject: [getOptionsToken(), getStorageToken()],
+      useFactory: (options: ThrottlerModuleOptions, storage: ThrottlerStorage) =>
+        new ThrottlerGuard(options, storage, new MemoizedReflector()),
+    },
+  ],
 })
 export class ThrottlingModule {}
