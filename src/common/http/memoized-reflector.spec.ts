@@ -22,7 +22,7 @@ describe('MemoizedReflector', () => {
 
   it('answers as Nest does: the handler over the class, undefined for what is not set, decorators transformed', () => {
     const memoized = new MemoizedReflector();
-    for (const reflector of [plain, memoized, memoized]) {
+    for (const reflector of [plain, memoized, memoized] as Reflector[]) {
       expect(reflector.getAllAndOverride(ROLE, [overridden, Controller])).toBe('handler');
       expect(reflector.getAllAndOverride(ROLE, [inherited, Controller])).toBe('class');
       expect(reflector.getAllAndOverride('absent', [inherited, Controller])).toBeUndefined();
