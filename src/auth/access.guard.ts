@@ -1,7 +1,7 @@
-import { MemoizedReflector } from '../common/http/memoized-reflector';
 import { ExecutionContext, Injectable, Logger } from '@nestjs/common';
 import { AuthGuard } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
+import { MemoizedReflector } from '../common/http/memoized-reflector';
 import {
   AUTH_DECISION,
   REQUIRED_PERMISSION,

@@ -1,6 +1,6 @@
-import { MemoizedReflector } from '../common/http/memoized-reflector';
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
+import { MemoizedReflector } from '../common/http/memoized-reflector';
 import { REQUIRED_FORM_PERMISSION } from './form-permission.decorator';
 import { requestContextOf } from '../common/context/ctx.decorator';
 import type { FormPermissionName } from './form-permission-names';

@@ -1,6 +1,6 @@
-import { MemoizedReflector } from '../common/http/memoized-reflector';
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
+import { MemoizedReflector } from '../common/http/memoized-reflector';
 import { SKIP_SITE_RESOLUTION } from '../common/context/skip-site.decorator';
 import { SiteResolver } from './site-resolver.service';
 

@@ -84,8 +84,8 @@ const isEmptyObject = (value: unknown): boolean =>
 
 /**
  * Nest's pipe, except that an empty object for a class whose properties are all optional (most
- * query DTOs, sent without a query) becomes an instance without running class-validator, whose
- * metadata lookup walks every validated class of the application at each call.
+ * query DTOs, sent without a query) becomes an instance without running class-transformer and
+ * class-validator over nothing (an asynchronous validation and its promises, per parameter).
  */
 class AppValidationPipe extends ValidationPipe {
   // Not async: the pipe runs for every parameter of every route, and a wrapper would cost a promise.

@@ -54,7 +54,7 @@ const routes = new MemoizedReflector();
       // The library's guard reads seven metadata keys per request: read through a memoized Reflector.
       inject: [getOptionsToken(), getStorageToken()],
       useFactory: (options: ThrottlerModuleOptions, storage: ThrottlerStorage) =>
-        new ThrottlerGuard(options, storage, new MemoizedReflector()),
+        new ThrottlerGuard(options, storage, routes),
     },
   ],
 })
