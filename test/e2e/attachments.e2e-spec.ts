@@ -244,6 +244,17 @@ describe('attachments: files in submissions', () => {
     expect(pdf.json()).toMatchObject({ mediaType: 'application/pdf' });
   });
 
+  it('a text opening with a bitmap signature is text, so an image field refuses it', async () => {
+    const text = Buffer.from('BMW and Audi sales by month\n');
+    const refused = await upload(text, { field: 'photo', filename: 'sales.bmp', contentType: 'image/bmp' });
+    expect(refused.statusCode).toBe(415);
+    expect(refused.json()).toMatchObject({
+      code: 'ATTACHMENT_TYPE_NOT_ALLOWED',
+      details: { mediaType: 'text/plain' },
+    });
+    expect(await counts()).toEqual({ attachments: 0, blobs: 0, stored: 0 });
+  });
+
   it("refuses a file over the field's size, an empty one and an unknown field, storing nothing", async () => {
     const big = Buffer.concat([PNG, Buffer.alloc(100_001)]);
     const tooLarge = await upload(big, { field: 'photo' });
