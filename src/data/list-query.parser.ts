@@ -1,5 +1,6 @@
 import { AppError, type FieldError } from '../common/errors/app-error';
 import { nullCharacter } from '../common/http/body-guard';
+import { MAX_PAGE } from '../common/http/list-page';
 import { lastValue } from '../common/http/query-value';
 import { parseFieldPath } from '../common/validation/field-path';
 import { isScalar } from '../common/validation/scalar';
@@ -98,7 +99,7 @@ export function parsePageQuery(query: RawQuery, maxLimit = 1000): { page: number
 
 function pageOf(query: RawQuery, maxLimit: number, errors: FieldError[]) {
   return {
-    page: integer(lastValue(query.page), 1, 1, 10_000_000, 'page', errors),
+    page: integer(lastValue(query.page), 1, 1, MAX_PAGE, 'page', errors),
     limit: integer(lastValue(query.limit), Math.min(20, maxLimit), 1, maxLimit, 'limit', errors),
   };
 }

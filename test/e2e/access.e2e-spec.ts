@@ -109,6 +109,8 @@ describe('access control', () => {
     const list = (await send(s.admin, 'GET', '/api/users')).json();
     expect(list.totalCount).toBe(3);
     expect(list.data[0]).not.toHaveProperty('passwordHash');
+    expect(await statusOf(s.admin, 'GET', '/api/users?page=1e300')).toBe(422);
+    expect(await statusOf(s.admin, 'GET', '/api/users?page=9&page=1')).toBe(200);
     expect(await statusOf(user.token, 'GET', self)).toBe(200);
     expect(await statusOf(user.token, 'GET', `/api/users/${manager.user.id}`)).toBe(403);
     expect(await statusOf(user.token, 'PUT', self, { role: 'admin' })).toBe(403);

@@ -96,6 +96,12 @@ describe('form versions', () => {
     const second = (await get(config('/versions?limit=2&page=2'))).json();
     expect(second).toMatchObject({ total: 3, page: 2, pages: 2 });
     expect(second.data.map((v: { version: number }) => v.version)).toEqual([1]);
+    // A page past any list's offset is refused, not a failed query.
+    const tooFar = await get(config('/versions?page=1e300'));
+    expect([tooFar.statusCode, tooFar.json().validationErrors]).toEqual([
+      422,
+      [{ field: 'page', rule: 'max', message: 'page must not be greater than 10000000' }],
+    ]);
     for (const missing of ['4', '0', '-1', 'abc', '99999999999']) {
       const response = await get(config(`/versions/${missing}`));
       expect([missing, response.statusCode, response.json().code]).toEqual([

@@ -1,5 +1,6 @@
 import type { ArgumentMetadata } from '@nestjs/common';
-import { IsIn, IsOptional, IsString } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsArray, IsIn, IsInt, IsOptional, IsString, Min } from 'class-validator';
 import { AppError } from '../errors/app-error';
 import { createValidationPipe } from './validation.pipe';
 
@@ -11,6 +12,12 @@ class AllOptionalQuery {
 class OneRequired {
   @IsOptional() @IsString() lang?: string;
   @IsString() name: string;
+}
+
+class PagedQuery {
+  @IsOptional() @Type(() => Number) @IsInt() @Min(1) page?: number;
+  @IsOptional() @IsArray() @IsString({ each: true }) names?: string[];
+  @IsOptional() @IsString({ each: true }) tags?: string[];
 }
 
 class WithoutRules {
@@ -56,5 +63,21 @@ describe('the validation pipe', () => {
       errors: [{ field: 'name', rule: 'required', message: 'name is required' }],
     });
     expect(await outcome({}, WithoutRules)).toMatchObject({ code: 'VALIDATION_FAILED' });
+  });
+
+  it('takes the last value of a parameter given more than once, unless the property is a list', async () => {
+    expect(await outcome({ page: ['1', '2'] }, PagedQuery)).toEqual({ page: 2 });
+    expect(await outcome({ page: ['2', 'x'] }, PagedQuery)).toEqual({
+      code: 'VALIDATION_FAILED',
+      errors: [
+        { field: 'page', rule: 'min', message: 'page must not be less than 1' },
+        { field: 'page', rule: 'isInt', message: 'page must be an integer number' },
+      ],
+    });
+    expect(await outcome({ names: ['a', 'b'], tags: ['c', 'd'] }, PagedQuery)).toEqual({
+      names: ['a', 'b'],
+      tags: ['c', 'd'],
+    });
+    expect(await outcome({ mode: ['sideways', 'fast'] }, AllOptionalQuery)).toEqual({ mode: 'fast' });
   });
 });

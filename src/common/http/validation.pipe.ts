@@ -79,21 +79,58 @@ function allOptional(cls: Type): boolean {
   return known;
 }
 
+const listPropertiesOfClass = new WeakMap<Type, Set<string>>();
+
+/** The properties of `cls` that take a list (`@IsArray()`, or a rule with `each`). */
+function listProperties(cls: Type): Set<string> {
+  let known = listPropertiesOfClass.get(cls);
+  if (known === undefined) {
+    const metadatas = getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false);
+    known = new Set(
+      metadatas
+        .filter((metadata) => metadata.each || metadata.name === 'isArray')
+        .map((metadata) => metadata.propertyName),
+    );
+    listPropertiesOfClass.set(cls, known);
+  }
+  return known;
+}
+
+/**
+ * A query whose parameters given more than once (`?page=1&page=2`) count with their last value, as
+ * the record lists' own parser reads them (`lastValue`), unless the property takes a list. Without
+ * it, class-transformer turns `["1", "2"]` into NaN and the answer blames the number.
+ */
+function lastQueryValues(cls: Type, query: Record<string, unknown>): Record<string, unknown> {
+  let single: Record<string, unknown> | undefined;
+  for (const [key, value] of Object.entries(query)) {
+    if (!Array.isArray(value) || listProperties(cls).has(key)) continue;
+    single ??= { ...query };
+    single[key] = value[value.length - 1];
+  }
+  return single ?? query;
+}
+
 const isEmptyObject = (value: unknown): boolean =>
   typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
 
 /**
  * Nest's pipe, except that an empty object for a class whose properties are all optional (most
  * query DTOs, sent without a query) becomes an instance without running class-transformer and
- * class-validator over nothing (an asynchronous validation and its promises, per parameter).
+ * class-validator over nothing (an asynchronous validation and its promises, per parameter), and a
+ * query parameter given more than once counts with its last value (`lastQueryValues`).
  */
 class AppValidationPipe extends ValidationPipe {
   // Not async: the pipe runs for every parameter of every route, and a wrapper would cost a promise.
   override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const cls = metadata.metatype;
-    if (cls && this.toValidate(metadata) && isEmptyObject(value) && allOptional(cls))
-      return Promise.resolve(new cls());
-    return super.transform(value, metadata);
+    if (!cls || !this.toValidate(metadata)) return super.transform(value, metadata);
+    if (isEmptyObject(value) && allOptional(cls)) return Promise.resolve(new cls());
+    const sent =
+      metadata.type === 'query' && typeof value === 'object' && value !== null
+        ? lastQueryValues(cls, value as Record<string, unknown>)
+        : value;
+    return super.transform(sent, metadata);
   }
 }
 

@@ -55,13 +55,15 @@ describe('workflow run history: paged, newest first, each user sees their own ru
     const second = await history(s.user.token, '?page=2&limit=2');
     expect(second).toMatchObject({ totalCount: 3, page: 2, pages: 2 });
     expect(second.data.map((r: any) => r.id)).toEqual(newestFirst.slice(2));
+    // A parameter given twice counts with its last value, as in the record lists.
+    expect(await history(s.user.token, '?page=1&limit=2&page=2')).toEqual(second);
     expect(await history(s.user.token, '?page=3&limit=2')).toMatchObject({
       data: [],
       totalCount: 3,
       page: 3,
     });
 
-    for (const query of ['?limit=0', '?limit=101', '?page=0', '?page=x']) {
+    for (const query of ['?limit=0', '?limit=101', '?page=0', '?page=x', '?page=1e300', '?page=10000001']) {
       const bad = await s.t.request({
         method: 'GET',
         url: `/api/workflow/${workflowId}/runs${query}`,
