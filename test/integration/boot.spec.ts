@@ -129,6 +129,7 @@ embeddedOnly('boot', () => {
     }
   }, 120_000);
 
+  // Two boots on a new data directory (its initdb, the migrations): minutes on a loaded CI machine.
   it('keeps embedded PGlite data in DATA_DIR across a restart', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'fdws-restart-'));
     const config = loadConfig({ ...testEnv({ DATA_DIR: dataDir }), REDIS_URL: '' });
@@ -157,5 +158,5 @@ embeddedOnly('boot', () => {
       await second.close();
       await secondClient.close();
     }
-  }, 60_000);
+  }, 180_000);
 });
