@@ -35,8 +35,11 @@ type Truthy<T> = Exclude<T, false | null | undefined | 0 | ''>;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The first truthy value `probe` gives (every 25 ms); fails after `timeoutMs` naming `what`. */
-const waitFor = async <T>(what: string, probe: () => Promise<T> | T, timeoutMs = 8000) =>
+/**
+ * The first truthy value `probe` gives (every 25 ms); fails after `timeoutMs` naming `what`. 20 s: a
+ * delivery's first attempt can pass WEBHOOK_TIMEOUT_MS on a loaded machine, and its retry comes later.
+ */
+const waitFor = async <T>(what: string, probe: () => Promise<T> | T, timeoutMs = 20_000) =>
   (await until(probe, Boolean, what, timeoutMs, 25)) as Truthy<T>;
 
 /** Verifies one request with the reference implementation; the parsed body, or the thrown error. */
