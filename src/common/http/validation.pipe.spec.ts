@@ -79,5 +79,10 @@ describe('the validation pipe', () => {
       tags: ['c', 'd'],
     });
     expect(await outcome({ mode: ['sideways', 'fast'] }, AllOptionalQuery)).toEqual({ mode: 'fast' });
+    // A parameter named `__proto__` never becomes the instance's prototype (class-transformer skips it).
+    const polluting = JSON.parse('{"__proto__": ["a", "b"], "mode": ["slow", "fast"]}');
+    const taken = await outcome(polluting, AllOptionalQuery);
+    expect(taken).toEqual({ mode: 'fast' });
+    expect(Object.getPrototypeOf(taken)).toBe(AllOptionalQuery.prototype);
   });
 });

@@ -102,13 +102,14 @@ function listProperties(cls: Type): Set<string> {
  * it, class-transformer turns `["1", "2"]` into NaN and the answer blames the number.
  */
 function lastQueryValues(cls: Type, query: Record<string, unknown>): Record<string, unknown> {
-  let single: Record<string, unknown> | undefined;
-  for (const [key, value] of Object.entries(query)) {
-    if (!Array.isArray(value) || listProperties(cls).has(key)) continue;
-    single ??= { ...query };
-    single[key] = value[value.length - 1];
-  }
-  return single ?? query;
+  const repeated = (key: string, value: unknown): value is unknown[] =>
+    Array.isArray(value) && !listProperties(cls).has(key);
+  const entries = Object.entries(query);
+  if (!entries.some(([key, value]) => repeated(key, value))) return query;
+  // fromEntries defines each key, so a parameter named `__proto__` stays a parameter.
+  return Object.fromEntries(
+    entries.map(([key, value]) => [key, repeated(key, value) ? value[value.length - 1] : value]),
+  );
 }
 
 const isEmptyObject = (value: unknown): boolean =>
