@@ -3,6 +3,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AttachmentsService } from '../attachments/attachments.service';
 import type { RequestContext } from '../common/context/request-context';
 import { AppError } from '../common/errors/app-error';
+import { lastValue } from '../common/http/query-value';
 import { Translator } from '../common/i18n/translator.service';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { parseFieldPath } from '../common/validation/field-path';
@@ -57,7 +58,7 @@ export class ExportService {
   ): Promise<ExportDownload> {
     // Access first (404/403), as through the route; then the query's own 422/400s.
     const visible = await this.records.select(ctx, configId, 'exportResults', undefined, query);
-    const format = parseFormat(query.format);
+    const format = parseFormat(lastValue(query.format));
     const columns = parseColumns(query.columns);
     const cells: CellOptions = {
       raw: this.rawCells,
@@ -145,8 +146,8 @@ export class ExportService {
   }
 }
 
-function parseFormat(value: unknown): ExportFormat {
-  const format = typeof value === 'string' && value !== '' ? value.toLowerCase() : 'json';
+function parseFormat(value: string | undefined): ExportFormat {
+  const format = value ? value.toLowerCase() : 'json';
   const normalized = format === 'xlsx' ? 'excel' : format;
   if (!(EXPORT_FORMATS as readonly string[]).includes(normalized)) {
     throw new AppError('VALIDATION_FAILED', {

@@ -1,4 +1,5 @@
 import { AppError } from '../common/errors/app-error';
+import { lastValue } from '../common/http/query-value';
 
 export const IMPORT_MODES = ['validate', 'all-or-nothing', 'valid-rows'] as const;
 export type ImportMode = (typeof IMPORT_MODES)[number];
@@ -39,17 +40,17 @@ export function parseImportOptions(
   const mediaType = (contentType ?? '').split(';')[0].trim().toLowerCase();
   const format = FORMAT_OF_TYPE[mediaType];
   if (!format) throw new AppError('UNSUPPORTED_MEDIA_TYPE');
-  const mode = query.mode ?? 'valid-rows';
-  if (typeof mode !== 'string' || !(IMPORT_MODES as readonly string[]).includes(mode))
+  const mode = lastValue(query.mode) ?? 'valid-rows';
+  if (!(IMPORT_MODES as readonly string[]).includes(mode))
     throw invalid('mode', 'isIn', `mode must be one of ${IMPORT_MODES.join(', ')}`);
-  return { mode: mode as ImportMode, format, mapping: parseMapping(query.mapping) };
+  return { mode: mode as ImportMode, format, mapping: parseMapping(lastValue(query.mapping)) };
 }
 
-function parseMapping(value: unknown): ColumnMapping | null {
+function parseMapping(value: string | undefined): ColumnMapping | null {
   if (value === undefined || value === '') return null;
   let parsed: unknown;
   try {
-    parsed = typeof value === 'string' ? JSON.parse(value) : undefined;
+    parsed = JSON.parse(value);
   } catch {
     parsed = undefined;
   }

@@ -25,7 +25,8 @@ describe('export', () => {
     const second = (
       await submit({ name: 'Line\nbreak', note: 'cr\rhere', extra: 'ignored', active: true })
     ).json();
-    const response = await download('?format=csv');
+    // `format` given twice: the last value counts.
+    const response = await download('?format=json&format=csv');
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(response.headers['content-disposition']).toBe(

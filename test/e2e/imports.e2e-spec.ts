@@ -82,7 +82,11 @@ describe('bulk import', () => {
     configId: string,
     payload: string | Buffer | object,
     contentType: string,
-    options: { token?: string; query?: Record<string, string>; headers?: Record<string, string> } = {},
+    options: {
+      token?: string;
+      query?: Record<string, string | string[]>;
+      headers?: Record<string, string>;
+    } = {},
   ) =>
     s.t.request({
       method: 'POST',
@@ -259,8 +263,9 @@ describe('bulk import', () => {
     expect(refused.refusals).toEqual([
       { row: 2, field: 'qty', rule: 'minimum', message: expect.any(String) },
     ]);
+    // `mode` given twice: the last value counts (all-or-nothing would store the valid row).
     const checked = await accepted(
-      await upload(form, 'name,qty\nAnn,1', 'text/csv', { query: { mode: 'validate' } }),
+      await upload(form, 'name,qty\nAnn,1', 'text/csv', { query: { mode: ['all-or-nothing', 'validate'] } }),
     );
     expect(checked).toMatchObject({ status: 'done', rowsRead: 1, rowsStored: 0, rowsRefused: 0 });
     expect(await stored(form)).toEqual([]);

@@ -51,6 +51,8 @@ describe('platform: health, docs, error body, localization, headers', () => {
     const byHeader = await get('/nope', { 'accept-language': 'de;q=0.9, hu;q=0.8' });
     expect(byHeader.json().error).toBe(hu);
     expect((await get('/nope?lang=xx')).json().error).toBe('No such route.');
+    // Given twice, the last value counts, as for every query parameter.
+    expect((await get('/nope?lang=en&lang=hu')).json().error).toBe(hu);
   });
 
   it('DTO validation failures are 422 with validationErrors naming the fields', async () => {

@@ -57,41 +57,32 @@ export function flattenValidationErrors(errors: ValidationError[], prefix = ''):
   });
 }
 
-const allOptionalClasses = new WeakMap<Type, boolean>();
-
-/**
- * Whether every validated property of `cls` is `@IsOptional()`: then an empty object passes as it
- * is (an absent optional property skips all its checks, and there is nothing to refuse).
- */
-function allOptional(cls: Type): boolean {
-  let known = allOptionalClasses.get(cls);
-  if (known === undefined) {
-    const metadatas = getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false);
-    const optional = new Set(
-      metadatas
-        .filter((metadata) => metadata.type === ValidationTypes.CONDITIONAL_VALIDATION)
-        .map((metadata) => metadata.propertyName),
-    );
-    // A class without any rule is refused by class-validator (forbidUnknownValues): left to it.
-    known = metadatas.length > 0 && metadatas.every((metadata) => optional.has(metadata.propertyName));
-    allOptionalClasses.set(cls, known);
-  }
-  return known;
+/** What the pipe reads of a class's rules, once per class. */
+interface ClassRules {
+  /**
+   * Every validated property is `@IsOptional()`: then an empty object passes as it is (an absent
+   * optional property skips all its checks, and there is nothing to refuse).
+   */
+  allOptional: boolean;
+  /** The properties that take a list (`@IsArray()`, or a rule with `each`). */
+  listProperties: Set<string>;
 }
 
-const listPropertiesOfClass = new WeakMap<Type, Set<string>>();
+const rulesOfClass = new WeakMap<Type, ClassRules>();
 
-/** The properties of `cls` that take a list (`@IsArray()`, or a rule with `each`). */
-function listProperties(cls: Type): Set<string> {
-  let known = listPropertiesOfClass.get(cls);
+function classRules(cls: Type): ClassRules {
+  let known = rulesOfClass.get(cls);
   if (known === undefined) {
     const metadatas = getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false);
-    known = new Set(
-      metadatas
-        .filter((metadata) => metadata.each || metadata.name === 'isArray')
-        .map((metadata) => metadata.propertyName),
-    );
-    listPropertiesOfClass.set(cls, known);
+    const propertiesWhere = (test: (metadata: (typeof metadatas)[number]) => boolean) =>
+      new Set(metadatas.filter(test).map((metadata) => metadata.propertyName));
+    const optional = propertiesWhere((metadata) => metadata.type === ValidationTypes.CONDITIONAL_VALIDATION);
+    known = {
+      // A class without any rule is refused by class-validator (forbidUnknownValues): left to it.
+      allOptional: metadatas.length > 0 && metadatas.every((metadata) => optional.has(metadata.propertyName)),
+      listProperties: propertiesWhere((metadata) => Boolean(metadata.each) || metadata.name === 'isArray'),
+    };
+    rulesOfClass.set(cls, known);
   }
   return known;
 }
@@ -103,7 +94,7 @@ function listProperties(cls: Type): Set<string> {
  */
 function lastQueryValues(cls: Type, query: Record<string, unknown>): Record<string, unknown> {
   const repeated = (key: string, value: unknown): value is unknown[] =>
-    Array.isArray(value) && !listProperties(cls).has(key);
+    Array.isArray(value) && !classRules(cls).listProperties.has(key);
   const entries = Object.entries(query);
   if (!entries.some(([key, value]) => repeated(key, value))) return query;
   // fromEntries defines each key, so a parameter named `__proto__` stays a parameter.
@@ -126,7 +117,7 @@ class AppValidationPipe extends ValidationPipe {
   override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const cls = metadata.metatype;
     if (!cls || !this.toValidate(metadata)) return super.transform(value, metadata);
-    if (isEmptyObject(value) && allOptional(cls)) return Promise.resolve(new cls());
+    if (isEmptyObject(value) && classRules(cls).allOptional) return Promise.resolve(new cls());
     const sent =
       metadata.type === 'query' && typeof value === 'object' && value !== null
         ? lastQueryValues(cls, value as Record<string, unknown>)

@@ -1,4 +1,5 @@
 import { SUPPORTED_LOCALES } from '../../config/app-config';
+import { lastValue } from '../http/query-value';
 
 export type Locale = (typeof SUPPORTED_LOCALES)[number];
 
@@ -19,7 +20,7 @@ function asLocale(value: unknown): Locale | undefined {
  */
 export function resolveLocale(request: LocaleSource, fallback: Locale): Locale {
   const query = (request.query ?? {}) as Record<string, unknown>;
-  const fromQuery = asLocale(query.lang) ?? asLocale(query.locale);
+  const fromQuery = asLocale(lastValue(query.lang)) ?? asLocale(lastValue(query.locale));
   if (fromQuery) return fromQuery;
   const header = request.headers['accept-language'];
   const text = Array.isArray(header) ? header.join(',') : header;
