@@ -6,7 +6,7 @@ import { createApp } from '../../src/bootstrap';
 import { loadConfig } from '../../src/config/app-config';
 import { testEnv } from '../utils/test-app';
 import { embeddedOnly } from '../utils/configurations';
-import { runServiceToExit, startServiceProcess } from '../utils/service-process';
+import { processStore, runServiceToExit, startServiceProcess } from '../utils/service-process';
 import { untilTrue } from '../utils/until';
 
 const until = (done: () => boolean, what: string) => untilTrue(done, what, { timeoutMs: 10_000 });
@@ -98,7 +98,8 @@ embeddedOnly('boot', () => {
   }, 120_000);
 
   it('logs each request as one "request completed" line with its id, method, URL, client and status', async () => {
-    const service = await startServiceProcess({ DATA_DIR: mkdtempSync(join(tmpdir(), 'fdws-request-log-')) });
+    // A data directory that already holds its cluster: the first start's is the test above.
+    const service = await startServiceProcess((await processStore('fdws-request-log-')).env);
     try {
       const response = await fetch(`${service.url}/health?probe=1`, {
         headers: { 'x-request-id': 'log-line-1' },

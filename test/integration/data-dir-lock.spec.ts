@@ -1,8 +1,7 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { embeddedOnly } from '../utils/configurations';
-import { listening, spawnServiceProcess, type ServiceProcess } from '../utils/service-process';
+import { listening, processStore, spawnServiceProcess, type ServiceProcess } from '../utils/service-process';
 
 embeddedOnly('one embedded database per DATA_DIR', () => {
   const started: ServiceProcess[] = [];
@@ -23,7 +22,8 @@ embeddedOnly('one embedded database per DATA_DIR', () => {
   };
 
   it('a second process on the same DATA_DIR refuses to start; a stale lock is recovered; a clean stop releases it', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'fdws-lock-'));
+    // Its cluster made already: the lock is what is tested here, not the first start.
+    const dataDir = (await processStore('fdws-lock-')).env.DATA_DIR;
     const lock = join(dataDir, 'pglite.lock');
 
     const first = await run(dataDir);

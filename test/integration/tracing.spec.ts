@@ -1,30 +1,30 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ORDER_FORM } from '../factories/config.factory';
 import { startHttpServer, type HttpTestServer } from '../utils/http-test-server';
 import { OtlpReceiver, type ReceivedSpan } from '../utils/otlp-receiver';
 import { workflowBody } from '../utils/workflow-api';
-import { startServiceProcess, type ServiceProcess } from '../utils/service-process';
+import {
+  processStore,
+  startServiceProcess,
+  type ProcessStore,
+  type ServiceProcess,
+} from '../utils/service-process';
 
-/** The real service exporting traces as `env` says; the test admin is the seeded admin. */
-function startService(env: Record<string, string>): Promise<ServiceProcess> {
-  return startServiceProcess({
-    DATA_DIR: mkdtempSync(join(tmpdir(), 'fdws-tracing-')),
-    OTEL_BSP_SCHEDULE_DELAY: '100',
-    ...env,
-  });
+/** The real service on `store` exporting traces as `env` says; the test admin is the seeded admin. */
+function startService(store: ProcessStore, env: Record<string, string>): Promise<ServiceProcess> {
+  return startServiceProcess({ ...store.env, OTEL_BSP_SCHEDULE_DELAY: '100', ...env });
 }
 
 describe('tracing (OTLP/HTTP to a real receiver)', () => {
   const receiver = new OtlpReceiver();
   let service: ServiceProcess;
+  let store: ProcessStore;
   let hook: HttpTestServer;
 
   beforeAll(async () => {
     await receiver.start();
     hook = await startHttpServer();
-    service = await startService({
+    store = await processStore('fdws-tracing-');
+    service = await startService(store, {
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
       OTEL_SERVICE_NAME: 'fdws-under-test',
       WORKFLOW_API_ALLOWED_HOSTS: `127.0.0.1:${hook.port}`,
@@ -33,6 +33,7 @@ describe('tracing (OTLP/HTTP to a real receiver)', () => {
   }, 120_000);
   afterAll(async () => {
     await service.stop();
+    await store.close();
     await receiver.stop();
     await hook.close();
   });
@@ -235,13 +236,15 @@ describe('tracing (OTLP/HTTP to a real receiver)', () => {
 
 describe('tracing off (no OTLP endpoint)', () => {
   it('starts no tracing and serves as usual', async () => {
-    const service = await startService({});
+    const store = await processStore('fdws-tracing-off-');
+    const service = await startService(store, {});
     try {
       const response = await fetch(`${service.url}/health`);
       expect(response.status).toBe(200);
       expect(service.output()).not.toContain('Tracing on');
     } finally {
       await service.stop();
+      await store.close();
     }
   }, 120_000);
 });

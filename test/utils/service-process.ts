@@ -1,7 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { resolve } from 'node:path';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { TEST_ADMIN, TEST_JWT_SECRET } from './test-app';
 import { freePort } from './free-port';
+import { createTestDatabase, seedPgliteDirectory } from './test-database';
 
 const root = resolve(__dirname, '../..');
 
@@ -112,4 +115,40 @@ export async function startServiceProcess(env: Record<string, string | undefined
   const service = await spawnServiceProcess(env);
   await listening(service);
   return service;
+}
+
+/** Where a service process keeps its data, as the variables that say so. */
+export interface ProcessStore {
+  env: { DATA_DIR: string; DATABASE_URL: string | undefined; DATABASE_LISTEN_URL: string | undefined };
+  /** Drops the database made for it (the process must have ended). */
+  close(): Promise<void>;
+}
+
+/**
+ * A new store for a service process in the run's configuration: a PGlite DATA_DIR of its own, or
+ * with TEST_DATABASE_URL a fresh database on that server (through PgBouncer with TEST_PGBOUNCER_URL,
+ * LISTEN then direct), so a suite of processes tests the server runs' database instead of repeating
+ * the embedded run there. The DATA_DIR already holds the migrated cluster of the test snapshot, as
+ * after a first start: a process on an empty one spends ~7 s creating it (initdb in a child), which
+ * boot.spec tests, and suites about something else need not repeat.
+ */
+export async function processStore(prefix: string): Promise<ProcessStore> {
+  const dataDir = mkdtempSync(join(tmpdir(), prefix));
+  if (!process.env.TEST_DATABASE_URL) {
+    await seedPgliteDirectory(join(dataDir, 'pglite'));
+    return {
+      env: { DATA_DIR: dataDir, DATABASE_URL: undefined, DATABASE_LISTEN_URL: undefined },
+      close: async () => undefined,
+    };
+  }
+  const database = await createTestDatabase();
+  return {
+    env: {
+      DATA_DIR: dataDir,
+      DATABASE_URL: database.url ?? undefined,
+      DATABASE_LISTEN_URL:
+        database.directUrl !== database.url ? (database.directUrl ?? undefined) : undefined,
+    },
+    close: () => database.close(),
+  };
 }

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
 import { Client } from 'pg';
-import { DatabaseClient } from '../../src/database/database-client';
+import { DatabaseClient, pgliteStartParams } from '../../src/database/database-client';
 import { createPostgresPool } from '../../src/database/postgres-pool';
 import { snapshotPath, templateDatabaseName, withDatabase } from './snapshot';
 
@@ -88,8 +88,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       await drop.end();
     };
   } else {
-    const snapshot = readFileSync(snapshotPath());
-    const pglite = await PGlite.create({ loadDataDir: new Blob([snapshot]) });
+    const pglite = await fromSnapshot();
     client = await DatabaseClient.forPglite(pglite, false);
     dispose = async () => {
       if (!pglite.closed) await pglite.close();
@@ -115,6 +114,24 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     },
     close: dispose,
   };
+}
+
+/**
+ * A PGlite loaded from the migrated snapshot, in memory or in `directory`, with the service's own
+ * start parameters (its smaller shared buffers; fsync is moot here): PGlite's default 128 MB pool
+ * is zeroed at every start, ~0.5 s of CPU per test file.
+ */
+function fromSnapshot(directory?: string): Promise<PGlite> {
+  const options = {
+    loadDataDir: new Blob([readFileSync(snapshotPath())]),
+    startParams: pgliteStartParams(PGlite.defaultStartParams, false),
+  };
+  return directory === undefined ? PGlite.create(options) : PGlite.create(directory, options);
+}
+
+/** Writes the migrated snapshot's cluster into `directory` (a service's `DATA_DIR/pglite`), closed cleanly. */
+export async function seedPgliteDirectory(directory: string): Promise<void> {
+  await (await fromSnapshot(directory)).close();
 }
 
 /** PostgreSQL's `deadlock_detected` (40P01), on the error or on the cause drizzle wraps it in. */

@@ -1,22 +1,19 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startHttpServer, type HttpTestServer } from '../../utils/http-test-server';
-import { createTestDatabase, type TestDatabase } from '../../utils/test-database';
-import { startServiceProcess, type ServiceProcess } from '../../utils/service-process';
+import {
+  processStore,
+  startServiceProcess,
+  type ProcessStore,
+  type ServiceProcess,
+} from '../../utils/service-process';
 import { until } from '../../utils/until';
 import { saveThenPost } from '../../utils/workflow-api';
 
 const ADMIN = { email: 'crash-admin@example.com', password: 'crash-admin-password' };
 
-/** The real service in a child process, on PGlite in `dataDir` or on the PostgreSQL database at `databaseUrl`. */
-function startServer(
-  target: { dataDir: string; databaseUrl: string | null },
-  allowed: string,
-): Promise<ServiceProcess> {
+/** The real service in a child process, on the store's PGlite directory or PostgreSQL database. */
+function startServer(target: ProcessStore, allowed: string): Promise<ServiceProcess> {
   return startServiceProcess({
-    DATA_DIR: target.dataDir,
-    DATABASE_URL: target.databaseUrl ?? undefined,
+    ...target.env,
     ADMIN_EMAIL: ADMIN.email,
     ADMIN_PASSWORD: ADMIN.password,
     THROTTLE_LIMIT: '100000',
@@ -50,7 +47,7 @@ async function call(
 
 describe('durable workflow runs survive kill -9', () => {
   let receiver: HttpTestServer;
-  const databases: TestDatabase[] = [];
+  const stores: ProcessStore[] = [];
   const servers: ServiceProcess[] = [];
   beforeAll(async () => {
     receiver = await startHttpServer();
@@ -60,18 +57,16 @@ describe('durable workflow runs survive kill -9', () => {
   });
   afterAll(async () => {
     await receiver.close();
-    for (const database of databases) await database.close();
+    for (const store of stores) await store.close();
   });
 
   async function target() {
-    const dataDir = mkdtempSync(join(tmpdir(), 'fdws-crash-'));
-    if (!process.env.TEST_DATABASE_URL) return { dataDir, databaseUrl: null };
-    const database = await createTestDatabase();
-    databases.push(database);
-    return { dataDir, databaseUrl: database.url };
+    const store = await processStore('fdws-crash-');
+    stores.push(store);
+    return store;
   }
 
-  async function start(where: { dataDir: string; databaseUrl: string | null }) {
+  async function start(where: ProcessStore) {
     const server = await startServer(where, `127.0.0.1:${receiver.port}`);
     servers.push(server);
     const login = await call(server, 'POST', '/auth/login', undefined, ADMIN);
@@ -79,7 +74,7 @@ describe('durable workflow runs survive kill -9', () => {
   }
 
   /** The first instance on `where`, and the form its runs save to. */
-  async function startWithForm(where: { dataDir: string; databaseUrl: string | null }) {
+  async function startWithForm(where: ProcessStore) {
     const first = await start(where);
     const config = await call(first.server, 'POST', '/api/configs', first.token, {
       title: 'Crash',
