@@ -97,7 +97,7 @@ export class DatabaseClient {
       return DatabaseClient.forPool(pool, true, options.listenUrl ?? null);
     }
     const dataDir = resolve(options.dataDir);
-    const directory = join(dataDir, 'pglite');
+    const directory = pgliteDirectory(dataDir);
     mkdirSync(directory, { recursive: true });
     const release = acquireDataDirLock(join(dataDir, 'pglite.lock'));
     try {
@@ -188,6 +188,11 @@ export class DatabaseClient {
     }
     this.releaseLock();
   }
+}
+
+/** Where a DATA_DIR keeps its embedded cluster (beside its lock file). */
+export function pgliteDirectory(dataDir: string): string {
+  return join(dataDir, 'pglite');
 }
 
 /**

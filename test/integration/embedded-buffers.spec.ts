@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
-import { DatabaseClient } from '../../src/database/database-client';
+import { DatabaseClient, pgliteDirectory } from '../../src/database/database-client';
 import { rowsOf } from '../../src/database/raw-rows';
 import { embeddedOnly } from '../utils/configurations';
 
@@ -12,7 +12,7 @@ const sharedBuffers = async (client: DatabaseClient) =>
 embeddedOnly('embedded database shared buffers', () => {
   it('a new data directory is created with 32MB of shared buffers, and an older one starts with them too', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'fdws-buffers-'));
-    const conf = join(dataDir, 'pglite', 'postgresql.conf');
+    const conf = join(pgliteDirectory(dataDir), 'postgresql.conf');
 
     const created = await DatabaseClient.open({ databaseUrl: null, dataDir, poolSize: 1 });
     try {

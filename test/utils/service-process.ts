@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pgliteDirectory } from '../../src/database/database-client';
 import { TEST_ADMIN, TEST_JWT_SECRET } from './test-app';
 import { freePort } from './free-port';
 import { createTestDatabase, seedPgliteDirectory } from './test-database';
@@ -135,7 +136,7 @@ export interface ProcessStore {
 export async function processStore(prefix: string): Promise<ProcessStore> {
   const dataDir = mkdtempSync(join(tmpdir(), prefix));
   if (!process.env.TEST_DATABASE_URL) {
-    await seedPgliteDirectory(join(dataDir, 'pglite'));
+    await seedPgliteDirectory(pgliteDirectory(dataDir));
     return {
       env: { DATA_DIR: dataDir, DATABASE_URL: undefined, DATABASE_LISTEN_URL: undefined },
       close: async () => undefined,
@@ -146,8 +147,8 @@ export async function processStore(prefix: string): Promise<ProcessStore> {
     env: {
       DATA_DIR: dataDir,
       DATABASE_URL: database.url ?? undefined,
-      DATABASE_LISTEN_URL:
-        database.directUrl !== database.url ? (database.directUrl ?? undefined) : undefined,
+      // Set only where the pool goes through PgBouncer: LISTEN needs a session of its own.
+      DATABASE_LISTEN_URL: process.env.TEST_PGBOUNCER_URL ? (database.directUrl ?? undefined) : undefined,
     },
     close: () => database.close(),
   };
