@@ -3,10 +3,15 @@ import { PGlite } from '@electric-sql/pglite';
 import { Client } from 'pg';
 import { DatabaseClient } from '../../src/database/database-client';
 import { CACHE_DIR, snapshotPath, templateDatabaseName, withDatabase } from './snapshot';
+import { buildServiceOnce, shareServiceBuild } from './service-build';
 
-/** Builds once per run what every test file clones: a migrated PGlite data dir and, for CI, a template database. */
+/**
+ * Builds once per run what every test file clones: a migrated PGlite data dir and, for CI, a template
+ * database; and the compiled service the suites' child processes run (service-build.ts).
+ */
 export default async function globalSetup(): Promise<void> {
   mkdirSync(CACHE_DIR, { recursive: true });
+  shareServiceBuild(buildServiceOnce());
   const path = snapshotPath();
   if (!existsSync(path)) {
     const pglite = await PGlite.create();

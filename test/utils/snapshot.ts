@@ -1,24 +1,34 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { MIGRATIONS_FOLDER } from '../../src/database/database-client';
 
 export const CACHE_DIR = resolve(__dirname, '../../.jest-cache');
 
+/** Every file under `dir` that `include` keeps (by name), in a stable order. */
+export function filesUnder(dir: string, include: (name: string) => boolean = () => true): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .flatMap((entry) => {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) return filesUnder(path, include);
+      return include(entry.name) ? [path] : [];
+    });
+}
+
+/**
+ * A short hash of files' paths (relative to `base`) and contents, after `seed`: a cache key that
+ * changes whenever one of them does.
+ */
+export function filesHash(paths: string[], base: string, seed = ''): string {
+  const hash = createHash('sha256').update(seed);
+  for (const path of paths) hash.update(relative(base, path)).update(readFileSync(path));
+  return hash.digest('hex').slice(0, 16);
+}
+
 /** Changes whenever a migration changes, so a stale snapshot or template is never reused. */
 export function migrationsHash(): string {
-  const hash = createHash('sha256');
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
-      a.name.localeCompare(b.name),
-    )) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else hash.update(entry.name).update(readFileSync(path));
-    }
-  };
-  walk(MIGRATIONS_FOLDER);
-  return hash.digest('hex').slice(0, 16);
+  return filesHash(filesUnder(MIGRATIONS_FOLDER), MIGRATIONS_FOLDER);
 }
 
 export const snapshotPath = () => join(CACHE_DIR, `pglite-${migrationsHash()}.tar.gz`);
