@@ -7,12 +7,12 @@ import { loadConfig } from '../../src/config/app-config';
 import { DatabaseClient } from '../../src/database/database-client';
 import { testEnv } from '../utils/test-app';
 import { embeddedOnly } from '../utils/configurations';
-import { serviceEntry } from '../utils/service-build';
+import { serviceScript } from '../utils/service-build';
 
 const root = resolve(__dirname, '../..');
 
 function runAdminCli(dataDir: string, args: string[]) {
-  return spawnSync(process.execPath, [...serviceEntry('src/cli/admin.ts'), ...args], {
+  return spawnSync(process.execPath, [serviceScript('src/cli/admin.ts'), ...args], {
     cwd: root,
     env: { PATH: process.env.PATH, DATA_DIR: dataDir, LOG_LEVEL: 'warn', ADMIN_CLI_PASSWORD: '' },
     encoding: 'utf8',

@@ -7,12 +7,12 @@ import { loadConfig } from '../../src/config/app-config';
 import { DatabaseClient } from '../../src/database/database-client';
 import { testEnv } from '../utils/test-app';
 import { embeddedOnly } from '../utils/configurations';
-import { serviceEntry } from '../utils/service-build';
+import { serviceScript } from '../utils/service-build';
 
 const root = resolve(__dirname, '../..');
 
 function runMigrateCli(dataDir: string) {
-  return spawnSync(process.execPath, [...serviceEntry('src/cli/migrate.ts')], {
+  return spawnSync(process.execPath, [serviceScript('src/cli/migrate.ts')], {
     cwd: root,
     env: { PATH: process.env.PATH, DATA_DIR: dataDir, ENV_FILE: '' },
     encoding: 'utf8',

@@ -55,10 +55,10 @@ export function shareServiceBuild(directory: string): void {
 }
 
 /**
- * The arguments that make `node` run an entry point of `src/` (`src/main.ts`, `src/cli/admin.ts`),
- * compiled: the global setup's build, or one made now when a file runs without it.
+ * The compiled file of an entry point of `src/` (`src/main.ts`, `src/cli/admin.ts`) for `node` to run:
+ * from the global setup's build, or from one made now when a file runs without it.
  */
-export function serviceEntry(entry: string): string[] {
+export function serviceScript(entry: string): string {
   const build = process.env[BUILD_DIR_VARIABLE] ?? buildServiceOnce();
-  return [join(build, entry.replace(/\.ts$/, '.js'))];
+  return join(build, entry.replace(/\.ts$/, '.js'));
 }

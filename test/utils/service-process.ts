@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { pgliteDirectory } from '../../src/database/database-client';
 import { TEST_ADMIN, TEST_JWT_SECRET } from './test-app';
 import { freePort } from './free-port';
-import { serviceEntry } from './service-build';
+import { serviceScript } from './service-build';
 import { createTestDatabase, seedPgliteDirectory } from './test-database';
 
 const root = resolve(__dirname, '../..');
@@ -48,7 +48,7 @@ export async function spawnServiceProcess(env: Record<string, string | undefined
     PORT: String(port),
     ...env,
   };
-  const child = spawn(process.execPath, serviceEntry('src/main.ts'), {
+  const child = spawn(process.execPath, [serviceScript('src/main.ts')], {
     cwd: root,
     env: Object.fromEntries(Object.entries(variables).filter(([, value]) => value !== undefined)),
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -22,7 +22,8 @@ export function filesUnder(dir: string, include: (name: string) => boolean = () 
  */
 export function filesHash(paths: string[], base: string, seed = ''): string {
   const hash = createHash('sha256').update(seed);
-  for (const path of paths) hash.update(relative(base, path)).update(readFileSync(path));
+  // Each name ends in a NUL, which no name holds: a name and a content never run into each other.
+  for (const path of paths) hash.update(`${relative(base, path)}\0`).update(readFileSync(path));
   return hash.digest('hex').slice(0, 16);
 }
 
