@@ -595,6 +595,30 @@ describe('grid-library list protocol', () => {
       expect(await names({ filter: groups(32) })).toEqual(['Anna']);
     });
 
+    it('more than 4 group levels or 8 sort keys is a 400 before any query; 4 and 8 still work', async () => {
+      const fields = ['data.name', 'data.city', 'data.age', 'data.active', 'data.joined', 'data.score'];
+      const selectors = (count: number) =>
+        Array.from({ length: count }, (_, index) => ({ selector: fields[index % fields.length] }));
+      for (const [parameter, count, max] of [
+        ['group', 5, 4],
+        ['group', 15, 4],
+        ['sort', 9, 8],
+      ] as const) {
+        const response = await grid({ [parameter]: selectors(count), take: 10 });
+        expect(response.statusCode).toBe(400);
+        const reason = `at most ${max} entries`;
+        expect(response.json()).toEqual(
+          errorBody(400, {
+            code: 'INVALID_QUERY',
+            error: `The query parameter ${parameter} is not valid: ${reason}`,
+            details: { parameter, reason },
+          }),
+        );
+      }
+      expect((await grid({ group: selectors(4), take: 10 })).statusCode).toBe(200);
+      expect(await names({ sort: selectors(8) })).toHaveLength(7);
+    });
+
     it('nothing changed after the injection attempts', async () => {
       expect((await grid({ requireTotalCount: 'true', take: 1 })).json().totalCount).toBe(7);
     });
