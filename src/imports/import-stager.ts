@@ -2,6 +2,7 @@ import { pipeline, type Readable, Transform } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
 import type { RequestContext } from '../common/context/request-context';
 import { AppError } from '../common/errors/app-error';
+import { bodyShapeProblem, storableText } from '../common/http/body-guard';
 import { StreamedBody } from '../common/http/streamed-body';
 import { Translator } from '../common/i18n/translator.service';
 import { APP_CONFIG, SUPPORTED_LOCALES, type AppConfig } from '../config/app-config';
@@ -172,10 +173,31 @@ export class ImportStager {
   ): StagedRow {
     if (data instanceof RowRefusal)
       return { rowNumber, data: null, computedResults: null, refusals: [data.refusal] };
+    // What the body guard refuses in a create (a NUL, a lone surrogate, too deep), refused per row:
+    // a streamed file's rows never pass through the guard.
+    const shape = bodyShapeProblem(data, this.config.bodyMaxDepth);
+    if (shape)
+      return { rowNumber, data: null, computedResults: null, refusals: [this.shapeRefusal(ctx, shape)] };
     const check = this.records.check(ctx, target.config, data);
     return check.valid
       ? { rowNumber, data, computedResults: check.computedResults, refusals: null }
       : { rowNumber, data: null, computedResults: null, refusals: check.refusals };
+  }
+
+  private shapeRefusal(
+    ctx: RequestContext,
+    problem: AppError,
+  ): { field: string; rule: string; message: string } {
+    const fieldError = problem.validationErrors?.[0];
+    // The field named may be the key at fault, which the database cannot store as it is either.
+    if (fieldError)
+      return { field: storableText(fieldError.field), rule: fieldError.rule, message: fieldError.message };
+    const limit = this.config.bodyMaxDepth;
+    return {
+      field: '$row',
+      rule: 'maxDepth',
+      message: this.translator.translate('data.importRowTooDeep', ctx.locale, { limit }),
+    };
   }
 
   /** A row's data, or why the row has none (a line that is not JSON, a value that is no object). */

@@ -481,6 +481,47 @@ describe('bulk import', () => {
     ]);
   });
 
+  it('a NUL, a lone surrogate or too deep a value is a refused row in every mode, as a create refuses it', async () => {
+    const form = await newForm();
+    const csv = 'name,qty\nA\u0000B,1\nAnn,2';
+    const ndjson = [
+      '{"name":"a\\u0000","qty":1}',
+      '{"name":"\\ud800","qty":1}',
+      '{"name":"Bob","qty":1,"k\\u0000":1}',
+      `{"name":"Cid","qty":1,"address":{"geo":${'['.repeat(70)}${']'.repeat(70)}}}`,
+      '{"name":"Dan","qty":3}',
+    ].join('\n');
+    const rules = (result: { refusals: { row: number; field: string; rule: string }[] }) =>
+      result.refusals.map((r) => [r.row, r.field, r.rule]);
+    const csvRefusals = [[1, 'name', 'noNullCharacter']];
+    const ndjsonRefusals = [
+      [1, 'name', 'noNullCharacter'],
+      [2, 'name', 'wellFormedUnicode'],
+      [3, 'k\\u0000', 'noNullCharacter'],
+      [4, '$row', 'maxDepth'],
+    ];
+    for (const mode of ['validate', 'all-or-nothing']) {
+      const fromCsv = await accepted(await upload(form, csv, 'text/csv', { query: { mode } }));
+      expect(fromCsv).toMatchObject({ rowsRead: 2, rowsStored: 0, rowsRefused: 1 });
+      expect(rules(fromCsv)).toEqual(csvRefusals);
+      const fromLines = await accepted(
+        await upload(form, ndjson, 'application/x-ndjson', { query: { mode } }),
+      );
+      expect(fromLines).toMatchObject({ rowsRead: 5, rowsStored: 0, rowsRefused: 4 });
+      expect(rules(fromLines)).toEqual(ndjsonRefusals);
+    }
+    expect(await stored(form)).toEqual([]);
+    const fromCsv = await accepted(await upload(form, csv, 'text/csv', { query: { mode: 'valid-rows' } }));
+    expect(fromCsv).toMatchObject({ status: 'done', rowsStored: 1, rowsRefused: 1 });
+    const fromLines = await accepted(await upload(form, ndjson, 'application/x-ndjson'));
+    expect(fromLines).toMatchObject({ status: 'done', rowsStored: 1, rowsRefused: 4 });
+    expect(fromLines.refusals[3].message).toBe('The row is nested too deeply (at most 64 levels).');
+    expect((await stored(form)).map((r) => r.data)).toEqual([
+      { name: 'Ann', qty: 2 },
+      { name: 'Dan', qty: 3 },
+    ]);
+  });
+
   it('writes one record.imported event per record, only when somebody takes that type', async () => {
     const form = await newForm();
     const db = s.t.database.client.db;

@@ -4,6 +4,13 @@ import { AppError, type FieldError } from '../errors/app-error';
 /** A high surrogate not followed by a low one, or a low surrogate not preceded by a high one. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+const UNSTORABLE = new RegExp(`${LONE_SURROGATE.source}|\u0000`, 'g');
+
+/** `text` with each NUL and lone surrogate written as its `\uXXXX` escape: storable, and still telling. */
+export function storableText(text: string): string {
+  return text.replace(UNSTORABLE, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 interface Frame {
   value: unknown;
   depth: number;
@@ -42,24 +49,24 @@ function textProblem(text: string, field: () => string): FieldError | null {
 }
 
 /**
- * Checks a parsed body without recursion, so no depth can overflow the stack: it throws
- * `BODY_TOO_DEEP` (400) when objects and arrays nest deeper than `maxDepth` levels, and
- * `VALIDATION_FAILED` (422) naming the field when a string or key holds a lone UTF-16 surrogate
- * or a NUL character (which the validators and the database would otherwise choke on).
+ * Checks a parsed body without recursion, so no depth can overflow the stack: `BODY_TOO_DEEP` (400)
+ * when objects and arrays nest deeper than `maxDepth` levels, `VALIDATION_FAILED` (422) naming the
+ * field when a string or key holds a lone UTF-16 surrogate or a NUL character (which the validators
+ * and the database would otherwise choke on); null when the body is fine.
  */
-export function assertBodyShape(body: unknown, maxDepth: number): void {
+export function bodyShapeProblem(body: unknown, maxDepth: number): AppError | null {
   const stack: Frame[] = [{ value: body, depth: 0, parent: null, key: '' }];
   while (stack.length > 0) {
     const frame = stack.pop()!;
     const { value } = frame;
     if (typeof value === 'string') {
       const problem = textProblem(value, () => pathOf(frame));
-      if (problem) throw new AppError('VALIDATION_FAILED', { validationErrors: [problem] });
+      if (problem) return new AppError('VALIDATION_FAILED', { validationErrors: [problem] });
       continue;
     }
     if (value === null || typeof value !== 'object') continue;
     const depth = frame.depth + 1;
-    if (depth > maxDepth) throw new AppError('BODY_TOO_DEEP', { params: { limit: maxDepth } });
+    if (depth > maxDepth) return new AppError('BODY_TOO_DEEP', { params: { limit: maxDepth } });
     if (Array.isArray(value)) {
       for (let i = value.length - 1; i >= 0; i--) {
         stack.push({ value: value[i], depth, parent: frame, key: String(i) });
@@ -71,10 +78,17 @@ export function assertBodyShape(body: unknown, maxDepth: number): void {
       const key = keys[i];
       const child: Frame = { value: (value as Record<string, unknown>)[key], depth, parent: frame, key };
       const problem = textProblem(key, () => pathOf(child));
-      if (problem) throw new AppError('VALIDATION_FAILED', { validationErrors: [problem] });
+      if (problem) return new AppError('VALIDATION_FAILED', { validationErrors: [problem] });
       stack.push(child);
     }
   }
+  return null;
+}
+
+/** `bodyShapeProblem`, thrown. */
+export function assertBodyShape(body: unknown, maxDepth: number): void {
+  const problem = bodyShapeProblem(body, maxDepth);
+  if (problem) throw problem;
 }
 
 /**
