@@ -8,6 +8,7 @@ import { toRoleResponse } from './role.mapper';
 import { RoleHolders } from './role-holders';
 import { RolePermissions } from './role-permissions.service';
 import { RolesRepository, type RoleRow } from './roles.repository';
+import { ADMIN_ROLE } from './system-roles';
 
 const NAME = /^[A-Za-z0-9_*-]{1,50}$/;
 
@@ -77,12 +78,16 @@ export class RolesService {
     const role = await this.require(roleId);
     const renaming = body.name !== undefined && body.name !== role.name;
     if (renaming && role.isSystem) throw new AppError('ROLE_PROTECTED');
+    const permissions = body.permissions === undefined ? undefined : assertPermissionMap(body.permissions);
+    // Admins hold `*` on everything: narrower admin permissions would lock every admin out.
+    if (role.name === ADMIN_ROLE && permissions && !permissions['*']?.includes('*'))
+      throw new AppError('ROLE_PROTECTED');
     // Users refer to their role by name; renaming a role someone holds would orphan them.
     if (renaming && (await this.holders.anyHolds(role.name))) throw new AppError('ROLE_IN_USE');
     const updated = await this.roles.update(role.id, {
       ...(body.name !== undefined && { name: body.name }),
       ...(body.description !== undefined && { description: body.description }),
-      ...(body.permissions !== undefined && { permissions: assertPermissionMap(body.permissions) }),
+      ...(permissions !== undefined && { permissions }),
     });
     if (updated === 'nameTaken') throw new AppError('ROLE_NAME_TAKEN');
     if (!updated) throw new AppError('ROLE_NOT_FOUND');

@@ -159,6 +159,17 @@ describe('access control', () => {
     const system = `/api/roles/${roles.data.find((r: any) => r.name === 'user').id}`;
     expect(await codeOf(s.admin, 'DELETE', system)).toBe('ROLE_PROTECTED');
     expect(await codeOf(s.admin, 'PUT', system, { name: 'people' })).toBe('ROLE_PROTECTED');
+    // The admin role keeps `*` on everything (it may gain a description, or list more).
+    const admin = `/api/roles/${roles.data.find((r: any) => r.name === 'admin').id}`;
+    for (const permissions of [{}, { configs: ['*'] }, { '*': ['read'] }])
+      expect(await codeOf(s.admin, 'PUT', admin, { permissions })).toBe('ROLE_PROTECTED');
+    const described = await send(s.admin, 'PUT', admin, {
+      description: 'Everything',
+      permissions: { '*': ['*'] },
+    });
+    expect(described.statusCode).toBe(200);
+    expect(described.json()).toMatchObject({ name: 'admin', permissions: { '*': ['*'] } });
+    expect(await createConfig(s.t, s.admin)).toEqual(expect.any(String));
     const auditor = created.json().id;
     await createUser(s.t, { role: 'auditor' });
     expect(await codeOf(s.admin, 'DELETE', `/api/roles/${auditor}`)).toBe('ROLE_IN_USE');
