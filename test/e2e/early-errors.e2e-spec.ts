@@ -59,6 +59,18 @@ describe("requests refused by Node's HTTP parser or Fastify's router", () => {
     );
   });
 
+  it('a request refused before its body arrived closes its connection: the next request is not swallowed', async () => {
+    // A 415 answered at the first byte of a body announced as 1 MB; the rest never comes.
+    const answer = await exchange(
+      s.port,
+      'POST /api/configs HTTP/1.1\r\nHost: x\r\nContent-Type: text/xml\r\nContent-Length: 1000000\r\n\r\nx',
+    );
+    const refused = parse(answer);
+    expect(refused.statusLine).toBe('HTTP/1.1 415 Unsupported Media Type');
+    expect(refused.headers).toContain('connection: close');
+    expect(refused.body).toMatchObject({ statusCode: 415, code: 'UNSUPPORTED_MEDIA_TYPE' });
+  });
+
   it('the server goes on answering afterwards', async () => {
     expect((await s.t.request({ method: 'GET', url: '/health' })).statusCode).toBe(200);
     const answer = await exchange(s.port, 'GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');

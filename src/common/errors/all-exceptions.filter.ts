@@ -114,6 +114,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
     }
     // A full workflow queue frees up as runs finish, which no one can tell in advance: a short hint.
     if (error.code === 'WORKFLOW_QUEUE_FULL') reply.header('retry-after', QUEUE_FULL_RETRY_AFTER_S);
+    // Refused before its body arrived (too large, wrong type, no right to upload): Node would read
+    // the rest of the body to keep the connection, and the client's next request on it would wait
+    // behind a body that may never come. The connection closes after the answer instead.
+    if (request.raw?.complete === false) reply.header('connection', 'close');
     void reply.status(error.status).header('content-type', 'application/json; charset=utf-8').send(body);
   }
 }
