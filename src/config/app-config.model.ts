@@ -160,6 +160,8 @@ export interface AppConfig {
   importMaxBytes: number;
   /** Rows per statement while an import stages and stores its rows. */
   importBatchRows: number;
+  /** How long a workbook may give no sheet or row once its upload has ended before it is unreadable. */
+  importStallMs: number;
   /** How long an instance holds an import it works on before another may take it over. */
   importLeaseMs: number;
   /** Days a finished import (with its refusals) is kept after it finished. */

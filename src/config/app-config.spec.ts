@@ -32,6 +32,7 @@ describe('loadConfig', () => {
       exportRawCells: false,
       importMaxBytes: 1_073_741_824,
       importBatchRows: 1000,
+      importStallMs: 15_000,
       importLeaseMs: 60_000,
       importRetentionDays: 30,
       timezone: 'UTC',

@@ -209,6 +209,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     exportRawCells: bool('EXPORT_RAW_CELLS', false),
     importMaxBytes: int('IMPORT_MAX_BYTES', 1_073_741_824, 1024, 68_719_476_736),
     importBatchRows: int('IMPORT_BATCH_ROWS', 1000, 1, 50_000),
+    importStallMs: int('IMPORT_STALL_MS', 15_000, 100, 600_000),
     importLeaseMs: int('IMPORT_LEASE_MS', 60_000, 1000, 3_600_000),
     importRetentionDays: int('IMPORT_RETENTION_DAYS', 30, 1, 3650),
     timezone,

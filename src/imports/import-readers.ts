@@ -1,4 +1,4 @@
-import { pipeline, Readable } from 'node:stream';
+import { finished, pipeline, Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { parse as parseCsv } from 'csv-parse';
 import { AppError } from '../common/errors/app-error';
@@ -20,11 +20,11 @@ export const unreadable = (format: string, reason: string) =>
  * the JSON body parser within BODY_LIMIT) element by element. A file that cannot be read at all is a
  * 400 IMPORT_FILE_UNREADABLE; an NDJSON line that is not JSON is a refusal of that row only.
  */
-export function readImport(format: ImportFormat, body: unknown): AsyncGenerator<ImportItem> {
+export function readImport(format: ImportFormat, body: unknown, stallMs: number): AsyncGenerator<ImportItem> {
   if (format === 'json') return jsonItems(body);
   if (!(body instanceof Readable)) throw unreadable(format, 'no file was sent');
   if (format === 'csv') return csvItems(body);
-  if (format === 'xlsx') return xlsxItems(body);
+  if (format === 'xlsx') return xlsxItems(body, stallMs);
   return ndjsonItems(body);
 }
 
@@ -51,7 +51,8 @@ async function* csvItems(body: Readable): AsyncGenerator<ImportItem> {
   }
 }
 
-async function* xlsxItems(body: Readable): AsyncGenerator<ImportItem> {
+async function* xlsxItems(body: Readable, stallMs: number): AsyncGenerator<ImportItem> {
+  const uploaded = new UploadEnd(body);
   const { default: excel } = await import('exceljs');
   const reader = new excel.stream.xlsx.WorkbookReader(body, {
     worksheets: 'emit',
@@ -62,8 +63,8 @@ async function* xlsxItems(body: Readable): AsyncGenerator<ImportItem> {
   });
   let first = true;
   try {
-    for await (const sheet of reader) {
-      for await (const row of sheet) {
+    for await (const sheet of untilStalled(reader, uploaded, stallMs)) {
+      for await (const row of untilStalled(sheet, uploaded, stallMs)) {
         // row.values is 1-based and sparse.
         const cells = (row.values as unknown[]).slice(1).map(xlsxCell);
         if (first) {
@@ -76,6 +77,61 @@ async function* xlsxItems(body: Readable): AsyncGenerator<ImportItem> {
     }
   } catch (error) {
     throw fileError('xlsx', error);
+  }
+}
+
+const STALLED = Symbol('stalled');
+
+/** Whether an upload has ended, telling one waiter at a time when it does. */
+class UploadEnd {
+  private ended = false;
+  private waiter: (() => void) | null = null;
+
+  constructor(body: Readable) {
+    finished(body, () => {
+      this.ended = true;
+      this.waiter?.();
+      this.waiter = null;
+    });
+  }
+
+  /** Calls `then` once the upload has ended (at once if it has); gives what forgets the call. */
+  whenEnded(then: () => void): () => void {
+    if (this.ended) {
+      then();
+      return () => undefined;
+    }
+    this.waiter = then;
+    return () => {
+      if (this.waiter === then) this.waiter = null;
+    };
+  }
+}
+
+/**
+ * `iterable`'s items, failing once the upload has ended and the next item has not come within
+ * `stallMs`: exceljs's reader waits forever on a zip entry that ends early (a local header whose sizes
+ * lie), though unzipper reported the error. Time the caller spends between items does not count.
+ */
+async function* untilStalled<T>(
+  iterable: AsyncIterable<T>,
+  upload: UploadEnd,
+  stallMs: number,
+): AsyncGenerator<T> {
+  const iterator = iterable[Symbol.asyncIterator]();
+  for (;;) {
+    let timer: NodeJS.Timeout | undefined;
+    let forget = () => undefined as void;
+    const stalled = new Promise<typeof STALLED>((resolve) => {
+      forget = upload.whenEnded(() => (timer = setTimeout(() => resolve(STALLED), stallMs)));
+    });
+    const next = await Promise.race([iterator.next(), stalled]).finally(() => {
+      forget();
+      clearTimeout(timer);
+    });
+    if (next === STALLED) throw new Error(`the file gave nothing for ${stallMs} ms after it was uploaded`);
+    if (next.done) return;
+    yield next.value;
   }
 }
 

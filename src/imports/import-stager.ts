@@ -76,7 +76,7 @@ export class ImportStager {
       latest = this.writeAfter(earlier, ctx, target, importId, options, rows);
     };
     try {
-      for await (const item of readImport(options.format, input)) {
+      for await (const item of readImport(options.format, input, this.config.importStallMs)) {
         if (item.kind === 'header') {
           const plan = planColumns(
             item.headers,

@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { crc32, deflateRawSync } from 'node:zlib';
 import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../src/database/raw-rows';
 import { ImportProcessor } from '../../src/imports/import-processor';
@@ -75,7 +76,11 @@ describe('bulk import', () => {
   // Interests are declared by the test itself (below): no reconciliation may drop them meanwhile.
   // Batches of 2 rows: every file here is staged and stored in several.
   // The user (Alice) imports once she is granted importResults.
-  const s = useAppSuite({ env: { EVENTS_POLL_MS: '600000', IMPORT_BATCH_ROWS: '2' }, users: 1 });
+  // A workbook that stalls fails after 3 s here (IMPORT_STALL_MS), not 15.
+  const s = useAppSuite({
+    env: { EVENTS_POLL_MS: '600000', IMPORT_BATCH_ROWS: '2', IMPORT_STALL_MS: '3000' },
+    users: 1,
+  });
 
   const newForm = () => createConfig(s.t, s.admin, RICH_FORM);
   const upload = (
@@ -456,6 +461,61 @@ describe('bulk import', () => {
     const broken = await upload(form, 'name,qty\n"Ann,1', 'text/csv');
     expect(broken.statusCode).toBe(400);
     expect(broken.json()).toMatchObject({ code: 'IMPORT_FILE_UNREADABLE' });
+  });
+
+  it('a workbook whose zip entry lies about its sizes is a 400 once it stalls (IMPORT_STALL_MS), not a hang', async () => {
+    const form = await newForm();
+    const name = Buffer.from('xl/worksheets/sheet1.xml');
+    const content = Buffer.from('x'.repeat(100_000));
+    const compressed = deflateRawSync(content);
+    const crc = crc32(content);
+    /** A zip record: little-endian [offset, value] fields, 4 bytes each where marked, else 2. */
+    const record = (length: number, fields: [number, number, 4?][]) => {
+      const bytes = Buffer.alloc(length);
+      for (const [offset, value, size] of fields)
+        if (size === 4) bytes.writeUInt32LE(value, offset);
+        else bytes.writeUInt16LE(value, offset);
+      return bytes;
+    };
+    // The local header and the central directory both say 5 bytes compressed, 10 stored.
+    const local = record(30, [
+      [0, 0x04034b50, 4],
+      [4, 20],
+      [8, 8],
+      [14, crc, 4],
+      [18, 5, 4],
+      [22, 10, 4],
+      [26, name.length],
+    ]);
+    const central = record(46, [
+      [0, 0x02014b50, 4],
+      [4, 20],
+      [6, 20],
+      [10, 8],
+      [16, crc, 4],
+      [20, 5, 4],
+      [24, 10, 4],
+      [28, name.length],
+    ]);
+    const end = record(22, [
+      [0, 0x06054b50, 4],
+      [8, 1],
+      [10, 1],
+      [12, central.length + name.length, 4],
+      [16, local.length + name.length + compressed.length, 4],
+    ]);
+    const file = Buffer.concat([local, name, compressed, central, name, end]);
+    const response = await upload(
+      form,
+      file,
+      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    );
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({
+      code: 'IMPORT_FILE_UNREADABLE',
+      details: { format: 'xlsx', reason: 'the file gave nothing for 3000 ms after it was uploaded' },
+    });
+    expect(await stored(form)).toEqual([]);
   });
 
   it('maps columns by `mapping`; NDJSON lines that are not objects are refused rows', async () => {
