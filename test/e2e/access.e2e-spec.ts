@@ -219,6 +219,20 @@ describe('access control', () => {
     expect(await statusOf(user.token, 'POST', `/api/data/${configId}`, { name: 'x', qty: 1 })).toBe(403);
     // The manager role has no grant on this configuration any more.
     expect(await statusOf(manager.token, 'GET', `/api/data/${configId}`)).toBe(403);
+    // A JSON null body is refused, not read as `{}` (which would replace every grant with none).
+    const nullBody = await s.t.request({
+      method: 'PUT',
+      url: permissions,
+      token: s.admin,
+      headers: { 'content-type': 'application/json' },
+      payload: 'null',
+    });
+    expect(nullBody.statusCode).toBe(422);
+    expect(nullBody.json()).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      validationErrors: [{ field: '(body)', rule: 'isObject', message: 'must be a JSON object, not null' }],
+    });
+    expect((await send(s.admin, 'GET', permissions)).json().users).toEqual({ [user.user.id]: ['viewStats'] });
   });
 
   it('form permission routes 404 for an unknown configuration before checking permissions', async () => {

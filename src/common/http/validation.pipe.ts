@@ -117,6 +117,8 @@ class AppValidationPipe extends ValidationPipe {
   override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const cls = metadata.metatype;
     if (!cls || !this.toValidate(metadata)) return super.transform(value, metadata);
+    // Nest's pipe reads a JSON `null` body as `{}`: a PUT of `null` would replace a set with nothing.
+    if (metadata.type === 'body' && value === null) return Promise.reject(nullBody());
     if (isEmptyObject(value) && classRules(cls).allOptional) return Promise.resolve(new cls());
     const sent =
       metadata.type === 'query' && typeof value === 'object' && value !== null
@@ -125,6 +127,11 @@ class AppValidationPipe extends ValidationPipe {
     return super.transform(sent, metadata);
   }
 }
+
+const nullBody = () =>
+  new AppError('VALIDATION_FAILED', {
+    validationErrors: [{ field: '(body)', rule: 'isObject', message: 'must be a JSON object, not null' }],
+  });
 
 /** DTO validation for bodies and queries: unknown properties are refused, failures are a 422. */
 export function createValidationPipe(): ValidationPipe {
