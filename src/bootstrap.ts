@@ -70,6 +70,8 @@ export async function createApp(
   const adapter = new FastifyAdapter({
     bodyLimit: config.bodyLimit,
     clientErrorHandler: earlyErrors.onClientError,
+    // A request without Host is answered in the one error body (onRequest, below), not by Node.
+    http: { requireHostHeader: false },
     frameworkErrors: earlyErrors.onFrameworkError,
     // Shutdown: idle keep-alive sockets are closed at once; see registerGracefulClose for the rest.
     forceCloseConnections: 'idle',
@@ -90,8 +92,10 @@ export async function createApp(
   );
 
   // Callback hooks, not async ones: they run on every request, and an async hook costs a promise.
+  fastify.server.on('checkExpectation', earlyErrors.onUnmetExpectation);
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    if (earlyErrors.answeredMissingHost(request, reply)) return;
     // The request's span (when tracing is on) carries its id, so logs and traces meet.
     trace.getActiveSpan()?.setAttribute(REQUEST_ID_ATTRIBUTE, request.id);
     request.locale = resolveLocale(request, config.defaultLocale);

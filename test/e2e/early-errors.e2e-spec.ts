@@ -59,6 +59,25 @@ describe("requests refused by Node's HTTP parser or Fastify's router", () => {
     );
   });
 
+  it('an HTTP/1.1 request without Host: 400 BAD_REQUEST; an Expect other than 100-continue: 417, in the error body', async () => {
+    const noHost = parse(await exchange(s.port, 'GET /health HTTP/1.1\r\n\r\n'));
+    expect(noHost.statusLine).toBe('HTTP/1.1 400 Bad Request');
+    expect(noHost.headers).toContain('connection: close');
+    expect(noHost.body).toEqual(errorBody(400, { code: 'BAD_REQUEST', error: 'The request is not valid.' }));
+    const teapot = parse(await exchange(s.port, 'GET /health HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\n\r\n'));
+    expect(teapot.statusLine).toBe('HTTP/1.1 417 Expectation Failed');
+    expect(teapot.headers).toContain('content-type: application/json; charset=utf-8');
+    expect(teapot.body).toEqual(
+      errorBody(417, {
+        code: 'EXPECTATION_FAILED',
+        error: "The request's Expect header asks for something this server does not do.",
+      }),
+    );
+    // HTTP/1.0 needs no Host.
+    const old = await exchange(s.port, 'GET /health HTTP/1.0\r\n\r\n');
+    expect(old.startsWith('HTTP/1.1 200 OK')).toBe(true);
+  });
+
   it('a request refused before its body arrived closes its connection: the next request is not swallowed', async () => {
     // A 415 answered at the first byte of a body announced as 1 MB; the rest never comes.
     const answer = await exchange(

@@ -1,4 +1,4 @@
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors/app-error';
@@ -40,6 +40,37 @@ export class EarlyErrorAnswers {
     }
     socket.destroy(error);
   };
+
+  /**
+   * The server's `checkExpectation`: an `Expect` other than `100-continue`, which Node would answer
+   * 417 with an empty body.
+   */
+  readonly onUnmetExpectation = (_request: IncomingMessage, response: ServerResponse): void => {
+    const appError = new AppError('EXPECTATION_FAILED');
+    const body = JSON.stringify(this.bodyOf(appError));
+    response.writeHead(appError.status, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      connection: 'close',
+    });
+    response.end(body);
+  };
+
+  /**
+   * An HTTP/1.1 request without `Host` (which Node is told to let through, to answer here in the one
+   * error body instead of its empty 400): true when it was answered.
+   */
+  answeredMissingHost(request: FastifyRequest, reply: FastifyReply): boolean {
+    const raw = request.raw;
+    if (raw.headers.host !== undefined || raw.httpVersionMajor !== 1 || raw.httpVersionMinor !== 1)
+      return false;
+    void reply
+      .code(400)
+      .header('content-type', 'application/json; charset=utf-8')
+      .header('connection', 'close')
+      .send(this.bodyOf(new AppError('BAD_REQUEST')));
+    return true;
+  }
 
   /** Fastify's `frameworkErrors`: what its router refuses while finding the route. */
   readonly onFrameworkError = (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
