@@ -120,6 +120,34 @@ describe('hostile bodies: nesting depth and malformed Unicode', () => {
     expect(emoji.statusCode).toBe(201);
   });
 
+  it('a body whose bytes are not UTF-8 is a 400 INVALID_JSON, not stored with U+FFFD in their place', async () => {
+    const records = await rowCount('data_records');
+    const response = await s.t.request({
+      method: 'POST',
+      url: `/api/data/${s.configId}`,
+      token: s.user.token,
+      headers: { 'content-type': 'application/json' },
+      payload: Buffer.concat([
+        Buffer.from('{"name":"A'),
+        Buffer.from([0xff, 0xfe]),
+        Buffer.from('B","qty":1}'),
+      ]),
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual(refusal(400, 'INVALID_JSON', 'The request body is not valid JSON.'));
+    expect(await rowCount('data_records')).toBe(records);
+    // A UTF-8 byte order mark and multi-byte characters are fine.
+    const accented = await s.t.request({
+      method: 'POST',
+      url: `/api/data/${s.configId}`,
+      token: s.user.token,
+      headers: { 'content-type': 'application/json' },
+      payload: Buffer.from('\ufeff{"name":"Árvíztűrő 😀","qty":1}', 'utf8'),
+    });
+    expect(accented.statusCode).toBe(201);
+    expect(accented.json().data).toMatchObject({ data: { name: 'Árvíztűrő 😀', qty: 1 } });
+  });
+
   it('a number a double cannot hold as written is a 422 field error (rule exactNumber), not stored changed', async () => {
     const records = await rowCount('data_records');
     const inexact = (field: string) =>

@@ -86,10 +86,14 @@ export function assertExactNumbers(text: string): void {
   if (path !== null) throw new AppError('VALIDATION_FAILED', { validationErrors: [inexactNumber(path)] });
 }
 
+/** JSON text is UTF-8 (RFC 8259); a byte sequence that is not is refused, never replaced. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
 /**
  * Wraps the JSON body parser Nest registered (Fastify's, with prototype-poisoning checks): after it
  * parsed a body, the text is checked for numbers JavaScript would silently round (`1e400` is
- * Infinity, a 30-digit integer loses its last digits), which are refused rather than stored changed.
+ * Infinity, a 30-digit integer loses its last digits), which are refused rather than stored changed;
+ * and a body that is not UTF-8 is a 400 `INVALID_JSON` instead of text with U+FFFD in place of its bytes.
  * Call after `app.init()` (when Nest has registered its parser) and before the server is ready.
  */
 export function registerExactJsonNumbers(fastify: FastifyInstance, bodyLimit: number): void {
@@ -97,10 +101,15 @@ export function registerExactJsonNumbers(fastify: FastifyInstance, bodyLimit: nu
   fastify.removeContentTypeParser('application/json');
   fastify.addContentTypeParser(
     'application/json',
-    { parseAs: 'string', bodyLimit },
+    { parseAs: 'buffer', bodyLimit },
     (request, body, done) => {
-      // parseAs 'string' gives a string; the type still names both.
-      const text = String(body);
+      // Decoded here, strictly: a string parser would store bytes that are not UTF-8 as U+FFFD.
+      let text: string;
+      try {
+        text = UTF8.decode(body as Buffer);
+      } catch {
+        return done(new AppError('INVALID_JSON'), undefined);
+      }
       void parse(request, text, (error, parsed) => {
         if (error) return done(error, undefined);
         try {
