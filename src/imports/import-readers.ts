@@ -1,5 +1,4 @@
-import { finished, pipeline, Readable } from 'node:stream';
-import { StringDecoder } from 'node:string_decoder';
+import { finished, pipeline, Readable, Transform } from 'node:stream';
 import { parse as parseCsv } from 'csv-parse';
 import { AppError } from '../common/errors/app-error';
 import type { ImportFormat } from './import-options';
@@ -37,7 +36,7 @@ async function* csvItems(body: Readable): AsyncGenerator<ImportItem> {
   // bom: a spreadsheet's UTF-8 export starts with one; relax_column_count: a short row is absent cells.
   const parser = parseCsv({ bom: true, relax_column_count: true, skip_empty_lines: true });
   // pipeline: a body that errors or closes early fails the parser too (a pipe would leave it waiting).
-  pipeline(body, parser, () => undefined);
+  pipeline(body, utf8Text(), parser, () => undefined);
   let first = true;
   try {
     for await (const record of parser as AsyncIterable<string[]>) {
@@ -152,8 +151,42 @@ function xlsxCell(value: unknown): unknown {
   return undefined;
 }
 
+/** A decoder that refuses bytes that are not UTF-8, where Node's would put U+FFFD in their place. */
+const strictUtf8 = () => new TextDecoder('utf-8', { fatal: true });
+const NOT_UTF8 = 'the file is not UTF-8 text';
+
+/** The bytes passed on as they are once checked to be UTF-8; anything else fails the stream. */
+function utf8Text(): Transform {
+  const decoder = strictUtf8();
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      try {
+        decoder.decode(chunk, { stream: true });
+        done(null, chunk);
+      } catch {
+        done(new Error(NOT_UTF8));
+      }
+    },
+    flush(done) {
+      try {
+        decoder.decode();
+        done();
+      } catch {
+        done(new Error(NOT_UTF8));
+      }
+    },
+  });
+}
+
 async function* ndjsonItems(body: Readable): AsyncGenerator<ImportItem> {
-  const decoder = new StringDecoder('utf8');
+  const decoder = strictUtf8();
+  const decoded = (chunk?: Buffer) => {
+    try {
+      return chunk ? decoder.decode(chunk, { stream: true }) : decoder.decode();
+    } catch {
+      throw unreadable('ndjson', NOT_UTF8);
+    }
+  };
   let pending = '';
   const item = (line: string): ImportItem | null => {
     if (line.trim() === '') return null;
@@ -165,7 +198,7 @@ async function* ndjsonItems(body: Readable): AsyncGenerator<ImportItem> {
   };
   try {
     for await (const chunk of body) {
-      const lines = (pending + decoder.write(chunk as Buffer)).split('\n');
+      const lines = (pending + decoded(chunk as Buffer)).split('\n');
       pending = lines.pop() ?? '';
       for (const line of lines) {
         const next = item(line);
@@ -175,7 +208,7 @@ async function* ndjsonItems(body: Readable): AsyncGenerator<ImportItem> {
   } catch (error) {
     throw fileError('ndjson', error);
   }
-  const last = item(pending + decoder.end());
+  const last = item(pending + decoded());
   if (last) yield last;
 }
 

@@ -461,6 +461,20 @@ describe('bulk import', () => {
     const broken = await upload(form, 'name,qty\n"Ann,1', 'text/csv');
     expect(broken.statusCode).toBe(400);
     expect(broken.json()).toMatchObject({ code: 'IMPORT_FILE_UNREADABLE' });
+    // Bytes that are not UTF-8 are refused, never stored as U+FFFD.
+    const latin1 = Buffer.from('name,qty\nA\xff\xfeB,1\n', 'latin1');
+    for (const [payload, type, format] of [
+      [latin1, 'text/csv', 'csv'],
+      [Buffer.from('{"name":"A\xff","qty":1}\n', 'latin1'), 'application/x-ndjson', 'ndjson'],
+    ] as const) {
+      const notUtf8 = await upload(form, payload, type);
+      expect(notUtf8.statusCode).toBe(400);
+      expect(notUtf8.json()).toMatchObject({
+        code: 'IMPORT_FILE_UNREADABLE',
+        details: { format, reason: 'the file is not UTF-8 text' },
+      });
+    }
+    expect(await stored(form)).toEqual([]);
   });
 
   it('a workbook whose zip entry lies about its sizes is a 400 once it stalls (IMPORT_STALL_MS), not a hang', async () => {
