@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { sql } from 'drizzle-orm';
 import { adminToken } from '../factories/user.factory';
 import { createConfig, ORDER_FORM } from '../factories/config.factory';
@@ -146,6 +147,38 @@ describe('hostile bodies: nesting depth and malformed Unicode', () => {
     });
     expect(accented.statusCode).toBe(201);
     expect(accented.json().data).toMatchObject({ data: { name: 'Árvíztűrő 😀', qty: 1 } });
+  });
+
+  it('a body with a Content-Encoding other than identity is a 415, unread; identity is fine', async () => {
+    const records = await rowCount('data_records');
+    const body = JSON.stringify({ name: 'Zip', qty: 1 });
+    for (const [encoding, payload] of [
+      ['gzip', gzipSync(body)],
+      ['gzip', Buffer.from(body)],
+      ['br, gzip', Buffer.from(body)],
+    ] as const) {
+      const response = await s.t.request({
+        method: 'POST',
+        url: `/api/data/${s.configId}`,
+        token: s.user.token,
+        headers: { 'content-type': 'application/json', 'content-encoding': encoding },
+        payload,
+      });
+      expect(response.statusCode).toBe(415);
+      expect(response.json()).toMatchObject({
+        code: 'UNSUPPORTED_MEDIA_TYPE',
+        details: { reason: 'a Content-Encoding other than identity', accepted: 'identity' },
+      });
+    }
+    expect(await rowCount('data_records')).toBe(records);
+    const identity = await s.t.request({
+      method: 'POST',
+      url: `/api/data/${s.configId}`,
+      token: s.user.token,
+      headers: { 'content-type': 'application/json', 'content-encoding': 'Identity' },
+      payload: body,
+    });
+    expect(identity.statusCode).toBe(201);
   });
 
   it('a number a double cannot hold as written is a 422 field error (rule exactNumber), not stored changed', async () => {

@@ -111,10 +111,22 @@ export function assertQueryText(query: unknown): void {
 }
 
 /**
- * Runs `assertBodyShape` on every parsed body and `assertQueryText` on every query, before
- * validation pipes, guards or handlers see them.
+ * Refuses a body with a `Content-Encoding` (415) before it is read, and runs `assertBodyShape` on
+ * every parsed body and `assertQueryText` on every query, before validation pipes, guards or
+ * handlers see them.
  */
 export function registerBodyGuard(fastify: FastifyInstance, maxDepth: number): void {
+  // Bodies are never decompressed: a compressed one could only be misread, so it is refused unread.
+  fastify.addHook('preParsing', (request, _reply, payload, done) => {
+    const encoding = request.headers['content-encoding'];
+    if (encoding === undefined || encoding.trim().toLowerCase() === 'identity') return done(null, payload);
+    done(
+      new AppError('UNSUPPORTED_MEDIA_TYPE', {
+        details: { reason: 'a Content-Encoding other than identity', accepted: 'identity' },
+      }),
+      payload,
+    );
+  });
   fastify.addHook('preValidation', (request, _reply, done) => {
     try {
       assertQueryText(request.query);
