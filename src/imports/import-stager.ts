@@ -178,10 +178,22 @@ export class ImportStager {
     const shape = bodyShapeProblem(data, this.config.bodyMaxDepth);
     if (shape)
       return { rowNumber, data: null, computedResults: null, refusals: [this.shapeRefusal(ctx, shape)] };
+    // No record larger than a create's whole body: a file's row is bound by nothing else.
+    if (Buffer.byteLength(JSON.stringify(data)) > this.config.bodyLimit)
+      return { rowNumber, data: null, computedResults: null, refusals: [this.tooLarge(ctx)] };
     const check = this.records.check(ctx, target.config, data);
     return check.valid
       ? { rowNumber, data, computedResults: check.computedResults, refusals: null }
       : { rowNumber, data: null, computedResults: null, refusals: check.refusals };
+  }
+
+  private tooLarge(ctx: RequestContext): { field: string; rule: string; message: string } {
+    const limit = this.config.bodyLimit;
+    return {
+      field: '$row',
+      rule: 'maxBytes',
+      message: this.translator.translate('data.importRowTooLarge', ctx.locale, { limit }),
+    };
   }
 
   private shapeRefusal(

@@ -590,6 +590,21 @@ describe('bulk import', () => {
     const fromLines = await accepted(await upload(form, ndjson, 'application/x-ndjson'));
     expect(fromLines).toMatchObject({ status: 'done', rowsStored: 1, rowsRefused: 4 });
     expect(fromLines.refusals[3].message).toBe('The row is nested too deeply (at most 64 levels).');
+    // A row larger than a create's whole body (BODY_LIMIT, 1 MB here) is refused too.
+    const large = await accepted(
+      await upload(form, `name,qty,note\nBig,1,${'x'.repeat(1_100_000)}\nSmall,1,y`, 'text/csv', {
+        query: { mode: 'validate' },
+      }),
+    );
+    expect(large).toMatchObject({ rowsRead: 2, rowsRefused: 1 });
+    expect(large.refusals).toEqual([
+      {
+        row: 1,
+        field: '$row',
+        rule: 'maxBytes',
+        message: 'The row is larger than a record may be (1048576 bytes of JSON).',
+      },
+    ]);
     expect((await stored(form)).map((r) => r.data)).toEqual([
       { name: 'Ann', qty: 2 },
       { name: 'Dan', qty: 3 },
