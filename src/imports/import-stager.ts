@@ -1,7 +1,7 @@
 import { pipeline, type Readable, Transform } from 'node:stream';
 import { Inject, Injectable } from '@nestjs/common';
 import type { RequestContext } from '../common/context/request-context';
-import { AppError } from '../common/errors/app-error';
+import { AppError, type FieldError } from '../common/errors/app-error';
 import { bodyShapeProblem, storableText } from '../common/http/body-guard';
 import { StreamedBody } from '../common/http/streamed-body';
 import { Translator } from '../common/i18n/translator.service';
@@ -171,45 +171,39 @@ export class ImportStager {
     rowNumber: number,
     data: Record<string, unknown> | RowRefusal,
   ): StagedRow {
-    if (data instanceof RowRefusal)
-      return { rowNumber, data: null, computedResults: null, refusals: [data.refusal] };
+    if (data instanceof RowRefusal) return refusedRow(rowNumber, data.refusal);
     // What the body guard refuses in a create (a NUL, a lone surrogate, too deep), refused per row:
     // a streamed file's rows never pass through the guard.
     const shape = bodyShapeProblem(data, this.config.bodyMaxDepth);
-    if (shape)
-      return { rowNumber, data: null, computedResults: null, refusals: [this.shapeRefusal(ctx, shape)] };
+    if (shape) return refusedRow(rowNumber, this.shapeRefusal(ctx, shape));
     // No record larger than a create's whole body: a file's row is bound by nothing else.
     if (Buffer.byteLength(JSON.stringify(data)) > this.config.bodyLimit)
-      return { rowNumber, data: null, computedResults: null, refusals: [this.tooLarge(ctx)] };
+      return refusedRow(
+        rowNumber,
+        this.wholeRow(ctx, 'maxBytes', 'data.importRowTooLarge', { limit: this.config.bodyLimit }),
+      );
     const check = this.records.check(ctx, target.config, data);
     return check.valid
       ? { rowNumber, data, computedResults: check.computedResults, refusals: null }
       : { rowNumber, data: null, computedResults: null, refusals: check.refusals };
   }
 
-  private tooLarge(ctx: RequestContext): { field: string; rule: string; message: string } {
-    const limit = this.config.bodyLimit;
-    return {
-      field: '$row',
-      rule: 'maxBytes',
-      message: this.translator.translate('data.importRowTooLarge', ctx.locale, { limit }),
-    };
+  /** A refusal of the row as a whole (field `$row`), its message translated. */
+  private wholeRow(
+    ctx: RequestContext,
+    rule: string,
+    messageKey: string,
+    params?: Record<string, unknown>,
+  ): FieldError {
+    return { field: '$row', rule, message: this.translator.translate(messageKey, ctx.locale, params) };
   }
 
-  private shapeRefusal(
-    ctx: RequestContext,
-    problem: AppError,
-  ): { field: string; rule: string; message: string } {
+  private shapeRefusal(ctx: RequestContext, problem: AppError): FieldError {
     const fieldError = problem.validationErrors?.[0];
     // The field named may be the key at fault, which the database cannot store as it is either.
     if (fieldError)
       return { field: storableText(fieldError.field), rule: fieldError.rule, message: fieldError.message };
-    const limit = this.config.bodyMaxDepth;
-    return {
-      field: '$row',
-      rule: 'maxDepth',
-      message: this.translator.translate('data.importRowTooDeep', ctx.locale, { limit }),
-    };
+    return this.wholeRow(ctx, 'maxDepth', 'data.importRowTooDeep', { limit: this.config.bodyMaxDepth });
   }
 
   /** A row's data, or why the row has none (a line that is not JSON, a value that is no object). */
@@ -221,18 +215,9 @@ export class ImportStager {
   ): Record<string, unknown> | RowRefusal {
     if (item.kind === 'cells') return rowData(item.cells, columns ?? [], this.cells);
     if (item.kind === 'unreadable')
-      return new RowRefusal({
-        field: '$row',
-        rule: 'json',
-        message: this.translator.translate('data.importRowNotJson', ctx.locale, { reason: item.message }),
-      });
+      return new RowRefusal(this.wholeRow(ctx, 'json', 'data.importRowNotJson', { reason: item.message }));
     const value = exportedData(item.value);
-    if (value === null)
-      return new RowRefusal({
-        field: '$row',
-        rule: 'isObject',
-        message: this.translator.translate('data.importRowNotObject', ctx.locale),
-      });
+    if (value === null) return new RowRefusal(this.wholeRow(ctx, 'isObject', 'data.importRowNotObject'));
     return mapping ? renamed(value, mapping) : value;
   }
 }
@@ -247,8 +232,15 @@ const WRITTEN: BatchWrite = { started: Promise.resolve(), done: Promise.resolve(
 
 /** A row refused before validation (it has no data to check). */
 class RowRefusal {
-  constructor(readonly refusal: { field: string; rule: string; message: string }) {}
+  constructor(readonly refusal: FieldError) {}
 }
+
+const refusedRow = (rowNumber: number, refusal: FieldError): StagedRow => ({
+  rowNumber,
+  data: null,
+  computedResults: null,
+  refusals: [refusal],
+});
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
